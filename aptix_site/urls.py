@@ -1,0 +1,8 @@
+"""URL map: the admin now; the REST API mounts under /api/."""
+
+from django.contrib import admin
+from django.urls import path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+]

@@ -1,0 +1,13 @@
+"""WSGI entry point (gunicorn aptix_site.wsgi). It refuses to load on a broken mode catalog."""
+
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aptix_site.settings")
+
+application = get_wsgi_application()
+
+from modes.startup import ensure_catalog_is_valid  # noqa: E402  (needs the app registry)
+
+ensure_catalog_is_valid()

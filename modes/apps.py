@@ -1,0 +1,12 @@
+from django.apps import AppConfig
+from django.core import checks
+
+
+class ModesConfig(AppConfig):
+    name = "modes"
+    verbose_name = "Agent modes"
+
+    def ready(self):
+        from .checks import check_mode_catalog
+
+        checks.register(check_mode_catalog, checks.Tags.database)

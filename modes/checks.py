@@ -1,0 +1,178 @@
+"""
+System checks for the mode catalog invariants of AGN-014 §7.
+
+They read the catalog from the database, so Django runs them only when asked
+for a database (``check --database default``, ``migrate``); servers run them
+through ``modes.startup`` before serving. Until the modes migrations are
+applied there is no catalog to check, which keeps ``migrate`` working on an
+empty database.
+"""
+
+from collections import defaultdict
+
+from django.core.checks import Error
+from django.core.exceptions import ValidationError
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.migrations.loader import MigrationLoader
+
+from .models import AgentMode
+from .validators import validate_mode_id, validate_mode_key, validate_single_line, validate_string_list
+
+LIST_FIELDS = [
+    "mode_instructions",
+    "behavior_hints",
+    "human_role_hints",
+    "example_utterances",
+    "associated_tool_ids",
+    "tool_group_hints",
+    "rag_scope_hints",
+    "strong_signals",
+    "weak_signals",
+]
+
+
+def check_mode_catalog(app_configs=None, databases=None, **kwargs):
+    if not databases or DEFAULT_DB_ALIAS not in databases:
+        return []
+    if not catalog_is_migrated(DEFAULT_DB_ALIAS):
+        return []
+    return catalog_errors(list(AgentMode.objects.using(DEFAULT_DB_ALIAS)))
+
+
+def catalog_is_migrated(using):
+    """True once every migration of the modes app is applied to the database."""
+    loader = MigrationLoader(connections[using], ignore_no_migrations=True)
+    modes_migrations = {node for node in loader.graph.nodes if node[0] == "modes"}
+    return modes_migrations <= set(loader.applied_migrations)
+
+
+def catalog_errors(modes):
+    """Every invariant the given modes break, as check errors."""
+    return [
+        *_check_id_format(modes),
+        *_check_duplicates(modes, "id", "modes.E002"),
+        *_check_key_format(modes),
+        *_check_duplicates(modes, "key", "modes.E004"),
+        *_check_single_default(modes),
+        *_check_when_to_use(modes),
+        *_check_status(modes),
+        *_check_list_fields(modes),
+    ]
+
+
+def _names(modes):
+    return ", ".join(repr(mode.key) for mode in modes)
+
+
+def _check_id_format(modes):
+    return [
+        Error(
+            f"Mode {mode.key!r} has id {mode.id!r}, which is not 32 upper-case hexadecimal characters.",
+            hint="Give the mode a GUID without hyphens in upper case, and update the sessions that refer to it.",
+            obj=mode,
+            id="modes.E001",
+        )
+        for mode in modes
+        if _fails(validate_mode_id, mode.id)
+    ]
+
+
+def _check_key_format(modes):
+    return [
+        Error(
+            f"Mode key {mode.key!r} is not snake_case (lower-case letters, digits and underscores).",
+            hint="Rename the key, for example to 'ddr_authoring'.",
+            obj=mode,
+            id="modes.E003",
+        )
+        for mode in modes
+        if _fails(validate_mode_key, mode.key)
+    ]
+
+
+def _check_duplicates(modes, field, check_id):
+    by_value = defaultdict(list)
+    for mode in modes:
+        by_value[getattr(mode, field)].append(mode)
+    return [
+        Error(
+            f"Modes {_names(same)} share the {field} {value!r}.",
+            hint=f"Give each mode its own {field}.",
+            obj=same[0],
+            id=check_id,
+        )
+        for value, same in by_value.items()
+        if len(same) > 1
+    ]
+
+
+def _check_single_default(modes):
+    defaults = [mode for mode in modes if mode.is_default]
+    if not defaults:
+        return [
+            Error(
+                "No mode is the default mode.",
+                hint="Make one mode the default with the admin's 'Make default' action.",
+                obj=AgentMode,
+                id="modes.E005",
+            )
+        ]
+    if len(defaults) > 1:
+        return [
+            Error(
+                f"Modes {_names(defaults)} are all marked default; exactly one must be.",
+                hint="Keep one default and clear the flag on the others.",
+                obj=defaults[0],
+                id="modes.E006",
+            )
+        ]
+    return []
+
+
+def _check_when_to_use(modes):
+    return [
+        Error(
+            f"Mode {mode.key!r} has no single-line when-to-use sentence.",
+            hint="Write one sentence saying when the mode should be chosen; it is shown in the system prompt.",
+            obj=mode,
+            id="modes.E007",
+        )
+        for mode in modes
+        if not mode.when_to_use.strip() or _fails(validate_single_line, mode.when_to_use)
+    ]
+
+
+def _check_status(modes):
+    valid = AgentMode.Status.values
+    return [
+        Error(
+            f"Mode {mode.key!r} has status {mode.status!r}, which is not one of {', '.join(valid)}.",
+            hint="Set the status to active, experimental or deprecated.",
+            obj=mode,
+            id="modes.E008",
+        )
+        for mode in modes
+        if mode.status not in valid
+    ]
+
+
+def _check_list_fields(modes):
+    return [
+        Error(
+            f"Mode {mode.key!r} field {field!r} is not a list of non-empty, single-line strings.",
+            hint="Store a JSON list of strings, for example [\"agent_list_modes\"].",
+            obj=mode,
+            id="modes.E009",
+        )
+        for mode in modes
+        for field in LIST_FIELDS
+        if _fails(validate_string_list, getattr(mode, field))
+    ]
+
+
+def _fails(validator, value):
+    try:
+        validator(value)
+    except ValidationError:
+        return True
+    return False

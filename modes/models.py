@@ -1,0 +1,150 @@
+"""The mode catalog: one row per agent mode (AGN-014 §3), with the invariants of §7 as constraints."""
+
+from dataclasses import dataclass
+
+from django.db import models
+from django.db.models import Max, Q
+
+from .fields import StringListField
+from .validators import (
+    MODE_ID_PATTERN,
+    MODE_KEY_PATTERN,
+    new_mode_id,
+    validate_mode_id,
+    validate_mode_key,
+    validate_single_line,
+    validate_tool_names,
+)
+
+
+@dataclass(frozen=True)
+class AgentModeSummary:
+    """The lightweight projection of a mode used by listings and tools (AGN-014 §4)."""
+
+    id: str
+    key: str
+    display_name: str
+    description: str
+    system_prompt_summary: str
+    is_default: bool
+    human_role_hints: tuple[str, ...]
+    example_utterances: tuple[str, ...]
+    # Beyond §4: listings show where a mode came from and its lifecycle status.
+    source: str
+    status: str
+
+
+class AgentMode(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active"
+        EXPERIMENTAL = "experimental"
+        DEPRECATED = "deprecated"
+
+    class Source(models.TextChoices):
+        BUILTIN = "builtin", "Built-in"
+        CUSTOM = "custom", "Custom"
+
+    id = models.CharField(
+        primary_key=True,
+        max_length=32,
+        default=new_mode_id,
+        validators=[validate_mode_id],
+        help_text="A GUID without hyphens, upper-case. Sessions store this id; it never changes.",
+    )
+    key = models.CharField(
+        max_length=64,
+        unique=True,
+        validators=[validate_mode_key],
+        error_messages={"unique": "A mode with this key already exists."},
+        help_text="The snake_case name prompts and tools use, for example ddr_authoring.",
+    )
+    display_name = models.CharField(max_length=100)
+    description = models.TextField(
+        blank=True, help_text="What the mode covers. Listings fall back to when-to-use if empty."
+    )
+    when_to_use = models.CharField(
+        max_length=300,
+        validators=[validate_single_line],
+        help_text="One sentence, rendered in the system prompt as '- key: sentence'.",
+    )
+    is_default = models.BooleanField(
+        default=False,
+        help_text="Exactly one mode is the default. Change it with the 'Make default' action.",
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    version = models.CharField(max_length=32, default="v1")
+    mode_instructions = StringListField(default=list, blank=True)
+    behavior_hints = StringListField(default=list, blank=True)
+    human_role_hints = StringListField(default=list, blank=True)
+    example_utterances = StringListField(default=list, blank=True)
+    associated_tool_ids = StringListField(
+        default=list,
+        blank=True,
+        validators=[validate_tool_names],
+        help_text="Names of the tools enabled while this mode is active, one per line.",
+    )
+    tool_group_hints = StringListField(default=list, blank=True)
+    rag_scope_hints = StringListField(default=list, blank=True)
+    strong_signals = StringListField(default=list, blank=True)
+    weak_signals = StringListField(default=list, blank=True)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.CUSTOM)
+    position = models.PositiveIntegerField(
+        blank=True, help_text="Catalog order, lowest first. Left empty, the mode goes last."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["position", "key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["is_default"],
+                condition=Q(is_default=True),
+                name="modes_agentmode_single_default",
+                violation_error_message="Another mode is already the default; "
+                "only one mode can be the default.",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["active", "experimental", "deprecated"]),
+                name="modes_agentmode_status_valid",
+                violation_error_message="Status must be active, experimental or deprecated.",
+            ),
+            models.CheckConstraint(
+                condition=Q(id__regex=MODE_ID_PATTERN),
+                name="modes_agentmode_id_format",
+                violation_error_message="A mode id is exactly 32 upper-case hexadecimal characters.",
+            ),
+            models.CheckConstraint(
+                condition=Q(key__regex=MODE_KEY_PATTERN),
+                name="modes_agentmode_key_format",
+                violation_error_message="A mode key uses lower-case letters, digits and underscores only.",
+            ),
+            models.CheckConstraint(
+                condition=~Q(when_to_use=""),
+                name="modes_agentmode_when_to_use_present",
+                violation_error_message="Every mode needs a when-to-use sentence.",
+            ),
+        ]
+
+    def __str__(self):
+        return self.key
+
+    def save(self, *args, **kwargs):
+        if self.position is None:
+            last = AgentMode.objects.aggregate(last=Max("position"))["last"]
+            self.position = 1 if last is None else last + 1
+        super().save(*args, **kwargs)
+
+    def create_summary(self) -> AgentModeSummary:
+        return AgentModeSummary(
+            id=self.id,
+            key=self.key,
+            display_name=self.display_name,
+            description=self.description or self.when_to_use,
+            system_prompt_summary=self.when_to_use,
+            is_default=self.is_default,
+            human_role_hints=tuple(self.human_role_hints),
+            example_utterances=tuple(self.example_utterances),
+            source=self.source,
+            status=self.status,
+        )

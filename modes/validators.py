@@ -1,0 +1,63 @@
+"""Validators for the formats AGN-014 §7 fixes: mode ids, mode keys, tool names, string lists."""
+
+import re
+import uuid
+
+from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
+
+# \A and \Z rather than ^ and $: "$" would let a trailing newline through in
+# Python, and both PostgreSQL and Python read \A and \Z the same way.
+MODE_ID_PATTERN = r"\A[0-9A-F]{32}\Z"
+MODE_KEY_PATTERN = r"\A[a-z0-9_]+\Z"
+TOOL_NAME_PATTERN = r"\A[a-zA-Z0-9_-]{1,64}\Z"
+
+validate_mode_id = RegexValidator(
+    MODE_ID_PATTERN,
+    "A mode id is a GUID without hyphens: exactly 32 upper-case hexadecimal "
+    "characters (0-9, A-F).",
+    code="invalid_mode_id",
+)
+
+validate_mode_key = RegexValidator(
+    MODE_KEY_PATTERN,
+    "A mode key is snake_case: lower-case letters, digits and underscores only "
+    "(for example ddr_authoring).",
+    code="invalid_mode_key",
+)
+
+_tool_name = re.compile(TOOL_NAME_PATTERN)
+
+
+def new_mode_id():
+    """A fresh mode id in the AGN-014 §7.1 format."""
+    return uuid.uuid4().hex.upper()
+
+
+def validate_single_line(value):
+    if "\n" in value or "\r" in value:
+        raise ValidationError(
+            "This must be a single line: it is rendered inline in the system prompt.",
+            code="multiline",
+        )
+
+
+def validate_string_list(value):
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValidationError("This must be a list of text lines.", code="not_a_string_list")
+    for item in value:
+        if not item.strip():
+            raise ValidationError("Lines in this list must not be empty.", code="empty_item")
+        if "\n" in item or "\r" in item:
+            raise ValidationError("Each item must be a single line.", code="multiline_item")
+
+
+def validate_tool_names(value):
+    bad = [item for item in value if isinstance(item, str) and not _tool_name.match(item)]
+    if bad:
+        raise ValidationError(
+            "These are not valid tool names (letters, digits, '_' and '-', at most "
+            "64 characters): %(names)s.",
+            code="invalid_tool_name",
+            params={"names": ", ".join(repr(item) for item in bad)},
+        )
