@@ -1,0 +1,29 @@
+"""Lists the mode catalog as a table, the agent_list_modes JSON payload, or Markdown."""
+
+import json
+
+from django.core.management.base import BaseCommand
+
+from modes.catalog import find_modes
+from modes.listing import mode_list_payload, render_markdown, render_table
+
+
+class Command(BaseCommand):
+    help = "List the agent modes, optionally filtered."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--filter", default="", help="Case-insensitive text to find in key, name, description or when-to-use."
+        )
+        parser.add_argument("--include-examples", action="store_true", help="Include example utterances (json).")
+        parser.add_argument("--format", choices=["table", "json", "markdown"], default="table")
+
+    def handle(self, *args, filter, include_examples, format, **options):
+        modes = find_modes(text=filter)
+        if format == "json":
+            output = json.dumps(mode_list_payload(modes, include_examples=include_examples), indent=2, ensure_ascii=False)
+        elif format == "markdown":
+            output = render_markdown(modes, catalog=find_modes(), filter_text=filter)
+        else:
+            output = render_table(modes)
+        self.stdout.write(output)

@@ -1,0 +1,101 @@
+"""
+The portable mode file moved by export_modes and import_modes.
+
+A file is YAML or JSON: ``{"format": "aptix-modes", "version": 1, "modes": [...]}``
+with one mapping per mode, keyed by the model's field names. ``source`` and the
+timestamps stay out: only migrations make built-in modes.
+"""
+
+import json
+
+import yaml
+
+from .models import AgentMode
+
+FORMAT_NAME = "aptix-modes"
+FORMAT_VERSION = 1
+
+TEXT_FIELDS = ("id", "key", "display_name", "description", "when_to_use", "status", "version")
+LIST_FIELDS = (
+    "mode_instructions",
+    "behavior_hints",
+    "human_role_hints",
+    "example_utterances",
+    "associated_tool_ids",
+    "tool_group_hints",
+    "rag_scope_hints",
+    "strong_signals",
+    "weak_signals",
+)
+PORTABLE_FIELDS = (*TEXT_FIELDS, "is_default", "position", *LIST_FIELDS)
+
+
+class PortableFileError(Exception):
+    """A file that cannot be imported; ``problems`` lists every reason, one line each."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+def export_document(modes: list[AgentMode]) -> dict:
+    return {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "modes": [{field: getattr(mode, field) for field in PORTABLE_FIELDS} for mode in modes],
+    }
+
+
+def dump_document(document: dict, *, file_format: str) -> str:
+    if file_format == "json":
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+
+
+def read_document(text: str) -> list[dict]:
+    """The mode entries of a file, each checked for known fields of the right types."""
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise PortableFileError([f"The file is not valid YAML or JSON: {error}"]) from error
+    if not isinstance(document, dict) or not isinstance(document.get("modes"), list):
+        raise PortableFileError(["The file must be a mapping with a 'modes' list."])
+    problems = []
+    unknown = sorted(set(map(str, document)) - {"format", "version", "modes"})
+    if unknown:
+        problems.append(f"Unknown top-level fields: {', '.join(unknown)}.")
+    if document.get("format", FORMAT_NAME) != FORMAT_NAME or document.get("version", FORMAT_VERSION) != FORMAT_VERSION:
+        problems.append(f"This is not an {FORMAT_NAME} version {FORMAT_VERSION} file.")
+    entries = document["modes"]
+    for index, entry in enumerate(entries):
+        problems += [f"{describe_entry(index, entry)}: {problem}" for problem in _entry_type_problems(entry)]
+    if problems:
+        raise PortableFileError(problems)
+    return entries
+
+
+def describe_entry(index: int, entry) -> str:
+    key = entry.get("key") if isinstance(entry, dict) else None
+    return f"modes[{index}] (key {key!r})" if isinstance(key, str) else f"modes[{index}]"
+
+
+def _entry_type_problems(entry) -> list[str]:
+    if not isinstance(entry, dict):
+        return ["each mode must be a mapping of field names to values."]
+    problems = []
+    unknown = sorted(set(map(str, entry)) - set(PORTABLE_FIELDS))
+    if unknown:
+        problems.append(f"unknown fields {', '.join(unknown)}.")
+    for field in TEXT_FIELDS:
+        if field in entry and not isinstance(entry[field], str):
+            problems.append(f"{field}: must be text.")
+    if "is_default" in entry and not isinstance(entry["is_default"], bool):
+        problems.append("is_default: must be true or false.")
+    position = entry.get("position")
+    if "position" in entry and (isinstance(position, bool) or not isinstance(position, int) or position < 0):
+        problems.append("position: must be a whole number, 0 or more.")
+    for field in LIST_FIELDS:
+        value = entry.get(field, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            problems.append(f"{field}: must be a list of text lines.")
+    return problems
