@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "modes",
     "sessions_app",
     "accounts",
+    "agent_tools",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -117,6 +118,17 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "aptix_site.api.api_exception_handler",
+}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -125,5 +137,7 @@ LOGGING = {
     "loggers": {
         "modes": {"level": "INFO"},
         "sessions_app": {"level": "INFO"},
+        "agent_tools": {"level": "INFO"},
+        "aptix_site": {"level": "INFO"},
     },
 }

@@ -65,3 +65,30 @@ def render_markdown(modes: list[AgentMode], *, catalog: list[AgentMode], filter_
 
 def _modes(count: int) -> str:
     return f"{count} mode" if count == 1 else f"{count} modes"
+
+
+def mode_detail_payload(mode: AgentMode) -> dict:
+    """Every field of a mode, camelCase, for GET /api/modes/<key>/."""
+    return {
+        "id": mode.id,
+        "key": mode.key,
+        "displayName": mode.display_name,
+        "description": mode.description,
+        "whenToUse": mode.when_to_use,
+        "isDefault": mode.is_default,
+        "status": mode.status,
+        "version": mode.version,
+        "source": mode.source,
+        "position": mode.position,
+        "modeInstructions": mode.mode_instructions,
+        "behaviorHints": mode.behavior_hints,
+        "humanRoleHints": mode.human_role_hints,
+        "exampleUtterances": mode.example_utterances,
+        "associatedToolIds": mode.associated_tool_ids,
+        "toolGroupHints": mode.tool_group_hints,
+        "ragScopeHints": mode.rag_scope_hints,
+        "strongSignals": mode.strong_signals,
+        "weakSignals": mode.weak_signals,
+        "createdAt": mode.created_at.isoformat(),
+        "updatedAt": mode.updated_at.isoformat(),
+    }

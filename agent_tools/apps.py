@@ -1,0 +1,12 @@
+from django.apps import AppConfig
+from django.utils.module_loading import autodiscover_modules
+
+
+class AgentToolsConfig(AppConfig):
+    name = "agent_tools"
+    verbose_name = "Agent tools"
+
+    def ready(self):
+        # Each app's tools.py registers its tools; a malformed one raises
+        # ImproperlyConfigured here, so nothing starts with a broken tool.
+        autodiscover_modules("tools")

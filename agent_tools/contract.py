@@ -1,0 +1,105 @@
+"""
+The agent tool contract of TUL-011: the AgentTool base class, InvokeResult and
+the execution context every tool receives.
+"""
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class InvokeResult:
+    successful: bool
+    result: str | None = None
+    error_message: str | None = None
+    # Beyond TUL-011: whether a failure is the server's fault (HTTP 500) rather
+    # than the caller's (HTTP 400).
+    server_fault: bool = False
+
+    @classmethod
+    def create(cls, json_text: str) -> "InvokeResult":
+        return cls(successful=True, result=json_text)
+
+    @classmethod
+    def from_error(cls, message: str, *, server_fault: bool = False) -> "InvokeResult":
+        return cls(successful=False, error_message=message, server_fault=server_fault)
+
+    def as_envelope(self) -> dict:
+        return {"successful": self.successful, "result": self.result, "errorMessage": self.error_message}
+
+
+@dataclass(frozen=True)
+class AgentToolExecutionContext:
+    org: Any
+    user: Any
+    session_id: str | None
+    conversation_id: str | None
+
+
+class ToolArgumentError(Exception):
+    """Arguments a tool refuses; the message is shown to the caller as it is."""
+
+
+class AgentTool:
+    """
+    Subclasses define, on the class itself, TOOL_NAME, TOOL_USAGE_METADATA, a
+    static get_schema() and run(). execute() never raises.
+    """
+
+    TOOL_NAME = ""
+    TOOL_USAGE_METADATA = ""
+    is_tool_fully_executed_on_server = True
+    # TUL-007 §3.1: some tools are offered whatever the session's mode.
+    always_available = False
+
+    @property
+    def name(self) -> str:
+        return self.TOOL_NAME
+
+    @staticmethod
+    def get_schema() -> dict:
+        raise NotImplementedError
+
+    def run(self, arguments_json: str | None, context: AgentToolExecutionContext) -> InvokeResult:
+        raise NotImplementedError
+
+    def execute(self, arguments_json: str | None, context: AgentToolExecutionContext) -> InvokeResult:
+        try:
+            return self.run(arguments_json, context)
+        except ToolArgumentError as error:
+            return InvokeResult.from_error(str(error))
+        except Exception:
+            logger.exception("agent tool %s failed unexpectedly", self.TOOL_NAME)
+            return InvokeResult.from_error(f"{self.TOOL_NAME} failed unexpectedly.", server_fault=True)
+
+
+def load_arguments(arguments_json: str | None, *, empty_message: str | None, label: str) -> dict:
+    """The arguments as a dict; empty_message=None means no arguments is the same as {}."""
+    if arguments_json is None or not arguments_json.strip():
+        if empty_message is not None:
+            raise ToolArgumentError(empty_message)
+        return {}
+    try:
+        arguments = json.loads(arguments_json)
+    except ValueError:
+        raise ToolArgumentError(f"{label} arguments must be a JSON object.") from None
+    if not isinstance(arguments, dict):
+        raise ToolArgumentError(f"{label} arguments must be a JSON object.")
+    return arguments
+
+
+def reject_unknown_arguments(arguments: dict, *, allowed: set[str], label: str) -> None:
+    unknown = sorted(set(arguments) - allowed)
+    if unknown:
+        raise ToolArgumentError(
+            f"{label} does not accept {', '.join(repr(name) for name in unknown)}; "
+            f"its arguments are {', '.join(sorted(allowed))}."
+        )
+
+
+def to_json(payload: dict) -> str:
+    return json.dumps(payload, ensure_ascii=False)

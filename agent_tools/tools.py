@@ -1,0 +1,54 @@
+"""agent_hello_world: the canonical minimal tool of TUL-011 §6."""
+
+from .contract import AgentTool, InvokeResult, load_arguments, reject_unknown_arguments, to_json
+from .registry import registry
+
+NAME_MAX_LENGTH = 200
+
+
+class HelloWorldTool(AgentTool):
+    TOOL_NAME = "agent_hello_world"
+    TOOL_USAGE_METADATA = (
+        "Use this tool to generate a personalized greeting when the user asks to be greeted or welcomed. "
+        "Pass the user's name."
+    )
+
+    @staticmethod
+    def get_schema() -> dict:
+        return {
+            "type": "function",
+            "name": HelloWorldTool.TOOL_NAME,
+            "description": "Creates a friendly greeting using the user's name.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "The name of the person to greet."},
+                },
+                "required": ["name"],
+                "additionalProperties": False,
+            },
+        }
+
+    def run(self, arguments_json, context):
+        label = "HelloWorldTool"
+        arguments = load_arguments(
+            arguments_json, empty_message=f"{label} requires a non-empty arguments object.", label=label
+        )
+        name = arguments.get("name")
+        if not isinstance(name, str) or not name.strip():
+            return InvokeResult.from_error(f"{label} requires a non-empty 'name' string.")
+        if len(name) > NAME_MAX_LENGTH:
+            return InvokeResult.from_error(f"{label} accepts a 'name' of at most {NAME_MAX_LENGTH} characters.")
+        reject_unknown_arguments(arguments, allowed={"name"}, label=label)
+        return InvokeResult.create(
+            to_json(
+                {
+                    "message": f"Hello, {name.strip()}! Welcome to Aptix.",
+                    "conversationId": context.conversation_id,
+                    "sessionId": context.session_id,
+                }
+            )
+        )
+
+
+registry.register(HelloWorldTool)

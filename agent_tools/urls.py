@@ -1,0 +1,8 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("tools/", views.ToolListView.as_view(), name="tool-list"),
+    path("tools/<str:name>/invoke/", views.ToolInvokeView.as_view(), name="tool-invoke"),
+]

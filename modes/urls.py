@@ -1,0 +1,10 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("modes/", views.ModeListView.as_view(), name="mode-list"),
+    path("modes/<str:key>/", views.ModeDetailView.as_view(), name="mode-detail"),
+    path("modes/<str:key>/tools/", views.ModeToolsView.as_view(), name="mode-tools"),
+    path("system-prompt/", views.SystemPromptView.as_view(), name="system-prompt"),
+]

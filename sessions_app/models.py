@@ -1,0 +1,52 @@
+"""Agent sessions and the append-only audit of their mode changes (TUL-007)."""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from accounts.models import Organization
+from modes.models import AgentMode
+
+
+class AgentSession(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_sessions")
+    org = models.ForeignKey(Organization, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # The session stores the mode's id (AGN-014 §6.3); a mode in use cannot be deleted.
+    mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="sessions")
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="branches",
+        help_text="The session this one branched from with agent_change_mode (branch=true).",
+    )
+    title = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return self.title or str(self.id)
+
+
+class ModeChange(models.Model):
+    """One row per mode change; rows are only ever added."""
+
+    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="mode_changes")
+    from_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+")
+    to_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+")
+    reason = models.TextField()
+    branch = models.BooleanField(default=False)
+    branch_session = models.ForeignKey(
+        AgentSession, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    org = models.ForeignKey(Organization, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    changed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]  # insertion order: ids are taken under the session lock
+
+    def __str__(self):
+        return f"{self.from_mode} → {self.to_mode}"

@@ -1,0 +1,39 @@
+"""The camelCase shapes of sessions and their audit rows in the REST API."""
+
+from rest_framework import serializers
+
+from aptix_site.api import StrictSerializer
+
+from .models import AgentSession, ModeChange
+
+
+class SessionCreateRequest(StrictSerializer):
+    mode = serializers.CharField(required=False, allow_blank=True, max_length=64, default="")
+    title = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
+
+
+class AgentSessionSerializer(serializers.ModelSerializer):
+    mode = serializers.CharField(source="mode.key")
+    modeId = serializers.CharField(source="mode_id")
+    org = serializers.CharField(source="org.slug", allow_null=True)
+    parentId = serializers.UUIDField(source="parent_id", allow_null=True)
+    createdAt = serializers.DateTimeField(source="created_at")
+    updatedAt = serializers.DateTimeField(source="updated_at")
+
+    class Meta:
+        model = AgentSession
+        fields = ["id", "mode", "modeId", "title", "org", "parentId", "createdAt", "updatedAt"]
+        read_only_fields = fields
+
+
+class ModeChangeSerializer(serializers.ModelSerializer):
+    fromMode = serializers.CharField(source="from_mode.key")
+    toMode = serializers.CharField(source="to_mode.key")
+    branchSessionId = serializers.UUIDField(source="branch_session_id", allow_null=True)
+    changedBy = serializers.CharField(source="changed_by.get_username", allow_null=True)
+    changedAt = serializers.DateTimeField(source="changed_at")
+
+    class Meta:
+        model = ModeChange
+        fields = ["id", "fromMode", "toMode", "reason", "branch", "branchSessionId", "changedBy", "changedAt"]
+        read_only_fields = fields
