@@ -7,6 +7,7 @@ Lookups are by key (prompts and tools speak in keys); sessions store ids.
 from django.core.exceptions import ImproperlyConfigured
 
 from .models import AgentMode, AgentModeSummary
+from .validators import is_mode_key
 
 # AGN-014 §6.2, word for word (note the typographic apostrophes).
 MODE_SWITCHING_LINES = (
@@ -54,7 +55,8 @@ def find_modes(*, text: str = "") -> list[AgentMode]:
 
 def get_mode(mode_key: str) -> AgentMode:
     """The mode with this key; UnknownModeError names the key and the valid ones otherwise."""
-    mode = AgentMode.objects.filter(key=mode_key).first()
+    # Text that cannot be a key (NUL bytes, say) never reaches the database.
+    mode = AgentMode.objects.filter(key=mode_key).first() if is_mode_key(mode_key) else None
     if mode is None:
         raise UnknownModeError(mode_key, AgentMode.objects.values_list("key", flat=True))
     return mode

@@ -89,6 +89,8 @@ def _entry_type_problems(entry) -> list[str]:
     for field in TEXT_FIELDS:
         if field in entry and not isinstance(entry[field], str):
             problems.append(f"{field}: must be text.")
+        elif "\x00" in entry.get(field, ""):
+            problems.append(f"{field}: must not contain NUL characters.")
     if "is_default" in entry and not isinstance(entry["is_default"], bool):
         problems.append("is_default: must be true or false.")
     position = entry.get("position")

@@ -27,6 +27,11 @@ validate_mode_key = RegexValidator(
 )
 
 _tool_name = re.compile(TOOL_NAME_PATTERN)
+_mode_key = re.compile(MODE_KEY_PATTERN)
+
+
+def is_mode_key(value) -> bool:
+    return isinstance(value, str) and _mode_key.match(value) is not None
 
 
 def new_mode_id():
@@ -46,6 +51,8 @@ def validate_string_list(value):
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ValidationError("This must be a list of text lines.", code="not_a_string_list")
     for item in value:
+        if "\x00" in item:
+            raise ValidationError("Null characters are not allowed.", code="null_characters_not_allowed")
         if not item.strip():
             raise ValidationError("Lines in this list must not be empty.", code="empty_item")
         if "\n" in item or "\r" in item:
