@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/aptix_modes
-TEST_ENV := SECRET_KEY=tests-only-not-a-secret
+# Tests speak plain HTTP to the test client, so no HTTPS redirect.
+TEST_ENV := SECRET_KEY=tests-only-not-a-secret SECURE_SSL_REDIRECT=0
 
 .PHONY: install run test test-sqlite test-postgres
 

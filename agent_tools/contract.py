@@ -8,6 +8,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from aptix_site.text import unstorable_text
+
 logger = logging.getLogger(__name__)
 
 
@@ -85,10 +87,13 @@ def load_arguments(arguments_json: str | None, *, empty_message: str | None, lab
         return {}
     try:
         arguments = json.loads(arguments_json)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ToolArgumentError(f"{label} arguments must be a JSON object.") from None
     if not isinstance(arguments, dict):
         raise ToolArgumentError(f"{label} arguments must be a JSON object.")
+    problem = unstorable_text(arguments)
+    if problem:
+        raise ToolArgumentError(f"{label} arguments must not contain {problem}.")
     return arguments
 
 

@@ -45,6 +45,19 @@ if not SECRET_KEY:
     SECRET_KEY = "django-insecure-local-development-only"
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+# Production (DEBUG off) is served over HTTPS: plain HTTP is redirected, cookies
+# travel only over HTTPS, and browsers are told to stay on it. Behind a proxy
+# that terminates TLS, set SECURE_PROXY_SSL_HEADER=1 so X-Forwarded-Proto counts.
+SECURE_SSL_REDIRECT = env_flag("SECURE_SSL_REDIRECT", not DEBUG)
+SESSION_COOKIE_SECURE = not DEBUG
+CSRF_COOKIE_SECURE = not DEBUG
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0" if DEBUG else "31536000"))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_flag("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
+SECURE_HSTS_PRELOAD = env_flag("SECURE_HSTS_PRELOAD", not DEBUG)
+if env_flag("SECURE_PROXY_SSL_HEADER"):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 INSTALLED_APPS = [
     # modes comes before staticfiles so that its runserver (which refuses to
@@ -61,10 +74,14 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "aptix_site.middleware.RequestBodyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -116,17 +133,53 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# The admin's and Swagger UI's assets are served by the app itself (WhiteNoise),
+# straight from the installed packages: no collectstatic step, no CDN.
+WHITENOISE_USE_FINDERS = True
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "aptix_site.authentication.StrictTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["aptix_site.api.StrictJSONParser"],
     "EXCEPTION_HANDLER": "aptix_site.api.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": {
+        "tool-invoke": os.environ.get("TOOL_INVOKE_RATE", "120/min"),
+        "session-create": os.environ.get("SESSION_CREATE_RATE", "30/min"),
+        "token": os.environ.get("TOKEN_RATE", "10/min"),
+    },
+}
+
+# Requests to /api/ with a larger body are refused with 413.
+API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", 64 * 1024))
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Aptix Modes API",
+    "DESCRIPTION": "The agent mode catalog, the agent tools and agent sessions. "
+    "Every endpoint but the schema and its documentation needs a token (Authorization: Token <key>) "
+    "or a logged-in session.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SERVE_AUTHENTICATION": [],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# Throttle counters live in Redis when REDIS_URL is set, so every worker shares them.
+REDIS_URL = os.environ.get("REDIS_URL", "")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    )
 }
 
 LOGGING = {

@@ -2,11 +2,15 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from rest_framework.authtoken.views import obtain_auth_token
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from accounts.views import TokenView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("api/token/", obtain_auth_token, name="api-token"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/token/", TokenView.as_view(), name="api-token"),
     path("api/", include("modes.urls")),
     path("api/", include("sessions_app.urls")),
     path("api/", include("agent_tools.urls")),

@@ -10,6 +10,8 @@ import json
 
 import yaml
 
+from aptix_site.text import unstorable_text
+
 from .models import AgentMode
 
 FORMAT_NAME = "aptix-modes"
@@ -89,8 +91,8 @@ def _entry_type_problems(entry) -> list[str]:
     for field in TEXT_FIELDS:
         if field in entry and not isinstance(entry[field], str):
             problems.append(f"{field}: must be text.")
-        elif "\x00" in entry.get(field, ""):
-            problems.append(f"{field}: must not contain NUL characters.")
+        elif unstorable_text(entry.get(field)):
+            problems.append(f"{field}: must not contain {unstorable_text(entry[field])}.")
     if "is_default" in entry and not isinstance(entry["is_default"], bool):
         problems.append("is_default: must be true or false.")
     position = entry.get("position")
@@ -100,4 +102,6 @@ def _entry_type_problems(entry) -> list[str]:
         value = entry.get(field, [])
         if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
             problems.append(f"{field}: must be a list of text lines.")
+        elif unstorable_text(value):
+            problems.append(f"{field}: must not contain {unstorable_text(value)}.")
     return problems

@@ -1,27 +1,28 @@
 """Read-only REST endpoints over the mode catalog; the catalog is never written through the API."""
 
 from django.http import HttpResponse
-from rest_framework import exceptions, serializers
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from aptix_site.api import error_responses
+
 from .catalog import UnknownModeError, build_system_prompt, find_modes, get_mode, get_tools_for_mode
 from .listing import mode_detail_payload, mode_list_payload
-from .tools import FILTER_MAX_LENGTH
+from .serializers import (
+    ModeDetailResponse,
+    ModeListQuery,
+    ModeListResponse,
+    ModeToolsResponse,
+    SystemPromptQuery,
+)
 
 
 class ModeNotFound(exceptions.NotFound):
     default_detail = "No such mode."
     default_code = "unknown_mode"
-
-
-class ModeListQuery(serializers.Serializer):
-    filter = serializers.CharField(required=False, allow_blank=True, max_length=FILTER_MAX_LENGTH, default="")
-    includeExamples = serializers.BooleanField(required=False, default=False)
-
-
-class SystemPromptQuery(serializers.Serializer):
-    currentMode = serializers.CharField(required=False, allow_blank=True, max_length=64, default="")
 
 
 def _by_key(lookup, key):
@@ -33,6 +34,11 @@ def _by_key(lookup, key):
 
 
 class ModeListView(APIView):
+    @extend_schema(
+        operation_id="listModes",
+        parameters=[ModeListQuery],
+        responses={200: ModeListResponse, **error_responses(400, 401)},
+    )
     def get(self, request):
         query = ModeListQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -41,16 +47,26 @@ class ModeListView(APIView):
 
 
 class ModeDetailView(APIView):
+    @extend_schema(operation_id="getMode", responses={200: ModeDetailResponse, **error_responses(401, 404)})
     def get(self, request, key):
         return Response(mode_detail_payload(_by_key(get_mode, key)))
 
 
 class ModeToolsView(APIView):
+    @extend_schema(operation_id="getModeTools", responses={200: ModeToolsResponse, **error_responses(401, 404)})
     def get(self, request, key):
         return Response({"mode": key, "tools": _by_key(get_tools_for_mode, key)})
 
 
 class SystemPromptView(APIView):
+    @extend_schema(
+        operation_id="getSystemPrompt",
+        parameters=[SystemPromptQuery],
+        responses={
+            (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="The Mode Catalog block."),
+            **error_responses(400, 401),
+        },
+    )
     def get(self, request):
         query = SystemPromptQuery(data=request.query_params)
         query.is_valid(raise_exception=True)

@@ -7,7 +7,7 @@ from aptix_site.api import StrictSerializer
 from .models import AgentSession, ModeChange
 
 
-class SessionCreateRequest(StrictSerializer):
+class SessionCreate(StrictSerializer):
     mode = serializers.CharField(required=False, allow_blank=True, max_length=64, default="")
     title = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
 

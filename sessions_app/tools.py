@@ -74,8 +74,6 @@ class ModeChangeTool(AgentTool):
             return InvokeResult.from_error(
                 f"{LABEL} requires a non-empty 'reason' string explaining why the mode change is needed."
             )
-        if "\x00" in reason:
-            return InvokeResult.from_error(f"{LABEL} cannot store a 'reason' containing NUL characters.")
         if len(reason) > REASON_MAX_LENGTH:
             return InvokeResult.from_error(f"{LABEL} accepts a 'reason' of at most {REASON_MAX_LENGTH} characters.")
         reject_unknown_arguments(arguments, allowed={"mode", "branch", "reason"}, label=LABEL)

@@ -1,18 +1,19 @@
 """REST endpoints for a user's own agent sessions; anyone else's session is answered 404."""
 
-from rest_framework import exceptions, generics, status
+from drf_spectacular.utils import extend_schema
+from rest_framework import exceptions, generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import organization_of
 from agent_tools.services import tools_for_mode
-from aptix_site.api import Pagination
+from aptix_site.api import Pagination, SettingsRateThrottle, error_responses
 from modes.catalog import UnknownModeError, build_system_prompt
 
 from .exceptions import SessionNotFound
 from .models import AgentSession
 from .selectors import InvalidSessionId, get_owned_session, mode_changes_of, sessions_of
-from .serializers import AgentSessionSerializer, ModeChangeSerializer, SessionCreateRequest
+from .serializers import AgentSessionSerializer, ModeChangeSerializer, SessionCreate
 from .services import create_session
 
 
@@ -23,15 +24,35 @@ def owned_session_or_404(request, session_id) -> AgentSession:
         raise SessionNotFound(f"No session {session_id} was found for you.") from None
 
 
+class SessionContextResponse(serializers.Serializer):
+    systemPrompt = serializers.CharField(help_text="The Mode Catalog block for the session's current mode.")
+    tools = serializers.ListField(
+        child=serializers.DictField(), help_text="Schemas of the tools the mode enables, always agent_change_mode."
+    )
+
+
 class SessionListCreateView(generics.ListAPIView):
     serializer_class = AgentSessionSerializer
     pagination_class = Pagination
+    throttle_scope = "session-create"
+
+    def get_throttles(self):
+        return [SettingsRateThrottle()] if self.request.method == "POST" else []
 
     def get_queryset(self):
         return sessions_of(user=self.request.user)
 
+    @extend_schema(operation_id="listSessions", responses={200: AgentSessionSerializer(many=True), **error_responses(401, 404)})
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="createSession",
+        request=SessionCreate,
+        responses={201: AgentSessionSerializer, **error_responses(400, 401, 413, 429)},
+    )
     def post(self, request):
-        body = SessionCreateRequest(data=request.data)
+        body = SessionCreate(data=request.data)
         body.is_valid(raise_exception=True)
         try:
             session = create_session(
@@ -46,6 +67,7 @@ class SessionListCreateView(generics.ListAPIView):
 
 
 class SessionDetailView(APIView):
+    @extend_schema(operation_id="getSession", responses={200: AgentSessionSerializer, **error_responses(401, 404)})
     def get(self, request, session_id):
         return Response(AgentSessionSerializer(owned_session_or_404(request, session_id)).data)
 
@@ -54,6 +76,13 @@ class ModeChangeListView(generics.ListAPIView):
     serializer_class = ModeChangeSerializer
     pagination_class = Pagination
 
+    @extend_schema(
+        operation_id="listSessionModeChanges",
+        responses={200: ModeChangeSerializer(many=True), **error_responses(401, 404)},
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
     def get_queryset(self):
         return mode_changes_of(session=owned_session_or_404(self.request, self.kwargs["session_id"]))
 
@@ -61,6 +90,9 @@ class ModeChangeListView(generics.ListAPIView):
 class SessionContextView(APIView):
     """Everything an agent needs for its next LLM call in this session."""
 
+    @extend_schema(
+        operation_id="getSessionContext", responses={200: SessionContextResponse, **error_responses(401, 404)}
+    )
     def get(self, request, session_id):
         session = owned_session_or_404(request, session_id)
         return Response(

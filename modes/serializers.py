@@ -1,0 +1,83 @@
+"""
+Request and response shapes of the mode endpoints. The payloads themselves are
+built by modes.listing, shared with agent_list_modes; these describe them in the
+OpenAPI schema, and the schema tests check the two agree.
+"""
+
+from rest_framework import serializers
+
+from .models import AgentMode
+from .tools import FILTER_MAX_LENGTH
+
+
+class ModeListQuery(serializers.Serializer):
+    filter = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=FILTER_MAX_LENGTH,
+        default="",
+        help_text="Only modes whose key, name, description or when-to-use contains this text (any case).",
+    )
+    includeExamples = serializers.BooleanField(
+        required=False, default=False, help_text="Include each mode's example utterances."
+    )
+
+
+class SystemPromptQuery(serializers.Serializer):
+    currentMode = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=64,
+        default="",
+        help_text="Key of the current mode; empty or unknown means the default mode.",
+    )
+
+
+def _strings():
+    return serializers.ListField(child=serializers.CharField())
+
+
+class ModeSummaryResponse(serializers.Serializer):
+    id = serializers.CharField()
+    key = serializers.CharField()
+    displayName = serializers.CharField()
+    description = serializers.CharField()
+    systemPromptSummary = serializers.CharField()
+    isDefault = serializers.BooleanField()
+    humanRoleHints = _strings()
+    exampleUtterances = _strings()
+    source = serializers.ChoiceField(choices=AgentMode.Source.values)
+    status = serializers.ChoiceField(choices=AgentMode.Status.values)
+
+
+class ModeListResponse(serializers.Serializer):
+    modes = ModeSummaryResponse(many=True)
+
+
+class ModeDetailResponse(serializers.Serializer):
+    id = serializers.CharField()
+    key = serializers.CharField()
+    displayName = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    whenToUse = serializers.CharField()
+    isDefault = serializers.BooleanField()
+    status = serializers.ChoiceField(choices=AgentMode.Status.values)
+    version = serializers.CharField()
+    source = serializers.ChoiceField(choices=AgentMode.Source.values)
+    position = serializers.IntegerField()
+    modeInstructions = _strings()
+    behaviorHints = _strings()
+    humanRoleHints = _strings()
+    exampleUtterances = _strings()
+    associatedToolIds = _strings()
+    toolGroupHints = _strings()
+    ragScopeHints = _strings()
+    strongSignals = _strings()
+    weakSignals = _strings()
+    createdAt = serializers.DateTimeField()
+    updatedAt = serializers.DateTimeField()
+
+
+class ModeToolsResponse(serializers.Serializer):
+    mode = serializers.CharField()
+    tools = _strings()
