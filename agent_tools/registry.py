@@ -27,7 +27,8 @@ class ToolRegistry:
     def register(self, tool_class: type[AgentTool]) -> type[AgentTool]:
         """Check tool_class against the contract and add it."""
         label = getattr(tool_class, "__qualname__", repr(tool_class))
-        for problem in _contract_problems(tool_class):
+        problem = _contract_problem(tool_class)
+        if problem:
             raise ImproperlyConfigured(f"Tool {label} cannot be registered: {problem}")
         if tool_class.TOOL_NAME in self._tools:
             other = type(self._tools[tool_class.TOOL_NAME]).__qualname__
@@ -48,51 +49,40 @@ class ToolRegistry:
         return [self._tools[name] for name in sorted(self._tools)]
 
 
-def _contract_problems(tool_class):
-    """The first broken rule is enough to refuse; each is phrased as the rule itself."""
+def _contract_problem(tool_class) -> str | None:
+    """The first rule of the contract the class breaks, phrased as the rule; None if it keeps them all."""
     if not (inspect.isclass(tool_class) and issubclass(tool_class, AgentTool)):
-        yield "it must be a subclass of AgentTool."
-        return
+        return "it must be a subclass of AgentTool."
     own = vars(tool_class)
     name = own.get("TOOL_NAME")
     if not isinstance(name, str) or not TOOL_NAME_RE.match(name):
-        yield "TOOL_NAME must be defined on the class and match ^[a-zA-Z0-9_-]{1,64}$."
-        return
+        return "TOOL_NAME must be defined on the class and match ^[a-zA-Z0-9_-]{1,64}$."
     metadata = own.get("TOOL_USAGE_METADATA")
     if not isinstance(metadata, str) or not metadata.strip():
-        yield "TOOL_USAGE_METADATA must be defined on the class and not be empty."
-        return
+        return "TOOL_USAGE_METADATA must be defined on the class and not be empty."
     get_schema = own.get("get_schema")
     if not isinstance(get_schema, staticmethod):
-        yield "get_schema must be a static method defined on the class."
-        return
+        return "get_schema must be a static method defined on the class."
     if inspect.signature(get_schema.__func__).parameters:
-        yield "get_schema must take no parameters."
-        return
+        return "get_schema must take no parameters."
     if "run" not in own:
-        yield "it must define run()."
-        return
+        return "it must define run()."
     try:
         tool = tool_class()
     except TypeError:
-        yield "it must be constructible without arguments."
-        return
+        return "it must be constructible without arguments."
     if tool.name != name:
-        yield f"its name property returns {tool.name!r}, not TOOL_NAME {name!r}."
-        return
-    yield from _schema_problems(get_schema.__func__(), name)
+        return f"its name property returns {tool.name!r}, not TOOL_NAME {name!r}."
+    return _schema_problem(get_schema.__func__(), name)
 
 
-def _schema_problems(schema, name):
+def _schema_problem(schema, name) -> str | None:
     if not isinstance(schema, dict) or schema.get("type") != "function":
-        yield 'get_schema() must return a dict with "type": "function".'
-        return
+        return 'get_schema() must return a dict with "type": "function".'
     if schema.get("name") != name:
-        yield f'the schema "name" must equal TOOL_NAME {name!r}.'
-        return
-    if not isinstance(schema.get("description"), str) or not schema["description"].strip():
-        yield 'the schema needs a non-empty "description".'
-        return
+        return f'the schema "name" must equal TOOL_NAME {name!r}.'
+    if not _is_text(schema.get("description")):
+        return 'the schema needs a non-empty "description".'
     parameters = schema.get("parameters")
     if (
         not isinstance(parameters, dict)
@@ -100,19 +90,21 @@ def _schema_problems(schema, name):
         or not isinstance(parameters.get("properties"), dict)
         or not isinstance(parameters.get("required"), list)
     ):
-        yield 'the schema "parameters" must have "type": "object", a "properties" object and a "required" list.'
-        return
+        return 'the schema "parameters" must have "type": "object", a "properties" object and a "required" list.'
     properties = parameters["properties"]
     for prop, spec in properties.items():
-        if not isinstance(spec, dict) or spec.get("type") not in SIMPLE_TYPES:
-            yield f"parameter {prop!r} must declare a simple JSON type ({', '.join(sorted(SIMPLE_TYPES))})."
-            return
-        if not isinstance(spec.get("description"), str) or not spec["description"].strip():
-            yield f"parameter {prop!r} needs a description."
-            return
-    missing = [item for item in parameters["required"] if item not in properties]
+        if not isinstance(spec, dict) or not isinstance(spec.get("type"), str) or spec["type"] not in SIMPLE_TYPES:
+            return f"parameter {prop!r} must declare a simple JSON type ({', '.join(sorted(SIMPLE_TYPES))})."
+        if not _is_text(spec.get("description")):
+            return f"parameter {prop!r} needs a description."
+    missing = [item for item in parameters["required"] if not isinstance(item, str) or item not in properties]
     if missing:
-        yield f"required parameters {missing} are not among the properties."
+        return f"required parameters {missing} are not among the properties."
+    return None
+
+
+def _is_text(value) -> bool:
+    return isinstance(value, str) and bool(value.strip())
 
 
 registry = ToolRegistry()

@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.core import checks
+from django.db.models.signals import post_migrate
 
 
 class ModesConfig(AppConfig):
@@ -8,5 +9,7 @@ class ModesConfig(AppConfig):
 
     def ready(self):
         from .checks import check_mode_catalog
+        from .triggers import reinstall_after_migrate
 
         checks.register(check_mode_catalog, checks.Tags.database)
+        post_migrate.connect(reinstall_after_migrate, sender=self)

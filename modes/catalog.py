@@ -2,12 +2,23 @@
 The mode catalog service of AGN-014 §5: every read of the modes goes through here.
 
 Lookups are by key (prompts and tools speak in keys); sessions store ids.
+
+Reads are served from an in-process snapshot of the catalog. Before using it,
+a process compares the snapshot's version with the catalog version row that
+database triggers change on every write (modes.triggers); within one HTTP
+request that comparison happens once. So each request costs one small query
+for the catalog whatever its size, and a change made by any process (admin,
+import, migration, SQL) is seen by every process on its next request.
 """
 
-from django.core.exceptions import ImproperlyConfigured
+import threading
+from dataclasses import dataclass, field
 
-from .models import AgentMode, AgentModeSummary
-from .validators import is_mode_key
+from asgiref.local import Local
+from django.core.exceptions import ImproperlyConfigured
+from django.core.signals import request_finished, request_started
+
+from .models import AgentMode, AgentModeSummary, CatalogVersion
 
 # AGN-014 §6.2, word for word (note the typographic apostrophes).
 MODE_SWITCHING_LINES = (
@@ -28,38 +39,97 @@ class UnknownModeError(LookupError):
         super().__init__(f"Unknown mode key {key!r}. Valid keys: {', '.join(self.valid_keys)}.")
 
 
-def _all_modes() -> list[AgentMode]:
-    return list(AgentMode.objects.all())
+@dataclass(frozen=True)
+class CatalogSnapshot:
+    """The catalog as read at one version. Its modes are shared: treat them as read-only."""
+
+    version: str | None
+    modes: tuple[AgentMode, ...]
+    by_key: dict[str, AgentMode] = field(init=False)
+    available_modes_lines: tuple[str, ...] = field(init=False)
+    search_texts: tuple[str, ...] = field(init=False)
+
+    def __post_init__(self):
+        set_ = object.__setattr__  # frozen: derived fields are computed once, here
+        set_(self, "by_key", {mode.key: mode for mode in self.modes})
+        set_(self, "available_modes_lines", tuple(f"- {mode.key}: {mode.when_to_use}" for mode in self.modes))
+        set_(
+            self,
+            "search_texts",
+            tuple(
+                "\n".join((mode.key, mode.display_name, mode.description, mode.when_to_use)).casefold()
+                for mode in self.modes
+            ),
+        )
+
+    @property
+    def default(self) -> AgentMode:
+        for mode in self.modes:
+            if mode.is_default:
+                return mode
+        raise ImproperlyConfigured("The mode catalog has no default mode (modes.E005).")
+
+
+_latest: CatalogSnapshot | None = None
+_request = Local()  # the snapshot already checked during the current request
+_load_lock = threading.Lock()
+
+
+def _start_request(**kwargs):
+    _request.snapshot = None
+    _request.active = True
+
+
+def _finish_request(**kwargs):
+    _request.snapshot = None
+    _request.active = False
+
+
+request_started.connect(_start_request, dispatch_uid="modes.catalog.start_request")
+request_finished.connect(_finish_request, dispatch_uid="modes.catalog.finish_request")
+
+
+def current_catalog() -> CatalogSnapshot:
+    """The catalog as it is now: the cached snapshot if its version is still current."""
+    global _latest
+    checked = getattr(_request, "snapshot", None)
+    if checked is not None:
+        return checked
+    # Read the version before the rows: rows newer than their label only cause
+    # one extra reload, never a stale snapshot.
+    version = CatalogVersion.objects.values_list("version", flat=True).first()
+    snapshot = _latest
+    if snapshot is None or version is None or snapshot.version != version:
+        with _load_lock:
+            snapshot = CatalogSnapshot(version=version, modes=tuple(AgentMode.objects.all()))
+            if version is not None:
+                _latest = snapshot
+    if getattr(_request, "active", False):
+        _request.snapshot = snapshot
+    return snapshot
 
 
 def get_all_modes() -> list[AgentModeSummary]:
     """Every mode in catalog order, as summaries."""
-    return [mode.create_summary() for mode in _all_modes()]
+    return [mode.create_summary() for mode in current_catalog().modes]
 
 
 def find_modes(*, text: str = "") -> list[AgentMode]:
     """Modes whose key, display name, description or when-to-use contains text, ignoring case."""
-    modes = _all_modes()
+    catalog = current_catalog()
     needle = text.strip().casefold()
     if not needle:
-        return modes
-    return [
-        mode
-        for mode in modes
-        if any(
-            needle in value.casefold()
-            for value in (mode.key, mode.display_name, mode.description, mode.when_to_use)
-        )
-    ]
+        return list(catalog.modes)
+    return [mode for mode, haystack in zip(catalog.modes, catalog.search_texts) if needle in haystack]
 
 
 def get_mode(mode_key: str) -> AgentMode:
     """The mode with this key; UnknownModeError names the key and the valid ones otherwise."""
-    # Text that cannot be a key (NUL bytes, say) never reaches the database.
-    mode = AgentMode.objects.filter(key=mode_key).first() if is_mode_key(mode_key) else None
-    if mode is None:
-        raise UnknownModeError(mode_key, AgentMode.objects.values_list("key", flat=True))
-    return mode
+    catalog = current_catalog()
+    try:
+        return catalog.by_key[mode_key]
+    except (KeyError, TypeError):
+        raise UnknownModeError(mode_key, catalog.by_key) from None
 
 
 def get_tools_for_mode(mode_key: str) -> list[str]:
@@ -67,24 +137,20 @@ def get_tools_for_mode(mode_key: str) -> list[str]:
     return list(get_mode(mode_key).associated_tool_ids)
 
 
-def get_default_mode(modes=None) -> AgentMode:
-    for mode in _all_modes() if modes is None else modes:
-        if mode.is_default:
-            return mode
-    raise ImproperlyConfigured("The mode catalog has no default mode (modes.E005).")
+def get_default_mode() -> AgentMode:
+    return current_catalog().default
 
 
 def build_system_prompt(current_mode_key: str | None) -> str:
     """The Mode Catalog block of AGN-014 §6.2; an empty or unknown key means the default mode."""
-    modes = _all_modes()
-    keys = {mode.key for mode in modes}
-    current = current_mode_key if current_mode_key in keys else get_default_mode(modes).key
+    catalog = current_catalog()
+    current = current_mode_key if current_mode_key in catalog.by_key else catalog.default.key
     return "\n".join(
         [
             f"Current Mode: {current}",
             "",
             "Available Modes:",
-            *(f"- {mode.key}: {mode.when_to_use}" for mode in modes),
+            *catalog.available_modes_lines,
             "",
             "Mode Switching:",
             *MODE_SWITCHING_LINES,

@@ -12,6 +12,7 @@ from .validators import (
     new_mode_id,
     validate_mode_id,
     validate_mode_key,
+    validate_not_blank,
     validate_single_line,
     validate_tool_names,
 )
@@ -64,7 +65,7 @@ class AgentMode(models.Model):
     )
     when_to_use = models.CharField(
         max_length=300,
-        validators=[validate_single_line],
+        validators=[validate_not_blank, validate_single_line],
         help_text="One sentence, rendered in the system prompt as '- key: sentence'.",
     )
     is_default = models.BooleanField(
@@ -148,3 +149,17 @@ class AgentMode(models.Model):
             source=self.source,
             status=self.status,
         )
+
+
+class CatalogVersion(models.Model):
+    """
+    One row whose version changes with every write to the modes table, set by
+    database triggers (modes.triggers), so every process can tell with one small
+    query whether its in-memory catalog is still current.
+    """
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
+    version = models.CharField(max_length=32)
+
+    def __str__(self):
+        return self.version

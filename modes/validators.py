@@ -27,16 +27,16 @@ validate_mode_key = RegexValidator(
 )
 
 _tool_name = re.compile(TOOL_NAME_PATTERN)
-_mode_key = re.compile(MODE_KEY_PATTERN)
-
-
-def is_mode_key(value) -> bool:
-    return isinstance(value, str) and _mode_key.match(value) is not None
 
 
 def new_mode_id():
     """A fresh mode id in the AGN-014 §7.1 format."""
     return uuid.uuid4().hex.upper()
+
+
+def validate_not_blank(value):
+    if not value.strip():
+        raise ValidationError("This cannot be only spaces.", code="blank")
 
 
 def validate_single_line(value):

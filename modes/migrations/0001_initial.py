@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
                 ('key', models.CharField(error_messages={'unique': 'A mode with this key already exists.'}, help_text='The snake_case name prompts and tools use, for example ddr_authoring.', max_length=64, unique=True, validators=[django.core.validators.RegexValidator('\\A[a-z0-9_]+\\Z', 'A mode key is snake_case: lower-case letters, digits and underscores only (for example ddr_authoring).', code='invalid_mode_key')])),
                 ('display_name', models.CharField(max_length=100)),
                 ('description', models.TextField(blank=True, help_text='What the mode covers. Listings fall back to when-to-use if empty.')),
-                ('when_to_use', models.CharField(help_text="One sentence, rendered in the system prompt as '- key: sentence'.", max_length=300, validators=[modes.validators.validate_single_line])),
+                ('when_to_use', models.CharField(help_text="One sentence, rendered in the system prompt as '- key: sentence'.", max_length=300, validators=[modes.validators.validate_not_blank, modes.validators.validate_single_line])),
                 ('is_default', models.BooleanField(default=False, help_text="Exactly one mode is the default. Change it with the 'Make default' action.")),
                 ('status', models.CharField(choices=[('active', 'Active'), ('experimental', 'Experimental'), ('deprecated', 'Deprecated')], default='active', max_length=16)),
                 ('version', models.CharField(default='v1', max_length=32)),
