@@ -104,7 +104,3 @@ def reject_unknown_arguments(arguments: dict, *, allowed: set[str], label: str) 
             f"{label} does not accept {', '.join(repr(name) for name in unknown)}; "
             f"its arguments are {', '.join(sorted(allowed))}."
         )
-
-
-def to_json(payload: dict) -> str:
-    return json.dumps(payload, ensure_ascii=False)

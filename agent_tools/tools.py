@@ -1,6 +1,8 @@
 """agent_hello_world: the canonical minimal tool of TUL-011 §6."""
 
-from .contract import AgentTool, InvokeResult, load_arguments, reject_unknown_arguments, to_json
+from aptix_site.text import compact_json
+
+from .contract import AgentTool, InvokeResult, load_arguments, reject_unknown_arguments
 from .registry import registry
 
 NAME_MAX_LENGTH = 200
@@ -41,7 +43,7 @@ class HelloWorldTool(AgentTool):
             return InvokeResult.from_error(f"{label} accepts a 'name' of at most {NAME_MAX_LENGTH} characters.")
         reject_unknown_arguments(arguments, allowed={"name"}, label=label)
         return InvokeResult.create(
-            to_json(
+            compact_json(
                 {
                     "message": f"Hello, {name.strip()}! Welcome to Aptix.",
                     "conversationId": context.conversation_id,

@@ -1,4 +1,13 @@
-"""Text from outside that the database or a UTF-8 encoder would refuse later, with a 500 instead of a 400."""
+"""Text helpers shared by the apps: compact JSON, and spotting text from outside that the database or a
+UTF-8 encoder would refuse later (with a 500 instead of a 400)."""
+
+import json
+
+
+def compact_json(payload) -> str:
+    """JSON text as the API renders it: no spaces, Unicode kept as it is."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
 
 
 def unstorable_text(value) -> str | None:

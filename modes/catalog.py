@@ -17,8 +17,12 @@ from dataclasses import dataclass, field
 from asgiref.local import Local
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import request_finished, request_started
+from django.db import connection
 
-from .models import AgentMode, AgentModeSummary, CatalogVersion
+from aptix_site.text import compact_json
+
+from .listing import mode_list_payload
+from .models import AgentMode, AgentModeSummary
 
 # AGN-014 §6.2, word for word (note the typographic apostrophes).
 MODE_SWITCHING_LINES = (
@@ -48,6 +52,7 @@ class CatalogSnapshot:
     by_key: dict[str, AgentMode] = field(init=False)
     available_modes_lines: tuple[str, ...] = field(init=False)
     search_texts: tuple[str, ...] = field(init=False)
+    _listings: dict = field(init=False, default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
         set_ = object.__setattr__  # frozen: derived fields are computed once, here
@@ -61,6 +66,13 @@ class CatalogSnapshot:
                 for mode in self.modes
             ),
         )
+
+    def listing_json(self, *, include_examples: bool) -> str:
+        """The unfiltered agent_list_modes payload as JSON text, built once per snapshot."""
+        if include_examples not in self._listings:
+            payload = mode_list_payload(list(self.modes), include_examples=include_examples)
+            self._listings[include_examples] = compact_json(payload)
+        return self._listings[include_examples]
 
     @property
     def default(self) -> AgentMode:
@@ -95,9 +107,7 @@ def current_catalog() -> CatalogSnapshot:
     checked = getattr(_request, "snapshot", None)
     if checked is not None:
         return checked
-    # Read the version before the rows: rows newer than their label only cause
-    # one extra reload, never a stale snapshot.
-    version = CatalogVersion.objects.values_list("version", flat=True).first()
+    version = _read_version()
     snapshot = _latest
     if snapshot is None or version is None or snapshot.version != version:
         with _load_lock:
@@ -107,6 +117,16 @@ def current_catalog() -> CatalogSnapshot:
     if getattr(_request, "active", False):
         _request.snapshot = snapshot
     return snapshot
+
+
+def _read_version() -> str | None:
+    # Raw SQL: this runs on every request, and compiling the ORM query would
+    # cost more than the query itself. It is read before the rows, so rows newer
+    # than their label only cause one extra reload, never a stale snapshot.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT version FROM modes_catalogversion WHERE id = 1")
+        row = cursor.fetchone()
+    return row[0] if row else None
 
 
 def get_all_modes() -> list[AgentModeSummary]:
@@ -121,6 +141,13 @@ def find_modes(*, text: str = "") -> list[AgentMode]:
     if not needle:
         return list(catalog.modes)
     return [mode for mode, haystack in zip(catalog.modes, catalog.search_texts) if needle in haystack]
+
+
+def list_modes_json(*, text: str = "", include_examples: bool = False) -> str:
+    """The agent_list_modes payload as JSON text; the unfiltered one is built once per catalog version."""
+    if not text.strip():
+        return current_catalog().listing_json(include_examples=include_examples)
+    return compact_json(mode_list_payload(find_modes(text=text), include_examples=include_examples))
 
 
 def get_mode(mode_key: str) -> AgentMode:

@@ -2,11 +2,10 @@
 
 import logging
 
-from agent_tools.contract import AgentTool, InvokeResult, load_arguments, reject_unknown_arguments, to_json
+from agent_tools.contract import AgentTool, InvokeResult, load_arguments, reject_unknown_arguments
 from agent_tools.registry import registry
 
-from .catalog import find_modes
-from .listing import mode_list_payload
+from .catalog import list_modes_json
 
 logger = logging.getLogger(__name__)
 
@@ -61,11 +60,10 @@ class ListModesTool(AgentTool):
                 f"{label} expects 'filter' to be a string of at most {FILTER_MAX_LENGTH} characters."
             )
         try:
-            modes = find_modes(text=text)
+            return InvokeResult.create(list_modes_json(text=text, include_examples=include_examples))
         except Exception:
             logger.exception("agent_list_modes could not read the mode catalog")
             return InvokeResult.from_error(f"{label} could not read the mode catalog.", server_fault=True)
-        return InvokeResult.create(to_json(mode_list_payload(modes, include_examples=include_examples)))
 
 
 registry.register(ListModesTool)

@@ -1,6 +1,8 @@
 """Read-only REST endpoints over the mode catalog; the catalog is never written through the API."""
 
 from django.http import HttpResponse
+from django.utils.decorators import method_decorator
+from django.views.decorators.http import condition
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions
@@ -9,8 +11,15 @@ from rest_framework.views import APIView
 
 from aptix_site.api import error_responses
 
-from .catalog import UnknownModeError, build_system_prompt, find_modes, get_mode, get_tools_for_mode
-from .listing import mode_detail_payload, mode_list_payload
+from .catalog import (
+    UnknownModeError,
+    build_system_prompt,
+    current_catalog,
+    get_mode,
+    get_tools_for_mode,
+    list_modes_json,
+)
+from .listing import mode_detail_payload
 from .serializers import (
     ModeDetailResponse,
     ModeListQuery,
@@ -25,6 +34,17 @@ class ModeNotFound(exceptions.NotFound):
     default_code = "unknown_mode"
 
 
+def catalog_etag(request, *args, **kwargs):
+    """Every catalog representation changes exactly when the catalog version does."""
+    version = current_catalog().version
+    return f"catalog-{version}" if version else None
+
+
+# A matching If-None-Match is answered 304 before the body is built.
+conditional_on_catalog = method_decorator(condition(etag_func=catalog_etag))
+NOT_MODIFIED = {304: OpenApiResponse(description="The catalog has not changed since the ETag sent in If-None-Match.")}
+
+
 def _by_key(lookup, key):
     """lookup(key), with an unknown key answered 404 naming it and the valid keys."""
     try:
@@ -37,17 +57,25 @@ class ModeListView(APIView):
     @extend_schema(
         operation_id="listModes",
         parameters=[ModeListQuery],
-        responses={200: ModeListResponse, **error_responses(400, 401)},
+        responses={200: ModeListResponse, **NOT_MODIFIED, **error_responses(400, 401)},
     )
+    @conditional_on_catalog
     def get(self, request):
         query = ModeListQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        modes = find_modes(text=query.validated_data["filter"])
-        return Response(mode_list_payload(modes, include_examples=query.validated_data["includeExamples"]))
+        return HttpResponse(
+            list_modes_json(
+                text=query.validated_data["filter"], include_examples=query.validated_data["includeExamples"]
+            ),
+            content_type="application/json",
+        )
 
 
 class ModeDetailView(APIView):
-    @extend_schema(operation_id="getMode", responses={200: ModeDetailResponse, **error_responses(401, 404)})
+    @extend_schema(
+        operation_id="getMode", responses={200: ModeDetailResponse, **NOT_MODIFIED, **error_responses(401, 404)}
+    )
+    @conditional_on_catalog
     def get(self, request, key):
         return Response(mode_detail_payload(_by_key(get_mode, key)))
 
@@ -64,9 +92,11 @@ class SystemPromptView(APIView):
         parameters=[SystemPromptQuery],
         responses={
             (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="The Mode Catalog block."),
+            **NOT_MODIFIED,
             **error_responses(400, 401),
         },
     )
+    @conditional_on_catalog
     def get(self, request):
         query = SystemPromptQuery(data=request.query_params)
         query.is_valid(raise_exception=True)

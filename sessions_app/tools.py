@@ -2,8 +2,9 @@
 
 import logging
 
-from agent_tools.contract import AgentTool, InvokeResult, load_arguments, reject_unknown_arguments, to_json
+from agent_tools.contract import AgentTool, InvokeResult, load_arguments, reject_unknown_arguments
 from agent_tools.registry import registry
+from aptix_site.text import compact_json
 from modes.catalog import UnknownModeError, get_mode
 
 from .services import set_session_mode
@@ -98,7 +99,7 @@ class ModeChangeTool(AgentTool):
         result = {"success": True, "mode": mode, "branch": branch, "reason": reason}
         if change.branch_session_id is not None:
             result["branchSessionId"] = str(change.branch_session_id)
-        return InvokeResult.create(to_json(result))
+        return InvokeResult.create(compact_json(result))
 
 
 registry.register(ModeChangeTool)

@@ -1,0 +1,252 @@
+"""
+Benchmark harness. For each database (SQLite, PostgreSQL) it migrates a fresh
+database, serves the app under gunicorn (2 sync workers, production settings),
+drives it from loopback with wrk, and prints requests/s and p50/p99 latency per
+endpoint. Two baselines run in the same pass: a DRF view with the same token
+authentication returning a constant JSON, and a plain Django view returning
+constant bytes; each endpoint's throughput is shown as a ratio to the DRF one.
+Then the catalog is grown to 1,000 modes and the listing is measured again.
+
+    .venv/bin/python benchmarks/run.py [--duration 8] [--connections 16] [--databases sqlite,postgres]
+
+Needs wrk (Debian package `wrk`). Traffic goes to 127.0.0.1 only and every run
+is bounded by --duration.
+"""
+
+import argparse
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+PG_ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
+PG_BENCH_DB = "aptix_modes_bench"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=int, default=8, help="Seconds per measured endpoint.")
+    parser.add_argument("--connections", type=int, default=16, help="Concurrent wrk connections.")
+    parser.add_argument("--databases", default="sqlite,postgres")
+    parser.add_argument("--large-catalog", type=int, default=1000, help="Modes in the large-catalog pass.")
+    options = parser.parse_args()
+    if not shutil.which("wrk"):
+        sys.exit("wrk is not installed: apt-get install wrk")
+
+    rows = []
+    for database in options.databases.split(","):
+        with tempfile.TemporaryDirectory() as workdir:
+            env = _environment(database, Path(workdir))
+            _run([BIN / "python", "manage.py", "migrate", "--noinput", "-v0"], env)
+            fixture = _prepare(env, "--user")
+            print(f"[{database}] in-process, {fixture['modes']} modes: {_timings(fixture)}", flush=True)
+            with _server(env) as base:
+                rows += _measure_all(base, fixture, database, options)
+                large = _prepare(env, "--modes", str(options.large_catalog))
+                print(f"[{database}] in-process, {large['modes']} modes: {_timings(large)}", flush=True)
+                rows += _measure_large_catalog(base, fixture, database, options, large["modes"])
+            if database == "postgres":
+                _drop_postgres_database()
+    print()
+    print(_table(rows))
+
+
+def _environment(database, workdir):
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"DATABASE_URL", "DEBUG", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}
+    }
+    env.update(
+        DJANGO_SETTINGS_MODULE="benchmarks.settings",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        SECURE_SSL_REDIRECT="0",  # plain HTTP on loopback
+        TOOL_INVOKE_RATE="1000000/min",  # measure the endpoints, not the throttle
+        PYTHONPATH=str(ROOT),
+    )
+    if database == "sqlite":
+        env["DATABASE_URL"] = f"sqlite:///{workdir / 'bench.sqlite3'}"
+    elif database == "postgres":
+        _drop_postgres_database()
+        _psql(f"CREATE DATABASE {PG_BENCH_DB}")
+        env["DATABASE_URL"] = f"postgres://postgres@127.0.0.1:5432/{PG_BENCH_DB}"
+    else:
+        sys.exit(f"unknown database {database!r}: use sqlite and/or postgres")
+    return env
+
+
+def _psql(statement):
+    import psycopg
+
+    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as connection:
+        connection.execute(statement)
+
+
+def _drop_postgres_database():
+    _psql(f"DROP DATABASE IF EXISTS {PG_BENCH_DB} WITH (FORCE)")
+
+
+def _run(command, env):
+    subprocess.run([str(part) for part in command], cwd=ROOT, env=env, check=True, timeout=300)
+
+
+def _prepare(env, *arguments):
+    output = subprocess.run(
+        [str(BIN / "python"), "-m", "benchmarks.prepare", *arguments],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=300,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def _timings(fixture):
+    return ", ".join(
+        f"{name} {fixture[name]:.3f} ms" for name in ("build_system_prompt_ms", "filtered_listing_ms", "full_listing_ms")
+    )
+
+
+class _server:
+    """gunicorn with 2 sync workers on a free loopback port, stopped on exit."""
+
+    def __init__(self, env):
+        self.env = env
+
+    def __enter__(self):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.process = subprocess.Popen(
+            [str(BIN / "gunicorn"), "aptix_site.wsgi", "--workers", "2", "--bind", f"127.0.0.1:{port}",
+             "--log-level", "warning"],
+            cwd=ROOT,
+            env=self.env,
+        )
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{base}/bench/plain/", timeout=1)
+                return base
+            except OSError:
+                if self.process.poll() is not None:
+                    raise SystemExit("gunicorn exited before serving") from None
+                time.sleep(0.2)
+        self.process.kill()
+        raise SystemExit("gunicorn did not start within 30 s")
+
+    def __exit__(self, *exc):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def _endpoints(fixture):
+    session = fixture["session"]
+    change_bodies = [
+        json.dumps({"sessionId": session, "arguments": {"mode": mode, "branch": False, "reason": "Benchmark."}})
+        for mode in ("ddr_authoring", "general")
+    ]
+    return [
+        ("plain Django view (baseline)", "GET", "/bench/plain/", None),
+        ("DRF + token auth (baseline)", "GET", "/bench/drf/", None),
+        ("GET /api/modes/", "GET", "/api/modes/", None),
+        ("POST agent_list_modes", "POST", "/api/tools/agent_list_modes/invoke/", [json.dumps({"arguments": {}})]),
+        ("GET /api/sessions/<id>/context/", "GET", f"/api/sessions/{session}/context/", None),
+        ("POST agent_change_mode", "POST", "/api/tools/agent_change_mode/invoke/", change_bodies),
+    ]
+
+
+def _measure_all(base, fixture, database, options):
+    rows = []
+    for label, method, path, bodies in _endpoints(fixture):
+        rows.append({"db": database, "endpoint": label, **_wrk(base + path, method, bodies, fixture, options)})
+        print(f"[{database}] {label}: {rows[-1]['rps']:.0f}/s", flush=True)
+    return rows
+
+
+def _measure_large_catalog(base, fixture, database, options, modes):
+    result = _wrk(base + "/api/modes/", "GET", None, fixture, options)
+    label = f"GET /api/modes/ ({modes} modes)"
+    print(f"[{database}] {label}: {result['rps']:.0f}/s, p99 {result['p99_ms']:.1f} ms", flush=True)
+    return [{"db": database, "endpoint": label, **result}]
+
+
+def _wrk(url, method, bodies, fixture, options):
+    script = [
+        'wrk.headers["Authorization"] = "Token %s"' % fixture["token"],
+        'wrk.headers["Content-Type"] = "application/json"',
+    ]
+    if bodies:
+        quoted = ", ".join("[[%s]]" % body for body in bodies)
+        script += [
+            f"local bodies = {{{quoted}}}",
+            "local n = 0",
+            "request = function()",
+            "  n = n + 1",
+            f'  return wrk.format("{method}", nil, nil, bodies[(n % #bodies) + 1])',
+            "end",
+        ]
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as lua:
+        lua.write("\n".join(script) + "\n")
+    try:
+        command = ["wrk", "-t2", f"-c{options.connections}", "--latency", "-s", lua.name, url]
+        subprocess.run([*command[:-1], "-d1s", url], capture_output=True, timeout=30, check=True)  # warm-up
+        output = subprocess.run(
+            [*command[:-1], f"-d{options.duration}s", url],
+            capture_output=True,
+            text=True,
+            timeout=options.duration + 30,
+            check=True,
+        ).stdout
+    finally:
+        os.unlink(lua.name)
+    return _parse_wrk(output)
+
+
+def _parse_wrk(output):
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    errors = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
+    return {
+        "rps": rps,
+        "p50_ms": _milliseconds(re.search(r"^\s+50%\s+(\S+)", output, re.M).group(1)),
+        "p99_ms": _milliseconds(re.search(r"^\s+99%\s+(\S+)", output, re.M).group(1)),
+        "errors": int(errors.group(1)) if errors else 0,
+    }
+
+
+def _milliseconds(text):
+    value, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text).groups()
+    return float(value) * {"us": 0.001, "ms": 1, "s": 1000, "m": 60000}[unit]
+
+
+def _table(rows):
+    baselines = {row["db"]: row["rps"] for row in rows if row["endpoint"].startswith("DRF + token")}
+    header = f"{'db':<9}{'endpoint':<38}{'req/s':>9}{'x DRF':>8}{'p50 ms':>9}{'p99 ms':>9}{'non-2xx':>9}"
+    lines = [header, "-" * len(header)]
+    for row in rows:
+        ratio = row["rps"] / baselines[row["db"]] if baselines.get(row["db"]) else float("nan")
+        lines.append(
+            f"{row['db']:<9}{row['endpoint']:<38}{row['rps']:>9.0f}{ratio:>8.2f}"
+            f"{row['p50_ms']:>9.2f}{row['p99_ms']:>9.2f}{row['errors']:>9}"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
