@@ -118,6 +118,16 @@ DATABASES = {
     )
 }
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Concurrent writers (several workers changing modes) wait for the write
+    # lock instead of failing with "database is locked"; WAL lets reads proceed
+    # while one of them writes.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        transaction_mode="IMMEDIATE",
+        timeout=20,
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    )
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -51,7 +51,7 @@ class CatalogSnapshot:
     modes: tuple[AgentMode, ...]
     by_key: dict[str, AgentMode] = field(init=False)
     available_modes_lines: tuple[str, ...] = field(init=False)
-    search_texts: tuple[str, ...] = field(init=False)
+    search_texts: tuple[tuple[str, ...], ...] = field(init=False)
     _listings: dict = field(init=False, default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
@@ -62,7 +62,7 @@ class CatalogSnapshot:
             self,
             "search_texts",
             tuple(
-                "\n".join((mode.key, mode.display_name, mode.description, mode.when_to_use)).casefold()
+                tuple(text.casefold() for text in (mode.key, mode.display_name, mode.description, mode.when_to_use))
                 for mode in self.modes
             ),
         )
@@ -140,7 +140,9 @@ def find_modes(*, text: str = "") -> list[AgentMode]:
     needle = text.strip().casefold()
     if not needle:
         return list(catalog.modes)
-    return [mode for mode, haystack in zip(catalog.modes, catalog.search_texts) if needle in haystack]
+    return [
+        mode for mode, texts in zip(catalog.modes, catalog.search_texts) if any(needle in text for text in texts)
+    ]
 
 
 def list_modes_json(*, text: str = "", include_examples: bool = False) -> str:
