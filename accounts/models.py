@@ -25,5 +25,10 @@ class Membership(models.Model):
 
 def organization_of(user) -> Organization | None:
     """The user's organization, or None for a user outside any organization."""
+    if type(user).membership.is_cached(user):  # token authentication loads it with the user
+        try:
+            return user.membership.organization
+        except Membership.DoesNotExist:
+            return None
     membership = Membership.objects.filter(user_id=user.pk).select_related("organization").first()
     return membership.organization if membership else None

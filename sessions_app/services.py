@@ -29,7 +29,7 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, org, user, bra
         branch_session = None
         if branch:
             branch_session = AgentSession.objects.create(
-                owner=user, org=session.org, mode=mode, parent=session, title=session.title
+                owner=user, org_id=session.org_id, mode=mode, parent=session, title=session.title
             )
         change = ModeChange.objects.create(
             session=session,

@@ -1,0 +1,48 @@
+"""The catalog endpoints send an ETag derived from the catalog version and honour If-None-Match."""
+
+import pytest
+
+from modes.models import AgentMode
+
+CATALOG_URLS = ["/api/modes/", "/api/modes/general/", "/api/system-prompt/"]
+
+
+@pytest.mark.parametrize("url", CATALOG_URLS)
+def test_a_matching_if_none_match_is_answered_304_without_a_body(alice_client, url):
+    first = alice_client.get(url)
+    assert first.status_code == 200
+    etag = first["ETag"]
+    again = alice_client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert again.status_code == 304
+    assert again.content == b""
+    assert again["ETag"] == etag
+
+
+@pytest.mark.parametrize("url", CATALOG_URLS)
+def test_any_catalog_change_changes_the_etag(alice_client, url):
+    etag = alice_client.get(url)["ETag"]
+    AgentMode.objects.filter(key="general").update(display_name="General (renamed)")
+    response = alice_client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 200
+    assert response["ETag"] != etag
+
+
+def test_the_304_is_answered_with_only_the_authentication_and_version_queries(
+    alice_client, django_assert_num_queries
+):
+    etag = alice_client.get("/api/modes/")["ETag"]
+    with django_assert_num_queries(2):
+        assert alice_client.get("/api/modes/", HTTP_IF_NONE_MATCH=etag).status_code == 304
+
+
+def test_a_stale_etag_gets_the_new_body(alice_client):
+    etag = alice_client.get("/api/modes/")["ETag"]
+    AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for anything at all.")
+    response = alice_client.get("/api/modes/", HTTP_IF_NONE_MATCH=etag)
+    general = next(mode for mode in response.json()["modes"] if mode["key"] == "general")
+    assert general["systemPromptSummary"] == "Use this mode for anything at all."
+
+
+def test_anonymous_requests_get_401_not_304(alice_client, anon_client):
+    etag = alice_client.get("/api/modes/")["ETag"]
+    assert anon_client.get("/api/modes/", HTTP_IF_NONE_MATCH=etag).status_code == 401

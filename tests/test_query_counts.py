@@ -1,0 +1,109 @@
+"""Exact SQL query counts per request: they must not grow with the catalog (issue 5 budgets).
+
+Counts are steady-state: the first request after a catalog change also reloads the snapshot (one
+more query, whatever the catalog size). Inside the test transaction, agent_change_mode's atomic
+block shows as a SAVEPOINT/RELEASE pair, which outside a transaction are BEGIN/COMMIT.
+"""
+
+import pytest
+
+from modes.models import AgentMode
+
+CHANGE_MODE_STATEMENTS = 6  # token+user+org, session, catalog version, session lock, audit row, session update
+SAVEPOINT_PAIR = 2
+
+
+def grow_catalog_to(total):
+    start = AgentMode.objects.count()
+    AgentMode.objects.bulk_create(
+        AgentMode(
+            key=f"generated_{number}",
+            display_name=f"Generated {number}",
+            when_to_use=f"Use this mode for generated case {number}.",
+            associated_tool_ids=["agent_change_mode", "agent_list_modes"],
+            position=100 + number,
+        )
+        for number in range(total - start)
+    )
+    assert AgentMode.objects.count() == total
+
+
+@pytest.fixture(params=[3, 1000], ids=["3-modes", "1000-modes"])
+def catalog_size(request, db):
+    grow_catalog_to(request.param)
+    return request.param
+
+
+def test_listing_modes_costs_two_queries_whatever_the_catalog_size(
+    alice_client, catalog_size, django_assert_num_queries
+):
+    alice_client.get("/api/modes/")  # loads the snapshot
+    with django_assert_num_queries(2):  # token (with user and org), catalog version
+        response = alice_client.get("/api/modes/")
+    assert response.status_code == 200
+    assert len(response.json()["modes"]) == catalog_size
+
+
+def test_filtered_listing_costs_two_queries_whatever_the_catalog_size(
+    alice_client, catalog_size, django_assert_num_queries
+):
+    alice_client.get("/api/modes/")
+    with django_assert_num_queries(2):
+        response = alice_client.get("/api/modes/", {"filter": "GENERAL", "includeExamples": "true"})
+    assert [mode["key"] for mode in response.json()["modes"]][0] == "general"
+
+
+def test_agent_list_modes_costs_two_queries_whatever_the_catalog_size(
+    alice_client, catalog_size, django_assert_num_queries
+):
+    alice_client.post("/api/tools/agent_list_modes/invoke/", {}, format="json")
+    with django_assert_num_queries(2):
+        response = alice_client.post(
+            "/api/tools/agent_list_modes/invoke/", {"arguments": {"includeExamples": True}}, format="json"
+        )
+    assert response.status_code == 200
+
+
+def test_first_request_after_a_catalog_change_reloads_the_snapshot_with_one_more_query(
+    alice_client, catalog_size, django_assert_num_queries
+):
+    alice_client.get("/api/modes/")
+    AgentMode.objects.filter(key="general").update(version="v2")
+    with django_assert_num_queries(3):
+        alice_client.get("/api/modes/")
+    with django_assert_num_queries(2):
+        alice_client.get("/api/modes/")
+
+
+def test_session_context_costs_three_queries(alice_client, alice_session, catalog_size, django_assert_num_queries):
+    alice_client.get("/api/modes/")
+    with django_assert_num_queries(3):  # token, session with its mode, catalog version
+        response = alice_client.get(f"/api/sessions/{alice_session.pk}/context/")
+    assert response.status_code == 200
+
+
+def test_agent_change_mode_costs_a_constant_number_of_queries(
+    alice_client, alice_session, catalog_size, django_assert_num_queries
+):
+    alice_client.get("/api/modes/")
+    for target in ("ddr_authoring", "general"):
+        with django_assert_num_queries(CHANGE_MODE_STATEMENTS + SAVEPOINT_PAIR):
+            response = alice_client.post(
+                "/api/tools/agent_change_mode/invoke/",
+                {"sessionId": str(alice_session.pk), "arguments": {"mode": target, "branch": False, "reason": "r"}},
+                format="json",
+            )
+        assert response.status_code == 200
+
+
+def test_agent_change_mode_with_branch_adds_only_the_new_session(
+    alice_client, alice_session, django_assert_num_queries
+):
+    alice_client.get("/api/modes/")
+    with django_assert_num_queries(CHANGE_MODE_STATEMENTS + 1 + SAVEPOINT_PAIR):
+        response = alice_client.post(
+            "/api/tools/agent_change_mode/invoke/",
+            {"sessionId": str(alice_session.pk), "arguments": {"mode": "ddr_authoring", "branch": True, "reason": "r"}},
+            format="json",
+        )
+    assert response.status_code == 200
