@@ -1,0 +1,198 @@
+"""
+The in-process catalog snapshot: correct after any kind of write, and shared by nothing
+across processes - each worker picks up another process's change by its next request.
+"""
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+from django.db import connection
+
+from modes.catalog import build_system_prompt, current_catalog, find_modes, get_mode
+from modes.models import AgentMode
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+@pytest.mark.django_db
+def test_a_queryset_update_is_seen_by_the_next_read():
+    current_catalog()
+    AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for small talk.")
+    assert "- general: Use this mode for small talk." in build_system_prompt("general")
+
+
+@pytest.mark.django_db
+def test_raw_sql_writes_are_seen_by_the_next_read():
+    current_catalog()
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE modes_agentmode SET display_name = 'Chat' WHERE key = 'general'")
+    assert get_mode("general").display_name == "Chat"
+
+
+@pytest.mark.django_db
+def test_created_and_deleted_modes_appear_and_disappear(custom_mode):
+    assert [mode.key for mode in find_modes(text="research")] == ["research"]
+    custom_mode.delete()
+    assert find_modes(text="research") == []
+
+
+@pytest.mark.django_db
+def test_an_unchanged_catalog_is_not_reloaded(django_assert_num_queries):
+    current_catalog()
+    with django_assert_num_queries(1):  # the version row only
+        current_catalog()
+
+
+# --- Two worker processes -------------------------------------------------------------------------------
+
+
+def _free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def shared_database(tmp_path_factory):
+    """A migrated SQLite file both servers use, with an admin who can log in."""
+    path = tmp_path_factory.mktemp("snapshot") / "db.sqlite3"
+    env = {
+        **{key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}},
+        "DATABASE_URL": f"sqlite:///{path}",
+        "DEBUG": "1",  # plain-HTTP admin login: cookies are Secure only with DEBUG off
+    }
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True, timeout=120)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.contrib.auth.models import User; "
+            "User.objects.create_superuser('root', 'root@localhost', 'root-password-123')",
+        ],
+        cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "aptix_site.settings"},
+        check=True,
+        timeout=60,
+    )
+    return env
+
+
+class Worker:
+    """One gunicorn process with a single sync worker: every request it serves goes to that worker."""
+
+    def __init__(self, env):
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [str(BIN / "gunicorn"), "aptix_site.wsgi", "--workers", "1", "--bind", f"127.0.0.1:{self.port}"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        self.http = requests.Session()
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                self.http.get(f"{self.base}/admin/login/", timeout=2)
+                return
+            except requests.ConnectionError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"gunicorn did not start: {self.process.stderr.read().decode()[-2000:]}")
+                time.sleep(0.2)
+
+    def log_in(self, username, password):
+        page = self.http.get(f"{self.base}/admin/login/", timeout=10)
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+        response = self.http.post(
+            f"{self.base}/admin/login/?next=/admin/",
+            data={"username": username, "password": password, "csrfmiddlewaretoken": token},
+            timeout=10,
+        )
+        assert response.url.endswith("/admin/"), "admin login failed"
+
+    def listed_default(self):
+        response = self.http.get(f"{self.base}/api/modes/", timeout=10)
+        assert response.status_code == 200
+        return next(mode["key"] for mode in response.json()["modes"] if mode["isDefault"])
+
+    def make_default(self, mode_id):
+        changelist = f"{self.base}/admin/modes/agentmode/"
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', self.http.get(changelist, timeout=10).text)
+        response = self.http.post(
+            changelist,
+            data={
+                "action": "make_default",
+                "_selected_action": mode_id,
+                "csrfmiddlewaretoken": token.group(1),
+            },
+            timeout=10,
+        )
+        assert response.status_code == 200
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def two_workers(shared_database):
+    workers = []
+    try:
+        for _ in range(2):
+            workers.append(Worker(shared_database))
+        yield workers
+    finally:
+        for worker in workers:
+            worker.stop()
+
+
+def test_an_admin_edit_through_one_worker_is_served_by_the_other_on_its_next_request(two_workers):
+    first, second = two_workers
+    for worker in two_workers:
+        worker.log_in("root", "root-password-123")
+        assert worker.listed_default() == "general"  # both hold a snapshot now
+
+    first.make_default("A9E1F9C15A0C4F8D9AF51F3E8B2A6D22")  # ddr_authoring, through the first worker
+
+    assert second.listed_default() == "ddr_authoring"
+    assert first.listed_default() == "ddr_authoring"
+
+
+def test_an_import_by_another_process_is_served_by_a_running_worker_on_its_next_request(
+    two_workers, shared_database, tmp_path
+):
+    worker = two_workers[0]
+    worker.log_in("root", "root-password-123")
+    before = worker.http.get(f"{worker.base}/api/modes/", timeout=10).json()["modes"]
+    assert "imported_mode" not in [mode["key"] for mode in before]
+
+    mode_file = tmp_path / "modes.yaml"
+    mode_file.write_text(
+        "modes:\n- key: imported_mode\n  display_name: Imported\n  when_to_use: Use this mode after an import.\n"
+    )
+    subprocess.run(
+        [sys.executable, "manage.py", "import_modes", str(mode_file)],
+        cwd=ROOT,
+        env=shared_database,
+        check=True,
+        timeout=60,
+        capture_output=True,
+    )
+
+    after = worker.http.get(f"{worker.base}/api/modes/", timeout=10).json()["modes"]
+    assert "imported_mode" in [mode["key"] for mode in after]
+
