@@ -1,6 +1,7 @@
 """Organizations: a user belongs to at most one, and sessions and audit rows record it."""
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import models
 
 
@@ -25,7 +26,7 @@ class Membership(models.Model):
 
 def organization_of(user) -> Organization | None:
     """The user's organization, or None for a user outside any organization."""
-    if type(user).membership.is_cached(user):  # token authentication loads it with the user
+    if get_user_model().membership.is_cached(user):  # token authentication loads it with the user
         try:
             return user.membership.organization
         except Membership.DoesNotExist:

@@ -36,7 +36,7 @@ def new_mode_id():
 
 def validate_not_blank(value):
     if not value.strip():
-        raise ValidationError("This cannot be only spaces.", code="blank")
+        raise ValidationError("This cannot be only spaces.", code="only_spaces")
 
 
 def validate_single_line(value):
