@@ -18,19 +18,6 @@ from django.db.migrations.loader import MigrationLoader
 from .models import AgentMode
 from .validators import validate_mode_id, validate_mode_key, validate_single_line, validate_string_list
 
-LIST_FIELDS = [
-    "mode_instructions",
-    "behavior_hints",
-    "human_role_hints",
-    "example_utterances",
-    "associated_tool_ids",
-    "tool_group_hints",
-    "rag_scope_hints",
-    "strong_signals",
-    "weak_signals",
-]
-
-
 def check_mode_catalog(app_configs=None, databases=None, **kwargs):
     if not databases or DEFAULT_DB_ALIAS not in databases:
         return []
@@ -165,7 +152,7 @@ def _check_list_fields(modes):
             id="modes.E009",
         )
         for mode in modes
-        for field in LIST_FIELDS
+        for field in AgentMode.list_field_names()
         if _fails(validate_string_list, getattr(mode, field))
     ]
 

@@ -136,6 +136,11 @@ class AgentMode(models.Model):
             self.position = 1 if last is None else last + 1
         super().save(*args, **kwargs)
 
+    @classmethod
+    def list_field_names(cls) -> list[str]:
+        """The fields holding lists of strings, in declaration order."""
+        return [field.name for field in cls._meta.fields if isinstance(field, StringListField)]
+
     def create_summary(self) -> AgentModeSummary:
         return AgentModeSummary(
             id=self.id,

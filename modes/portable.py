@@ -18,17 +18,7 @@ FORMAT_NAME = "aptix-modes"
 FORMAT_VERSION = 1
 
 TEXT_FIELDS = ("id", "key", "display_name", "description", "when_to_use", "status", "version")
-LIST_FIELDS = (
-    "mode_instructions",
-    "behavior_hints",
-    "human_role_hints",
-    "example_utterances",
-    "associated_tool_ids",
-    "tool_group_hints",
-    "rag_scope_hints",
-    "strong_signals",
-    "weak_signals",
-)
+LIST_FIELDS = tuple(AgentMode.list_field_names())
 PORTABLE_FIELDS = (*TEXT_FIELDS, "is_default", "position", *LIST_FIELDS)
 
 
