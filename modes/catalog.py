@@ -110,10 +110,12 @@ def current_catalog() -> CatalogSnapshot:
     version = _read_version()
     snapshot = _latest
     if snapshot is None or version is None or snapshot.version != version:
-        with _load_lock:
-            snapshot = CatalogSnapshot(version=version, modes=tuple(AgentMode.objects.all()))
-            if version is not None:
-                _latest = snapshot
+        with _load_lock:  # threads that find the same new version load it once
+            snapshot = _latest
+            if snapshot is None or version is None or snapshot.version != version:
+                snapshot = CatalogSnapshot(version=version, modes=tuple(AgentMode.objects.all()))
+                if version is not None:
+                    _latest = snapshot
     if getattr(_request, "active", False):
         _request.snapshot = snapshot
     return snapshot
