@@ -45,3 +45,198 @@ def unconstrained_catalog(db):
     if connection.vendor == "sqlite":
         with connection.cursor() as cursor:
             cursor.execute("PRAGMA ignore_check_constraints = OFF")
+
+
+def _modes_app_snapshot():
+    """Every row of every model of the modes app (the catalog first), all fields included."""
+    from django.apps import apps
+
+    models = sorted(apps.get_app_config("modes").get_models(), key=lambda model: model is not AgentMode)
+    return {model: list(model.objects.order_by("pk").values()) for model in models}
+
+
+@pytest.fixture
+def restore_initial_database(django_db_setup, django_db_blocker):
+    """For transactional tests, which pytest-django ends by flushing every table.
+
+    Request it as the FIRST argument, followed by ``django_db_serialized_rollback`` and
+    ``transactional_db``: then its teardown runs after the flush and writes back what the migrations
+    put in the test database (content types, permissions, the seed modes), so later tests find the
+    database as it was. Django's serialized copy keeps only milliseconds of timestamps, so the rows
+    of the modes app are then put back exactly as they were before the test, and checked.
+    """
+    from django.db import connections
+
+    with django_db_blocker.unblock():
+        before = _modes_app_snapshot()
+    yield
+    with django_db_blocker.unblock():
+        for alias in connections:
+            contents = getattr(connections[alias], "_test_serialized_contents", None)
+            if contents:
+                connections[alias].creation.deserialize_db_from_string(contents)
+        for model, rows in before.items():  # the catalog first: its triggers change the version row
+            pk_name = model._meta.pk.attname
+            model.objects.exclude(pk__in=[row[pk_name] for row in rows]).delete()
+            for row in rows:
+                if not model.objects.filter(pk=row[pk_name]).exists():
+                    model.objects.bulk_create([model(**row)])
+                model.objects.filter(pk=row[pk_name]).update(**row)  # update() keeps the given timestamps
+        assert _modes_app_snapshot() == before, "the modes tables were not restored"
+
+
+@pytest.fixture(autouse=True)
+def fresh_throttle_counters():
+    """Throttle counters live in the cache; each test starts with none."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+# --- Agent tools, sessions and the REST API ------------------------------------------------------------
+# Users alice and bob, each in their own organization and with an API token; clients authenticated as
+# each of them and an anonymous one; a session owned by each.
+
+
+_PASSWORD_HASHES = {}
+
+
+def _password_hash(password):
+    """Hashing a password takes a good fraction of a second; do it once per password per run."""
+    from django.contrib.auth.hashers import make_password
+
+    if password not in _PASSWORD_HASHES:
+        _PASSWORD_HASHES[password] = make_password(password)
+    return _PASSWORD_HASHES[password]
+
+
+def _member(username, org_name, org_slug):
+    """A user (password '<username>-password-123') in a new organization, with an API token."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from accounts.models import Membership, Organization
+
+    user = get_user_model().objects.create_user(username=username)
+    user.password = _password_hash(f"{username}-password-123")
+    user.save(update_fields=["password"])
+    org = Organization.objects.create(name=org_name, slug=org_slug)
+    Membership.objects.create(user=user, organization=org)
+    Token.objects.create(user=user)
+    return user
+
+
+@pytest.fixture
+def alice(db):
+    """A user in the organization 'acme', with an API token (alice.auth_token.key)."""
+    return _member("alice", "Acme", "acme")
+
+
+@pytest.fixture
+def bob(db):
+    """A user in the organization 'globex', with an API token."""
+    return _member("bob", "Globex", "globex")
+
+
+@pytest.fixture
+def alice_org(alice):
+    return alice.membership.organization
+
+
+@pytest.fixture
+def anon_client():
+    from rest_framework.test import APIClient
+
+    return APIClient()
+
+
+def _token_client(user):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {user.auth_token.key}")
+    return client
+
+
+@pytest.fixture
+def alice_client(alice):
+    """An API client sending alice's token."""
+    return _token_client(alice)
+
+
+@pytest.fixture
+def bob_client(bob):
+    return _token_client(bob)
+
+
+@pytest.fixture
+def alice_session(alice):
+    """A session of alice's in the default mode (general)."""
+    from sessions_app.services import create_session
+
+    return create_session(owner=alice, org=alice.membership.organization, title="Alice's session")
+
+
+@pytest.fixture
+def bob_session(bob):
+    from sessions_app.services import create_session
+
+    return create_session(owner=bob, org=bob.membership.organization, title="Bob's session")
+
+
+def _ensure_migrated_catalog():
+    """Writes what the migrations put in the catalog if it is missing: the seed modes and the version row.
+
+    Idempotent: the seed migration's add_seed_modes leaves existing modes alone.
+    """
+    import importlib
+    import uuid
+    from types import SimpleNamespace
+
+    from django.apps import apps as django_apps
+
+    seed = importlib.import_module("modes.migrations.0002_seed_v1_modes")
+    seed.add_seed_modes(django_apps, SimpleNamespace(connection=connection))
+    try:
+        version_model = django_apps.get_model("modes", "CatalogVersion")
+    except LookupError:
+        return
+    if not version_model.objects.filter(pk=1).exists():
+        # A fresh random version: no process can hold a cached catalog labelled with it.
+        version_model.objects.create(pk=1, version=uuid.uuid4().hex)
+
+
+@pytest.fixture(scope="class")
+def modes_restored_after_flush(django_db_setup, django_db_blocker):
+    """For a class of transactional tests: the catalog is there before them and put back after the flush.
+
+    Use it with ``@pytest.mark.django_db(transaction=True, serialized_rollback=True)``. A transactional
+    test ends by flushing every table. This fixture is class-scoped so that its teardown runs after
+    that flush (a function-scoped fixture is torn down before the django_db marker's flush). Then, like
+    restore_initial_database, it writes back what the migrations put in the test database (content
+    types, permissions, seed modes, catalog version row) with their original primary keys, so that a
+    later serialized-rollback test can load them again; when nothing was serialized, the flush ran
+    post_migrate instead and the seed modes and version row are written here. Before the class it
+    makes sure the migrated catalog is present (an earlier transactional test may have left the tables
+    empty) and snapshots the modes; afterwards it puts them back exactly, timestamps included.
+    """
+    from django.db import connections
+
+    with django_db_blocker.unblock():
+        _ensure_migrated_catalog()
+        before = list(AgentMode.objects.order_by("pk").values())
+    yield
+    with django_db_blocker.unblock():
+        for alias in connections:
+            contents = getattr(connections[alias], "_test_serialized_contents", None)
+            if contents:
+                connections[alias].creation.deserialize_db_from_string(contents)
+        AgentMode.objects.exclude(pk__in=[row["id"] for row in before]).delete()
+        present = set(AgentMode.objects.values_list("pk", flat=True))
+        AgentMode.objects.bulk_create([AgentMode(**row) for row in before if row["id"] not in present])
+        for row in before:
+            AgentMode.objects.filter(pk=row["id"]).update(**row)  # update() keeps the given timestamps
+        _ensure_migrated_catalog()
+        assert list(AgentMode.objects.order_by("pk").values()) == before, "the mode catalog was not restored"

@@ -1,0 +1,162 @@
+"""System checks modes.E001–E009: one check id per invariant of AGN-014 §7, read from the real database."""
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from django.db.models import JSONField, Value
+
+from modes.checks import catalog_errors, check_mode_catalog
+from modes.models import AgentMode
+
+pytestmark = pytest.mark.django_db
+
+DDR = "ddr_authoring"
+
+
+def check_database_errors():
+    """The text of the SystemCheckError that `check --database default` raises."""
+    with pytest.raises(SystemCheckError) as caught:
+        call_command("check", "--database", "default")
+    return str(caught.value)
+
+
+def break_ddr(**fields):
+    assert AgentMode.objects.filter(key=DDR).update(**fields) == 1
+
+
+def mode(**overrides):
+    fields = {
+        "key": "research",
+        "display_name": "Research",
+        "when_to_use": "Use this mode for research.",
+        "id": "11111111111111111111111111111111",
+    }
+    fields.update(overrides)
+    return AgentMode(**fields)
+
+
+def check_ids(errors):
+    return [error.id for error in errors]
+
+
+# --- the seed catalog passes -------------------------------------------------------------------------
+
+
+def test_check_with_database_passes_on_the_seed_catalog():
+    call_command("check", "--database", "default")  # raises SystemCheckError on any error
+    assert catalog_errors(list(AgentMode.objects.all())) == []
+
+
+def test_check_mode_catalog_reads_the_catalog_only_when_asked_for_the_default_database(unconstrained_catalog):
+    AgentMode.objects.update(is_default=False)
+    assert check_mode_catalog(databases=None) == []
+    assert check_mode_catalog(databases=[]) == []
+    assert check_ids(check_mode_catalog(databases=["default"])) == ["modes.E005"]
+
+
+def test_plain_check_without_database_does_not_read_the_catalog(unconstrained_catalog):
+    AgentMode.objects.update(is_default=False)
+    call_command("check")  # would raise SystemCheckError if it read the broken catalog
+    assert "modes.E005" in check_database_errors()
+
+
+# --- one id per invariant, from the database ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad_id", ["a9e1f9c15a0c4f8d9af51f3e8b2a6d22", "NOT-A-GUID", "A9E1F9C1"])
+def test_e001_malformed_id_names_the_mode(unconstrained_catalog, bad_id):
+    break_ddr(id=bad_id)
+    text = check_database_errors()
+    assert "modes.E001" in text
+    assert f"Mode 'ddr_authoring' has id '{bad_id}', which is not 32 upper-case hexadecimal characters." in text
+
+
+@pytest.mark.parametrize("bad_key", ["DDR_Authoring", "ddr-authoring", "ddr authoring"])
+def test_e003_malformed_key_names_the_mode(unconstrained_catalog, bad_key):
+    break_ddr(key=bad_key)
+    text = check_database_errors()
+    assert "modes.E003" in text
+    assert f"Mode key '{bad_key}' is not snake_case" in text
+
+
+def test_e005_no_default_mode(unconstrained_catalog):
+    AgentMode.objects.update(is_default=False)
+    text = check_database_errors()
+    assert "modes.E005" in text
+    assert "No mode is the default mode." in text
+
+
+def test_e006_two_default_modes_names_both(unconstrained_catalog):
+    break_ddr(is_default=True)
+    text = check_database_errors()
+    assert "modes.E006" in text
+    assert "Modes 'general', 'ddr_authoring' are all marked default; exactly one must be." in text
+
+
+@pytest.mark.parametrize("when_to_use", ["", "   ", "First line.\nSecond line.", "One.\rTwo."])
+def test_e007_empty_or_multi_line_when_to_use_names_the_mode(unconstrained_catalog, when_to_use):
+    break_ddr(when_to_use=when_to_use)
+    text = check_database_errors()
+    assert "modes.E007" in text
+    assert "Mode 'ddr_authoring' has no single-line when-to-use sentence." in text
+
+
+@pytest.mark.parametrize("status", ["retired", "", "ACTIVE"])
+def test_e008_unknown_status_names_the_mode(unconstrained_catalog, status):
+    break_ddr(status=status)
+    text = check_database_errors()
+    assert "modes.E008" in text
+    assert f"Mode 'ddr_authoring' has status '{status}', which is not one of active, experimental, deprecated." in text
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("mode_instructions", "Follow SYS-001."),
+        ("associated_tool_ids", {"agent_list_modes": True}),
+        ("human_role_hints", ["Architect", 7]),
+        ("strong_signals", ["DDR", ""]),
+        ("weak_signals", ["spec", "  "]),
+        ("example_utterances", ["Line one.\nLine two."]),
+        ("rag_scope_hints", Value(None, output_field=JSONField())),  # JSON null
+    ],
+)
+def test_e009_list_field_not_a_list_of_single_line_strings_names_mode_and_field(unconstrained_catalog, field, value):
+    break_ddr(**{field: value})
+    text = check_database_errors()
+    assert "modes.E009" in text
+    assert f"Mode 'ddr_authoring' field '{field}' is not a list of non-empty, single-line strings." in text
+
+
+def test_check_reports_every_broken_invariant_at_once(unconstrained_catalog):
+    AgentMode.objects.filter(key="general").update(is_default=False, status="gone")
+    break_ddr(key="Bad", when_to_use="")
+    text = check_database_errors()
+    for check_id in ("modes.E003", "modes.E005", "modes.E007", "modes.E008"):
+        assert check_id in text
+
+
+# --- duplicates, which the database cannot store -----------------------------------------------------
+
+
+def test_e002_duplicate_id_names_both_modes():
+    errors = catalog_errors([mode(key="research", is_default=True), mode(key="review")])
+    assert check_ids(errors) == ["modes.E002"]
+    assert errors[0].msg == "Modes 'research', 'review' share the id '11111111111111111111111111111111'."
+
+
+def test_e004_duplicate_key_names_the_key():
+    errors = catalog_errors(
+        [mode(is_default=True), mode(id="22222222222222222222222222222222"), mode(id="33333333333333333333333333333333")]
+    )
+    assert check_ids(errors) == ["modes.E004"]
+    assert errors[0].msg == "Modes 'research', 'research', 'research' share the key 'research'."
+
+
+def test_catalog_errors_on_valid_unsaved_modes_is_empty():
+    assert catalog_errors([mode(is_default=True), mode(key="review", id="22222222222222222222222222222222")]) == []
+
+
+def test_catalog_errors_flags_a_missing_id():
+    errors = catalog_errors([mode(id="", is_default=True)])
+    assert check_ids(errors) == ["modes.E001"]

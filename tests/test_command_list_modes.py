@@ -1,0 +1,251 @@
+"""manage.py list_modes: filter, the agent_list_modes JSON payload, the table and the Markdown listing."""
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from modes.models import AgentMode
+
+pytestmark = pytest.mark.django_db
+
+PAYLOAD_KEYS = [
+    "id",
+    "key",
+    "displayName",
+    "description",
+    "systemPromptSummary",
+    "isDefault",
+    "humanRoleHints",
+    "exampleUtterances",
+    "source",
+    "status",
+]
+
+
+def list_modes(*args):
+    out, err = StringIO(), StringIO()
+    call_command("list_modes", *args, stdout=out, stderr=err)
+    assert err.getvalue() == ""
+    return out.getvalue()
+
+
+def listed_keys(*args):
+    return [mode["key"] for mode in json.loads(list_modes("--format", "json", *args))["modes"]]
+
+
+@pytest.fixture
+def scout(db):
+    return AgentMode.objects.create(
+        key="zeta_research",
+        display_name="Literature Scout",
+        description="Compares papers about aardvarks.",
+        when_to_use="Use this mode when the user wants quokka facts.",
+        status="experimental",
+        associated_tool_ids=["agent_list_modes", "agent_web_search"],
+        human_role_hints=["Researcher"],
+        example_utterances=["Find me quokka papers."],
+    )
+
+
+# --- filter --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, field",
+    [("ZETA_RES", "key"), ("literature SCOUT", "display name"), ("Aardvarks", "description"), ("QUOKKA", "when-to-use")],
+)
+def test_filter_is_case_insensitive_contains_over_each_of_the_four_fields(scout, text, field):
+    assert listed_keys("--filter", text) == ["zeta_research"], field
+
+
+def test_filter_matching_seed_modes_keeps_catalog_order(scout):
+    assert listed_keys("--filter", "authoring") == ["ddr_authoring", "workflow_authoring"]
+    assert listed_keys("--filter", "sys-001") == ["ddr_authoring"]  # description and when-to-use
+
+
+def test_filter_matches_nothing(scout):
+    assert listed_keys("--filter", "no mode mentions this") == []
+
+
+def test_filter_does_not_search_other_fields(scout):
+    # "agent_web_search" is only in the tools; "Researcher" only in the role hints.
+    assert listed_keys("--filter", "agent_web_search") == []
+    assert listed_keys("--filter", "Researcher") == []
+
+
+def test_filter_never_matches_across_two_fields():
+    # No single field of 'general' contains a line break, so text spanning its key and name must not match.
+    assert listed_keys("--filter", "general\nGeneral") == []
+    assert listed_keys("--filter", "authoring\nworkflow") == []
+
+
+def test_without_filter_every_mode_is_listed(scout):
+    assert listed_keys() == ["general", "ddr_authoring", "workflow_authoring", "zeta_research"]
+
+
+# --- json ----------------------------------------------------------------------------------------------
+
+
+def test_json_prints_the_modes_payload_with_exactly_the_camel_case_keys(scout):
+    document = json.loads(list_modes("--format", "json"))
+    assert list(document) == ["modes"]
+    for mode in document["modes"]:
+        assert sorted(mode) == sorted(PAYLOAD_KEYS)
+    assert document["modes"][0] == {
+        "id": "3F8E4F377F7A4C189C7F6A8B9F945C11",
+        "key": "general",
+        "displayName": "General",
+        "description": "General-purpose assistance for everyday Q&A, explanation, and lightweight help.",
+        "systemPromptSummary": "Use this mode for everyday Q&A, explanation, and lightweight assistance.",
+        "isDefault": True,
+        "humanRoleHints": ["Asking quick questions", "Looking for explanations or summaries"],
+        "exampleUtterances": [],
+        "source": "builtin",
+        "status": "active",
+    }
+    assert document["modes"][3] == {
+        "id": scout.id,
+        "key": "zeta_research",
+        "displayName": "Literature Scout",
+        "description": "Compares papers about aardvarks.",
+        "systemPromptSummary": "Use this mode when the user wants quokka facts.",
+        "isDefault": False,
+        "humanRoleHints": ["Researcher"],
+        "exampleUtterances": [],
+        "source": "custom",
+        "status": "experimental",
+    }
+
+
+def test_json_without_include_examples_has_empty_example_utterances():
+    assert [mode["exampleUtterances"] for mode in json.loads(list_modes("--format", "json"))["modes"]] == [[], [], []]
+
+
+def test_json_with_include_examples_has_the_example_utterances(scout):
+    modes = json.loads(list_modes("--format", "json", "--include-examples"))["modes"]
+    assert modes[1]["exampleUtterances"] == [
+        "Help me write a DDR for the session storage service.",
+        "Review TUL-007 for gaps against SYS-001.",
+        "Turn these notes into a DDR draft.",
+    ]
+    assert modes[3]["exampleUtterances"] == ["Find me quokka papers."]
+
+
+def test_json_description_falls_back_to_when_to_use(scout):
+    AgentMode.objects.filter(pk=scout.pk).update(description="")
+    mode = json.loads(list_modes("--format", "json", "--filter", "quokka"))["modes"][0]
+    assert mode["description"] == mode["systemPromptSummary"] == "Use this mode when the user wants quokka facts."
+
+
+# --- table ---------------------------------------------------------------------------------------------
+
+
+def test_table_is_the_default_format():
+    lines = list_modes().splitlines()
+    assert lines[0].split() == ["KEY", "NAME", "STATUS", "SOURCE", "DEFAULT", "WHEN", "TO", "USE"]
+    assert [line.split()[0] for line in lines[1:]] == ["general", "ddr_authoring", "workflow_authoring"]
+    assert lines[1].startswith("general")
+    assert "yes" in lines[1].split() and "yes" not in lines[2].split()
+    assert lines[2].endswith("Use this mode when the user wants to create, refine, or validate Aptix DDR specifications "
+                             "following SYS-001.")
+
+
+def test_table_honours_the_filter(scout):
+    lines = list_modes("--filter", "quokka").splitlines()
+    assert len(lines) == 2
+    assert lines[1].split()[:6] == ["zeta_research", "Literature", "Scout", "experimental", "custom",
+                                    "Use"]
+
+
+# --- markdown ------------------------------------------------------------------------------------------
+
+MARKDOWN_SEED = """\
+# Available Modes
+
+## Built-in Modes
+
+### General (general)
+- **When to Use**: Use this mode for everyday Q&A, explanation, and lightweight assistance.
+- **Tools**: agent_change_mode, agent_list_modes, agent_workflow_registry, agent_hello_world
+- **Status**: active (default)
+
+### DDR Authoring (ddr_authoring)
+- **When to Use**: Use this mode when the user wants to create, refine, or validate Aptix DDR specifications \
+following SYS-001.
+- **Tools**: agent_change_mode, agent_list_modes, agent_workflow_registry, agent_ddr_manager
+- **Status**: active
+
+### Workflow Authoring (workflow_authoring)
+- **When to Use**: Use this mode when defining, editing, or validating Aptix workflows using TUL-006.
+- **Tools**: agent_change_mode, agent_list_modes, agent_workflow_registry, agent_workflow_authoring
+- **Status**: active
+"""
+
+
+def test_markdown_lists_builtin_then_custom_modes_and_ends_with_totals(scout):
+    assert list_modes("--format", "markdown") == MARKDOWN_SEED + """
+## Custom Modes
+
+### Literature Scout (zeta_research)
+- **When to Use**: Use this mode when the user wants quokka facts.
+- **Tools**: agent_list_modes, agent_web_search
+- **Status**: experimental
+
+Total: 4 modes (3 built-in, 1 custom)
+"""
+
+
+def test_markdown_without_custom_modes_says_none():
+    output = list_modes("--format", "markdown")
+    assert output == MARKDOWN_SEED + "\n## Custom Modes\n\n_None._\n\nTotal: 3 modes (3 built-in, 0 custom)\n"
+
+
+def test_markdown_groups_custom_modes_after_builtin_ones_whatever_the_position(scout):
+    AgentMode.objects.filter(pk=scout.pk).update(position=0)
+    output = list_modes("--format", "markdown")
+    assert output.index("## Built-in Modes") < output.index("### General (general)") < output.index(
+        "## Custom Modes"
+    ) < output.index("### Literature Scout (zeta_research)")
+
+
+def test_markdown_filtered_shows_matches_total_of_catalog_and_the_filter_line(scout):
+    output = list_modes("--format", "markdown", "--filter", "Quokka")
+    assert output == """\
+# Available Modes
+
+## Built-in Modes
+
+_None._
+
+## Custom Modes
+
+### Literature Scout (zeta_research)
+- **When to Use**: Use this mode when the user wants quokka facts.
+- **Tools**: agent_list_modes, agent_web_search
+- **Status**: experimental
+
+Total: 4 modes (3 built-in, 1 custom)
+Showing 1 mode matching filter "Quokka"
+"""
+
+
+def test_markdown_filter_line_counts_several_matches(scout):
+    output = list_modes("--format", "markdown", "--filter", "authoring")
+    assert output.endswith('Total: 4 modes (3 built-in, 1 custom)\nShowing 2 modes matching filter "authoring"\n')
+
+
+def test_markdown_mode_without_tools_says_none():
+    AgentMode.objects.create(key="bare", display_name="Bare", when_to_use="Use this mode rarely.")
+    assert "### Bare (bare)\n- **When to Use**: Use this mode rarely.\n- **Tools**: none\n- **Status**: active\n" in (
+        list_modes("--format", "markdown")
+    )
+
+
+# --- bad input -----------------------------------------------------------------------------------------
+
+
+def test_unknown_format_is_a_command_error():
+    with pytest.raises(CommandError, match="invalid choice: 'xml'"):
+        call_command("list_modes", "--format", "xml", stdout=StringIO(), stderr=StringIO())

@@ -1,0 +1,62 @@
+"""manage.py mode_prompt: prints the Mode Catalog block of AGN-014 §6.2."""
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from modes.models import AgentMode
+
+pytestmark = pytest.mark.django_db
+
+BLOCK = """\
+Current Mode: {current}
+
+Available Modes:
+- general: Use this mode for everyday Q&A, explanation, and lightweight assistance.
+- ddr_authoring: Use this mode when the user wants to create, refine, or validate Aptix DDR specifications \
+following SYS-001.
+- workflow_authoring: Use this mode when defining, editing, or validating Aptix workflows using TUL-006.
+
+Mode Switching:
+- If the user\u2019s request clearly matches another mode\u2019s "when to use" description, you may recommend \
+switching.
+- If the user expresses interest in switching, follow the instructions in the agent_change_mode tool.
+- If you need more detail about modes, call the agent_list_modes tool.
+"""
+
+
+def mode_prompt(*args):
+    out, err = StringIO(), StringIO()
+    call_command("mode_prompt", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_current_mode_block_is_printed_exactly():
+    assert mode_prompt("--current", "ddr_authoring") == (BLOCK.format(current="ddr_authoring"), "")
+
+
+def test_without_current_the_default_mode_is_current():
+    assert mode_prompt() == (BLOCK.format(current="general"), "")
+
+
+def test_unknown_current_key_falls_back_to_the_default_with_a_warning():
+    out, err = mode_prompt("--current", "ddr_writing")
+    assert out == BLOCK.format(current="general")
+    assert err == "No mode has the key 'ddr_writing'; showing the default mode instead.\n"
+
+
+def test_fallback_follows_the_catalog_default():
+    AgentMode.objects.filter(key="general").update(is_default=False)
+    AgentMode.objects.filter(key="workflow_authoring").update(is_default=True)
+    out, err = mode_prompt("--current", "nope")
+    assert out == BLOCK.format(current="workflow_authoring")
+    assert "'nope'" in err
+
+
+def test_custom_mode_appears_in_the_block(custom_mode):
+    out, _ = mode_prompt("--current", "research")
+    lines = out.splitlines()
+    assert lines[0] == "Current Mode: research"
+    assert lines[6] == "- research: Use this mode when the user wants sources found, compared or summarised."
+    assert lines[7:9] == ["", "Mode Switching:"]

@@ -1,0 +1,90 @@
+"""aptix_site/settings.py reads the environment: SECRET_KEY, DEBUG and DATABASE_URL."""
+
+import os
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+SETTINGS_FILE = PROJECT_DIR / "aptix_site" / "settings.py"
+
+
+@pytest.fixture
+def load_settings(monkeypatch):
+    """Runs the settings module afresh with the given environment; returns its names."""
+
+    def load(**env):
+        for name in ("SECRET_KEY", "DEBUG", "DATABASE_URL"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        return runpy.run_path(str(SETTINGS_FILE))
+
+    return load
+
+
+def test_settings_refuse_to_load_without_secret_key_when_debug_is_off():
+    env = {name: value for name, value in os.environ.items() if name not in ("SECRET_KEY", "DEBUG", "DATABASE_URL")}
+    env["DJANGO_SETTINGS_MODULE"] = "aptix_site.settings"
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_missing_secret_key_with_debug_off_raises_improperly_configured(load_settings):
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY must be set when DEBUG is off"):
+        load_settings()
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY must be set when DEBUG is off"):
+        load_settings(DEBUG="0", SECRET_KEY="")
+
+
+def test_debug_on_without_secret_key_uses_a_development_key(load_settings):
+    names = load_settings(DEBUG="1")
+    assert names["DEBUG"] is True
+    assert names["SECRET_KEY"].startswith("django-insecure-")
+
+
+def test_secret_key_comes_from_the_environment(load_settings):
+    names = load_settings(SECRET_KEY="from-the-environment")
+    assert (names["SECRET_KEY"], names["DEBUG"]) == ("from-the-environment", False)
+
+
+def test_without_database_url_the_database_is_sqlite_beside_manage_py(load_settings):
+    database = load_settings(SECRET_KEY="x")["DATABASES"]["default"]
+    assert database["ENGINE"] == "django.db.backends.sqlite3"
+    assert Path(database["NAME"]) == PROJECT_DIR / "db.sqlite3"
+
+
+def test_postgres_database_url_selects_postgresql(load_settings):
+    database = load_settings(SECRET_KEY="x", DATABASE_URL="postgres://aptix@db.example:5433/aptix_modes")["DATABASES"][
+        "default"
+    ]
+    assert database["ENGINE"] == "django.db.backends.postgresql"
+    assert (database["NAME"], database["USER"], database["HOST"], database["PORT"]) == (
+        "aptix_modes",
+        "aptix",
+        "db.example",
+        5433,
+    )
+
+
+def test_sqlite_database_url_selects_that_file(load_settings, tmp_path):
+    database = load_settings(SECRET_KEY="x", DATABASE_URL=f"sqlite:///{tmp_path}/db.sqlite3")["DATABASES"]["default"]
+    assert database["ENGINE"] == "django.db.backends.sqlite3"
+    assert database["NAME"] == f"{tmp_path}/db.sqlite3"
+
+
+def test_the_running_suite_uses_the_database_make_test_chose(settings):
+    expected = "postgresql" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite3"
+    assert settings.DATABASES["default"]["ENGINE"] == f"django.db.backends.{expected}"

@@ -1,0 +1,158 @@
+"""
+No server starts on a broken mode catalog (AGN-014 §7.6): gunicorn, runserver, the ASGI module, `check --database`.
+
+Each test runs real processes against its own SQLite file, whatever database the suite itself uses. The
+template database is made once per module by `manage.py migrate` on an empty file, which also shows
+that migrate works on an empty database.
+"""
+
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+PYTHON = sys.executable
+GUNICORN = str(Path(sys.executable).parent / "gunicorn")
+TIMEOUT = 60
+
+
+def server_env(db_file):
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("DATABASE_URL", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE")
+    }
+    env.update(
+        DATABASE_URL=f"sqlite:///{db_file}",
+        SECRET_KEY="startup-tests-only",
+        SECURE_SSL_REDIRECT="0",
+        DJANGO_SETTINGS_MODULE="aptix_site.settings",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def run(args, db_file):
+    """Runs a process to its end (killed after TIMEOUT); returns (exit code, stdout + stderr)."""
+    result = subprocess.run(
+        args, cwd=PROJECT_DIR, env=server_env(db_file), capture_output=True, text=True, timeout=TIMEOUT
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def gunicorn_args(port):
+    return [GUNICORN, "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"]
+
+
+@pytest.fixture(scope="module")
+def migrated_template(tmp_path_factory):
+    db_file = tmp_path_factory.mktemp("startup") / "template.sqlite3"
+    code, output = run([PYTHON, "manage.py", "migrate", "--noinput"], db_file)
+    assert code == 0, output
+    with sqlite3.connect(db_file) as db:
+        assert db.execute("SELECT key, is_default FROM modes_agentmode ORDER BY position").fetchall() == [
+            ("general", 1),
+            ("ddr_authoring", 0),
+            ("workflow_authoring", 0),
+        ]
+    return db_file
+
+
+@pytest.fixture
+def intact_db(migrated_template, tmp_path):
+    db_file = tmp_path / "db.sqlite3"
+    shutil.copy(migrated_template, db_file)
+    return db_file
+
+
+@pytest.fixture
+def db_without_default(intact_db):
+    db = sqlite3.connect(intact_db)
+    try:
+        assert db.execute("UPDATE modes_agentmode SET is_default = 0").rowcount == 3
+        db.commit()
+    finally:
+        db.close()
+    return intact_db
+
+
+def test_gunicorn_refuses_to_start_on_a_catalog_without_default(db_without_default):
+    code, output = run(gunicorn_args(free_port()), db_without_default)
+    assert code != 0
+    assert "Refusing to serve: the mode catalog is broken." in output
+    assert "modes.E005" in output
+
+
+def test_gunicorn_serves_on_the_intact_catalog(intact_db):
+    port = free_port()
+    process = subprocess.Popen(
+        gunicorn_args(port),
+        cwd=PROJECT_DIR,
+        env=server_env(intact_db),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        status = None
+        deadline = time.monotonic() + TIMEOUT
+        while status is None and time.monotonic() < deadline and process.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/admin/login/", timeout=5) as response:
+                    status = response.status
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.1)
+        assert process.poll() is None, process.communicate(timeout=TIMEOUT)[0]
+        assert status == 200
+    finally:
+        process.terminate()
+        try:
+            process.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+
+
+def test_runserver_refuses_to_start_on_a_broken_catalog(db_without_default):
+    code, output = run([PYTHON, "manage.py", "runserver", "--noreload", f"127.0.0.1:{free_port()}"], db_without_default)
+    assert code != 0
+    assert "CommandError: Refusing to serve: the mode catalog is broken." in output
+    assert "modes.E005" in output
+
+
+def test_asgi_module_refuses_to_load_on_a_broken_catalog(db_without_default):
+    code, output = run([PYTHON, "-c", "import aptix_site.asgi"], db_without_default)
+    assert code != 0
+    assert "ImproperlyConfigured: Refusing to serve: the mode catalog is broken." in output
+    assert "modes.E005" in output
+
+
+def test_check_database_default_fails_on_a_broken_catalog(db_without_default):
+    code, output = run([PYTHON, "manage.py", "check", "--database", "default"], db_without_default)
+    assert code != 0
+    assert "SystemCheckError" in output
+    assert "(modes.E005) No mode is the default mode." in output
+
+
+def test_gunicorn_refuses_to_start_before_migrations(tmp_path):
+    code, output = run(gunicorn_args(free_port()), tmp_path / "empty.sqlite3")
+    assert code != 0
+    assert (
+        "Refusing to serve: the mode catalog's migrations are not applied. Run 'python manage.py migrate' first."
+        in output
+    )
