@@ -1,0 +1,203 @@
+"""The read-only mode endpoints: /api/modes/, /api/modes/<key>/, /api/modes/<key>/tools/, /api/system-prompt/."""
+
+import json
+
+import pytest
+
+from agent_tools.contract import AgentToolExecutionContext
+from modes.catalog import build_system_prompt
+from modes.models import AgentMode
+from modes.tools import ListModesTool
+
+pytestmark = pytest.mark.django_db
+
+SEED_KEYS = ["general", "ddr_authoring", "workflow_authoring"]
+
+
+def tool_payload(arguments):
+    context = AgentToolExecutionContext(org=None, user=None, session_id=None, conversation_id=None)
+    result = ListModesTool().execute(json.dumps(arguments), context)
+    assert result.successful, result.error_message
+    return json.loads(result.result)
+
+
+# --- GET /api/modes/ -----------------------------------------------------------------------------------------
+
+
+def test_list_returns_the_modes_object(alice_client):
+    response = alice_client.get("/api/modes/")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/json")
+    body = response.json()
+    assert list(body) == ["modes"]
+    assert [mode["key"] for mode in body["modes"]] == SEED_KEYS
+
+
+@pytest.mark.parametrize(
+    "query, arguments",
+    [
+        ("", {}),
+        ("?includeExamples=true", {"includeExamples": True}),
+        ("?includeExamples=false", {"includeExamples": False}),
+        ("?filter=DDR", {"filter": "DDR"}),
+        ("?filter=everyday&includeExamples=true", {"filter": "everyday", "includeExamples": True}),
+        ("?filter=", {"filter": ""}),
+        ("?filter=nothing+matches+this", {"filter": "nothing matches this"}),
+        ("?filter=rEsEaRcH&includeExamples=1", {"filter": "rEsEaRcH", "includeExamples": True}),
+    ],
+    ids=["none", "examples", "no-examples", "filter", "both", "empty-filter", "no-match", "custom-mode"],
+)
+def test_list_is_identical_to_the_agent_list_modes_payload(alice_client, custom_mode, query, arguments):
+    response = alice_client.get("/api/modes/" + query)
+    assert response.status_code == 200
+    assert response.json() == tool_payload(arguments)
+
+
+def test_list_include_examples_returns_the_seed_examples(alice_client):
+    modes = alice_client.get("/api/modes/?includeExamples=true").json()["modes"]
+    assert modes[0]["exampleUtterances"] == [
+        "What is the difference between a workflow and a DDR?",
+        "Summarize this paragraph for me.",
+        "Explain how the agent decides which tools to use.",
+    ]
+    plain = alice_client.get("/api/modes/").json()["modes"]
+    assert all(mode["exampleUtterances"] == [] for mode in plain)
+
+
+def test_list_filter_ignores_case(alice_client):
+    modes = alice_client.get("/api/modes/?filter=WORKFLOW%20AUTHORING").json()["modes"]
+    assert [mode["key"] for mode in modes] == ["workflow_authoring"]
+
+
+@pytest.mark.parametrize("query", ["?includeExamples=maybe", "?filter=" + "x" * 201], ids=["bad-bool", "long-filter"])
+def test_list_refuses_bad_query_parameters_with_400(alice_client, query):
+    response = alice_client.get("/api/modes/" + query)
+    assert response.status_code == 400
+    assert set(response.json()) <= {"includeExamples", "filter"}
+
+
+# --- GET /api/modes/<key>/ ----------------------------------------------------------------------------------
+
+
+def test_detail_returns_the_full_mode_in_camel_case(alice_client):
+    response = alice_client.get("/api/modes/ddr_authoring/")
+    assert response.status_code == 200
+    body = response.json()
+    mode = AgentMode.objects.get(key="ddr_authoring")
+    assert body["id"] == "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
+    assert body["key"] == "ddr_authoring"
+    assert body["displayName"] == "DDR Authoring"
+    assert body["description"] == mode.description
+    assert body["whenToUse"] == mode.when_to_use
+    assert body["isDefault"] is False
+    assert body["status"] == "active"
+    assert body["version"] == "v1"
+    assert body["source"] == "builtin"
+    assert body["modeInstructions"] == mode.mode_instructions
+    assert body["behaviorHints"] == ["preferStructuredOutput", "avoidDestructiveTools"]
+    assert body["humanRoleHints"] == mode.human_role_hints
+    assert body["exampleUtterances"] == mode.example_utterances
+    assert body["associatedToolIds"] == [
+        "agent_change_mode",
+        "agent_list_modes",
+        "agent_workflow_registry",
+        "agent_ddr_manager",
+    ]
+    assert body["toolGroupHints"] == ["ddr"]
+    assert body["ragScopeHints"] == ["prefer:ddr-specifications", "prefer:SYS-001"]
+    assert body["strongSignals"] == mode.strong_signals
+    assert body["weakSignals"] == mode.weak_signals
+    assert {"createdAt", "updatedAt", "position"} <= set(body)
+    assert not any("_" in name for name in body), "every field name is camelCase"
+
+
+def test_detail_of_a_custom_mode(alice_client, custom_mode):
+    body = alice_client.get("/api/modes/research/").json()
+    assert (body["id"], body["source"], body["whenToUse"]) == (custom_mode.pk, "custom", custom_mode.when_to_use)
+
+
+@pytest.mark.parametrize("suffix", ["", "tools/"], ids=["detail", "tools"])
+def test_an_unknown_key_is_404_naming_it_and_listing_the_valid_keys(alice_client, suffix):
+    response = alice_client.get(f"/api/modes/poetry/{suffix}")
+    assert response.status_code == 404
+    detail = response.json()["detail"]
+    assert "'poetry'" in detail
+    for key in SEED_KEYS:
+        assert key in detail
+
+
+def test_lookup_is_by_key_not_by_id(alice_client):
+    assert alice_client.get("/api/modes/3F8E4F377F7A4C189C7F6A8B9F945C11/").status_code == 404
+
+
+# --- Read-only ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", ["/api/modes/", "/api/modes/general/", "/api/modes/general/tools/", "/api/system-prompt/"])
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+def test_writes_are_405_and_leave_the_catalog_unchanged(alice_client, url, method):
+    before = list(AgentMode.objects.order_by("pk").values())
+    body = {"key": "general", "display_name": "Hacked", "when_to_use": "Never.", "is_default": False}
+    response = getattr(alice_client, method)(url, body, format="json")
+    assert response.status_code == 405
+    assert list(AgentMode.objects.order_by("pk").values()) == before
+
+
+# --- GET /api/modes/<key>/tools/ -----------------------------------------------------------------------------
+
+
+def test_mode_tools_lists_the_tool_names_the_mode_enables(alice_client):
+    response = alice_client.get("/api/modes/general/tools/")
+    assert response.status_code == 200
+    assert response.json() == {
+        "mode": "general",
+        "tools": ["agent_change_mode", "agent_list_modes", "agent_workflow_registry", "agent_hello_world"],
+    }
+
+
+def test_mode_tools_of_a_custom_mode(alice_client, custom_mode):
+    assert alice_client.get("/api/modes/research/tools/").json() == {
+        "mode": "research",
+        "tools": ["agent_change_mode", "agent_list_modes"],
+    }
+
+
+# --- GET /api/system-prompt/ ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", SEED_KEYS)
+def test_system_prompt_is_the_mode_catalog_block_as_plain_text(alice_client, key):
+    response = alice_client.get(f"/api/system-prompt/?currentMode={key}")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/plain")
+    text = response.content.decode("utf-8")
+    assert text == build_system_prompt(key)
+    assert text.startswith(f"Current Mode: {key}\n\nAvailable Modes:\n")
+
+
+def test_system_prompt_is_exactly_section_6_2_for_ddr_authoring(alice_client):
+    text = alice_client.get("/api/system-prompt/?currentMode=ddr_authoring").content.decode("utf-8")
+    assert text == (
+        "Current Mode: ddr_authoring\n"
+        "\n"
+        "Available Modes:\n"
+        "- general: Use this mode for everyday Q&A, explanation, and lightweight assistance.\n"
+        "- ddr_authoring: Use this mode when the user wants to create, refine, or validate Aptix DDR "
+        "specifications following SYS-001.\n"
+        "- workflow_authoring: Use this mode when defining, editing, or validating Aptix workflows using TUL-006.\n"
+        "\n"
+        "Mode Switching:\n"
+        "- If the user\u2019s request clearly matches another mode\u2019s \"when to use\" description, "
+        "you may recommend switching.\n"
+        "- If the user expresses interest in switching, follow the instructions in the agent_change_mode tool.\n"
+        "- If you need more detail about modes, call the agent_list_modes tool."
+    )
+
+
+@pytest.mark.parametrize("query", ["", "?currentMode=", "?currentMode=poetry"], ids=["absent", "empty", "unknown"])
+def test_system_prompt_for_an_absent_or_unknown_mode_is_the_default_modes(alice_client, query):
+    response = alice_client.get("/api/system-prompt/" + query)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/plain")
+    assert response.content.decode("utf-8") == build_system_prompt("general")
+    assert response.content.decode("utf-8").startswith("Current Mode: general\n")

@@ -1,0 +1,216 @@
+"""sessions_app.services and selectors: creating sessions and changing their mode, with its audit trail."""
+
+import threading
+import uuid
+
+import pytest
+from django.db import connection
+
+from modes.catalog import UnknownModeError, get_mode
+from modes.models import AgentMode
+from sessions_app.models import AgentSession, ModeChange
+from sessions_app.selectors import InvalidSessionId, get_owned_session, mode_changes_of, sessions_of
+from sessions_app.services import create_session, set_session_mode
+
+GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
+DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
+WORKFLOW_ID = "0FB81E6A8337444BA00A0CE28E3A1F78"
+
+
+# --- create_session ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_create_session_defaults_to_the_default_mode(alice, alice_org):
+    session = create_session(owner=alice, org=alice_org)
+    assert session.mode_id == GENERAL_ID
+    assert (session.owner, session.org, session.title, session.parent) == (alice, alice_org, "", None)
+
+
+@pytest.mark.django_db
+def test_create_session_follows_the_current_default_mode(alice, alice_org):
+    from modes.services import set_default_mode
+
+    set_default_mode(mode=AgentMode.objects.get(key="workflow_authoring"))
+    assert create_session(owner=alice, org=alice_org).mode_id == WORKFLOW_ID
+
+
+@pytest.mark.django_db
+def test_create_session_in_a_named_mode_stores_that_modes_id(alice, alice_org):
+    session = create_session(owner=alice, org=alice_org, mode_key="ddr_authoring", title="Specs")
+    session.refresh_from_db()
+    assert session.mode_id == DDR_ID
+    assert session.title == "Specs"
+
+
+@pytest.mark.django_db
+def test_create_session_with_an_unknown_mode_creates_nothing(alice, alice_org):
+    with pytest.raises(UnknownModeError, match="'poetry'"):
+        create_session(owner=alice, org=alice_org, mode_key="poetry")
+    assert AgentSession.objects.count() == 0
+
+
+# --- set_session_mode -------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_set_session_mode_moves_the_session_and_records_who_when_from_what_to_what_and_why(alice, alice_session):
+    change = set_session_mode(
+        session_id=alice_session.pk,
+        mode=get_mode("ddr_authoring"),
+        reason="Writing a spec.",
+        org=alice.membership.organization,
+        user=alice,
+    )
+
+    alice_session.refresh_from_db()
+    assert alice_session.mode_id == DDR_ID
+    assert ModeChange.objects.get() == change
+    assert (change.from_mode_id, change.to_mode_id, change.reason, change.branch) == (
+        GENERAL_ID,
+        DDR_ID,
+        "Writing a spec.",
+        False,
+    )
+    assert change.changed_by == alice
+    assert change.org == alice.membership.organization
+    assert change.changed_at is not None
+    assert change.branch_session_id is None
+
+
+@pytest.mark.django_db
+def test_set_session_mode_accepts_the_session_id_as_text(alice, alice_session):
+    set_session_mode(
+        session_id=str(alice_session.pk), mode=get_mode("ddr_authoring"), reason="r", org=None, user=alice
+    )
+    assert AgentSession.objects.get(pk=alice_session.pk).mode_id == DDR_ID
+
+
+@pytest.mark.django_db
+def test_set_session_mode_updates_updated_at(alice, alice_session):
+    before = AgentSession.objects.get(pk=alice_session.pk).updated_at
+    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", org=None, user=alice)
+    assert AgentSession.objects.get(pk=alice_session.pk).updated_at > before
+
+
+@pytest.mark.django_db
+def test_set_session_mode_with_branch_creates_a_child_session(alice, alice_session):
+    change = set_session_mode(
+        session_id=alice_session.pk, mode=get_mode("workflow_authoring"), reason="r", org=None, user=alice, branch=True
+    )
+    child = change.branch_session
+    assert child is not None and child.pk != alice_session.pk
+    assert (child.parent_id, child.owner, child.org, child.mode_id, child.title) == (
+        alice_session.pk,
+        alice,
+        alice_session.org,
+        WORKFLOW_ID,
+        alice_session.title,
+    )
+    assert list(alice_session.branches.all()) == [child]
+    assert AgentSession.objects.get(pk=alice_session.pk).mode_id == WORKFLOW_ID
+    assert child.mode_changes.count() == 0
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("which", ["another-users", "nonexistent"])
+def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_nothing(alice, bob_session, which):
+    session_id = bob_session.pk if which == "another-users" else uuid.uuid4()
+    with pytest.raises(AgentSession.DoesNotExist):
+        set_session_mode(
+            session_id=session_id, mode=get_mode("ddr_authoring"), reason="r", org=None, user=alice, branch=True
+        )
+    assert AgentSession.objects.get(pk=bob_session.pk).mode_id == GENERAL_ID
+    assert ModeChange.objects.count() == 0
+    assert AgentSession.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_mode_used_by_a_session_or_an_audit_row_cannot_be_deleted(alice, alice_session, custom_mode):
+    from django.db.models import ProtectedError
+
+    set_session_mode(session_id=alice_session.pk, mode=custom_mode, reason="r", org=None, user=alice)
+    with pytest.raises(ProtectedError):
+        custom_mode.delete()
+
+
+# --- selectors --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_get_owned_session_answers_anothers_session_exactly_like_a_missing_one(alice, alice_session, bob_session):
+    assert get_owned_session(session_id=str(alice_session.pk), user=alice) == alice_session
+    with pytest.raises(AgentSession.DoesNotExist):
+        get_owned_session(session_id=str(bob_session.pk), user=alice)
+    with pytest.raises(AgentSession.DoesNotExist):
+        get_owned_session(session_id=str(uuid.uuid4()), user=alice)
+    with pytest.raises(InvalidSessionId, match="not a session id"):
+        get_owned_session(session_id="12; DROP TABLE x", user=alice)
+
+
+@pytest.mark.django_db
+def test_sessions_of_returns_only_the_users_sessions(alice, alice_session, bob_session):
+    assert list(sessions_of(user=alice)) == [alice_session]
+
+
+@pytest.mark.django_db
+def test_mode_changes_of_lists_a_sessions_changes_oldest_first(alice, alice_session):
+    for key in ("ddr_authoring", "workflow_authoring", "general"):
+        set_session_mode(session_id=alice_session.pk, mode=get_mode(key), reason=key, org=None, user=alice)
+    assert [change.reason for change in mode_changes_of(session=alice_session)] == [
+        "ddr_authoring",
+        "workflow_authoring",
+        "general",
+    ]
+
+
+# --- Concurrency (PostgreSQL row locks) -------------------------------------------------------------------
+
+THREADS = 8
+CHANGES_PER_THREAD = 25
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL row locks")
+@pytest.mark.usefixtures("modes_restored_after_flush")
+class TestConcurrentModeChanges:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_concurrent_changes_never_lose_an_audit_row_nor_break_the_chain(self, django_user_model):
+        user = django_user_model.objects.create_user(username="racer")
+        session = create_session(owner=user, org=None)
+        modes = list(AgentMode.objects.filter(key__in=["general", "ddr_authoring", "workflow_authoring"]))
+        assert len(modes) == 3
+        start = threading.Barrier(THREADS)
+        errors = []
+
+        def worker(index):
+            try:
+                start.wait(timeout=30)
+                for step in range(CHANGES_PER_THREAD):
+                    set_session_mode(
+                        session_id=session.pk,
+                        mode=modes[(index + step) % len(modes)],
+                        reason=f"thread {index} step {step}",
+                        org=None,
+                        user=user,
+                    )
+            except Exception as error:  # noqa: BLE001 - collected and asserted below
+                errors.append(error)
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=worker, args=(index,)) for index in range(THREADS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+
+        assert not any(thread.is_alive() for thread in threads), "a worker is still running"
+        assert errors == []
+        rows = list(ModeChange.objects.filter(session=session).order_by("id").values_list("from_mode_id", "to_mode_id"))
+        assert len(rows) == THREADS * CHANGES_PER_THREAD == 200
+        assert rows[0][0] == GENERAL_ID
+        for previous, current in zip(rows, rows[1:]):
+            assert current[0] == previous[1], "an audit row's from_mode is not the previous row's to_mode"
+        assert AgentSession.objects.get(pk=session.pk).mode_id == rows[-1][1]
+        assert len({reason for reason in ModeChange.objects.values_list("reason", flat=True)}) == 200

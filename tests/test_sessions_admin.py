@@ -1,0 +1,119 @@
+"""The sessions admin: sessions with their mode-change history inline, read-only; the audit is never edited."""
+
+import pytest
+from django.urls import reverse
+
+from modes.catalog import get_mode
+from sessions_app.models import AgentSession, ModeChange
+from sessions_app.services import set_session_mode
+
+pytestmark = pytest.mark.django_db
+
+GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
+
+
+@pytest.fixture
+def changed_session(alice, alice_session):
+    for key, reason in (("ddr_authoring", "Reason one: write a DDR."), ("workflow_authoring", "Reason two: a workflow.")):
+        set_session_mode(session_id=alice_session.pk, mode=get_mode(key), reason=reason, org=None, user=alice)
+    return alice_session
+
+
+def change_url(session):
+    return reverse("admin:sessions_app_agentsession_change", args=[session.pk])
+
+
+def test_the_session_list_shows_every_users_sessions(admin_client, alice_session, bob_session):
+    response = admin_client.get(reverse("admin:sessions_app_agentsession_changelist"))
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert "Alice&#x27;s session" in content or "Alice's session" in content
+    assert "Bob&#x27;s session" in content or "Bob's session" in content
+
+
+def test_a_sessions_change_page_shows_its_mode_change_history(admin_client, changed_session):
+    response = admin_client.get(change_url(changed_session))
+    assert response.status_code == 200
+    content = response.content.decode()
+    assert "Reason one: write a DDR." in content
+    assert "Reason two: a workflow." in content
+    assert content.index("Reason one") < content.index("Reason two")  # oldest first
+
+
+def test_the_inline_history_is_read_only(admin_client, changed_session):
+    content = admin_client.get(change_url(changed_session)).content.decode()
+    # No form inputs for the audit rows' fields, and no "add another" row.
+    for field in ("reason", "from_mode", "to_mode", "branch", "changed_by"):
+        assert f'name="mode_changes-0-{field}"' not in content
+        assert f'name="mode_changes-__prefix__-{field}"' not in content
+    assert 'name="mode_changes-0-DELETE"' not in content
+
+
+def test_saving_a_session_in_the_admin_cannot_alter_its_mode_or_history(admin_client, changed_session):
+    mode_before = AgentSession.objects.get(pk=changed_session.pk).mode_id
+    response = admin_client.post(
+        change_url(changed_session),
+        {
+            "title": "Renamed by staff",
+            "mode": GENERAL_ID,
+            "mode_changes-TOTAL_FORMS": "1",
+            "mode_changes-INITIAL_FORMS": "0",
+            "mode_changes-0-reason": "Forged",
+            "mode_changes-0-from_mode": GENERAL_ID,
+            "mode_changes-0-to_mode": GENERAL_ID,
+        },
+    )
+    assert response.status_code in (200, 302)
+    session = AgentSession.objects.get(pk=changed_session.pk)
+    assert session.mode_id == mode_before
+    assert list(ModeChange.objects.order_by("id").values_list("reason", flat=True)) == [
+        "Reason one: write a DDR.",
+        "Reason two: a workflow.",
+    ]
+
+
+def test_sessions_cannot_be_added_in_the_admin(admin_client):
+    response = admin_client.get(reverse("admin:sessions_app_agentsession_add"))
+    assert response.status_code == 403
+
+
+def test_mode_change_add_page_is_forbidden(admin_client):
+    assert admin_client.get(reverse("admin:sessions_app_modechange_add")).status_code == 403
+    assert admin_client.post(reverse("admin:sessions_app_modechange_add"), {"reason": "Forged"}).status_code == 403
+    assert ModeChange.objects.count() == 0
+
+
+def test_mode_change_delete_is_refused_and_the_row_stays(admin_client, changed_session):
+    change = ModeChange.objects.order_by("id").first()
+    url = reverse("admin:sessions_app_modechange_delete", args=[change.pk])
+    response = admin_client.post(url, {"post": "yes"})
+    assert response.status_code == 403
+    assert ModeChange.objects.filter(pk=change.pk).exists()
+    assert ModeChange.objects.count() == 2
+
+
+def test_mode_change_bulk_delete_action_is_not_offered(admin_client, changed_session):
+    changelist = reverse("admin:sessions_app_modechange_changelist")
+    response = admin_client.get(changelist)
+    assert response.status_code == 200
+    assert "delete_selected" not in response.content.decode()
+    admin_client.post(
+        changelist,
+        {"action": "delete_selected", "_selected_action": list(ModeChange.objects.values_list("pk", flat=True)), "post": "yes"},
+    )
+    assert ModeChange.objects.count() == 2
+
+
+def test_mode_change_change_page_is_view_only_and_a_post_changes_nothing(admin_client, changed_session):
+    change = ModeChange.objects.order_by("id").first()
+    url = reverse("admin:sessions_app_modechange_change", args=[change.pk])
+    page = admin_client.get(url)
+    assert page.status_code == 200
+    assert "Reason one: write a DDR." in page.content.decode()
+    assert 'name="reason"' not in page.content.decode()
+
+    response = admin_client.post(url, {"reason": "Forged", "from_mode": GENERAL_ID, "to_mode": GENERAL_ID})
+    assert response.status_code == 403
+    change.refresh_from_db()
+    assert change.reason == "Reason one: write a DDR."
+
