@@ -400,33 +400,34 @@ def test_make_default_with_two_modes_selected_is_refused(admin_client):
 
 @pytest.mark.postgres
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL row locks")
-def test_concurrent_default_switches_leave_exactly_one_default(
-    restore_initial_database, django_db_serialized_rollback, transactional_db
-):
-    """The action's switch runs in one locked transaction: racing admins never hit the one-default index."""
-    targets = [GENERAL_ID, DDR_ID, WORKFLOW_ID] * 4
-    errors = []
-    for _ in range(3):
-        start = threading.Barrier(len(targets))
+@pytest.mark.usefixtures("modes_restored_after_flush")
+class TestConcurrentDefaultSwitches:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_concurrent_default_switches_leave_exactly_one_default(self):
+        """The action's switch runs in one locked transaction: racing admins never hit the one-default index."""
+        targets = [GENERAL_ID, DDR_ID, WORKFLOW_ID] * 4
+        errors = []
+        for _ in range(3):
+            start = threading.Barrier(len(targets))
 
-        def switch(pk):
-            try:
-                mode = AgentMode.objects.get(pk=pk)
-                start.wait(timeout=30)
-                set_default_mode(mode=mode)
-            except Exception as error:  # noqa: BLE001 - collected and asserted below
-                errors.append(error)
-            finally:
-                connections.close_all()
+            def switch(pk):
+                try:
+                    mode = AgentMode.objects.get(pk=pk)
+                    start.wait(timeout=30)
+                    set_default_mode(mode=mode)
+                except Exception as error:  # noqa: BLE001 - collected and asserted below
+                    errors.append(error)
+                finally:
+                    connections.close_all()
 
-        threads = [threading.Thread(target=switch, args=(pk,)) for pk in targets]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=60)
-        assert not any(thread.is_alive() for thread in threads)
-        assert errors == []
-        assert AgentMode.objects.filter(is_default=True).count() == 1
+            threads = [threading.Thread(target=switch, args=(pk,)) for pk in targets]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=60)
+            assert not any(thread.is_alive() for thread in threads)
+            assert errors == []
+            assert AgentMode.objects.filter(is_default=True).count() == 1
 
 
 # --- deleting ------------------------------------------------------------------------------------------
