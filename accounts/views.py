@@ -13,10 +13,12 @@ class TokenResponse(serializers.Serializer):
 
 
 class TokenView(ObtainAuthToken):
+    # Credentials come in the body; a stale Authorization header must not turn this into a 401.
+    authentication_classes = []
     parser_classes = [StrictJSONParser, FormParser]
     throttle_classes = [SettingsRateThrottle]
     throttle_scope = "token"
 
-    @extend_schema(operation_id="obtainToken", auth=[], responses={200: TokenResponse, **error_responses(400, 413, 429)})
+    @extend_schema(operation_id="obtainToken", auth=[], responses={200: TokenResponse, **error_responses(400, 413, 415, 429)})
     def post(self, request, *args, **kwargs):
         return super().post(request, *args, **kwargs)

@@ -79,5 +79,5 @@ def _arguments_json(arguments) -> str | None:
 def _holds_json_object(text: str) -> bool:
     try:
         return isinstance(json.loads(text), dict)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False

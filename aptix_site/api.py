@@ -2,6 +2,7 @@
 
 import logging
 
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, serializers, status
@@ -51,10 +52,53 @@ class StrictSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+class StrictCharField(serializers.CharField):
+    """
+    A string field that refuses numbers and booleans instead of turning them into
+    text, and applies max_length to what was sent, before whitespace is trimmed.
+    """
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        if self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
+        return super().to_internal_value(data)
+
+
 class Pagination(PageNumberPagination):
+    """Page-number pagination that refuses a bad pageSize (400) instead of quietly using the default."""
+
     page_size = 50
     page_size_query_param = "pageSize"
     max_page_size = 200
+
+    def get_page_size(self, request):
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        if not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= self.max_page_size):
+            raise exceptions.ValidationError(
+                {self.page_size_query_param: [f"Must be a whole number from 1 to {self.max_page_size}."]}
+            )
+        return int(raw)
+
+    def get_page_number(self, request, paginator):
+        raw = request.query_params.get(self.page_query_param, "1")
+        if raw in self.last_page_strings:
+            return raw
+        if not (raw.isascii() and raw.isdigit() and int(raw) >= 1):
+            raise exceptions.ValidationError({self.page_query_param: ["Must be a whole number, 1 or more."]})
+        return raw
+
+    def get_schema_operation_parameters(self, view):
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] == self.page_size_query_param:
+                parameter["schema"].update(minimum=1, maximum=self.max_page_size)
+            elif parameter["name"] == self.page_query_param:
+                parameter["schema"].update(minimum=1)
+        return parameters
 
 
 def api_exception_handler(exc, context):
@@ -77,9 +121,21 @@ _ERROR_DESCRIPTIONS = {
     403: "Not allowed for this session.",
     404: "Not found (or not yours).",
     413: "The request body is too large.",
+    415: "The body is not in a media type this operation reads (JSON).",
     429: "Too many requests; retry after the Retry-After header's seconds.",
     500: "The server failed; the message is generic and reveals no internals.",
 }
+
+
+class StrictSerializerSchema(OpenApiSerializerExtension):
+    """Documentation only: the schema of a StrictSerializer says what it enforces, no fields but its own."""
+
+    target_class = StrictSerializer
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        return {**schema, "additionalProperties": False}
 
 
 def error_responses(*codes: int) -> dict:

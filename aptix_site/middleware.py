@@ -1,7 +1,7 @@
 """Request filters that run before any view: oversized API bodies (413) and NUL characters (400)."""
 
 from django.conf import settings
-from django.http import HttpResponseBadRequest, JsonResponse
+from django.http import JsonResponse
 
 
 class RequestBodyLimitMiddleware:
@@ -34,7 +34,7 @@ class RejectNulCharactersMiddleware:
 
     def __call__(self, request):
         if "\x00" in request.path or "%00" in request.META.get("QUERY_STRING", "") or self._form_has_nul(request):
-            return HttpResponseBadRequest("NUL characters are not allowed in URLs or form data.")
+            return JsonResponse({"detail": "NUL characters are not allowed in URLs or form data."}, status=400)
         return self.get_response(request)
 
     @staticmethod

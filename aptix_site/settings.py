@@ -157,6 +157,10 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["aptix_site.api.StrictJSONParser"],
     "EXCEPTION_HANDLER": "aptix_site.api.api_exception_handler",
+    # Throttles identify anonymous clients by address. X-Forwarded-For is trusted
+    # only from this many proxies in front of the app; none by default, so a
+    # client cannot pick a fresh identity per request.
+    "NUM_PROXIES": int(os.environ.get("API_NUM_PROXIES", "0")),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {
         "tool-invoke": os.environ.get("TOOL_INVOKE_RATE", "120/min"),

@@ -50,6 +50,8 @@ def read_document(text: str) -> list[dict]:
         document = yaml.safe_load(text)
     except yaml.YAMLError as error:
         raise PortableFileError([f"The file is not valid YAML or JSON: {error}"]) from error
+    except RecursionError:
+        raise PortableFileError(["The file is nested too deeply to be a mode file."]) from None
     if not isinstance(document, dict) or not isinstance(document.get("modes"), list):
         raise PortableFileError(["The file must be a mapping with a 'modes' list."])
     problems = []

@@ -5,26 +5,36 @@ OpenAPI schema, and the schema tests check the two agree.
 """
 
 from rest_framework import serializers
+from rest_framework.fields import empty
+
+from aptix_site.api import StrictCharField
 
 from .models import AgentMode
 from .tools import FILTER_MAX_LENGTH
 
 
+class QueryBooleanField(serializers.BooleanField):
+    """A boolean query parameter; present but empty is an error, not the same as absent."""
+
+    def get_value(self, dictionary):
+        return dictionary.get(self.field_name, empty)
+
+
 class ModeListQuery(serializers.Serializer):
-    filter = serializers.CharField(
+    filter = StrictCharField(
         required=False,
         allow_blank=True,
         max_length=FILTER_MAX_LENGTH,
         default="",
         help_text="Only modes whose key, name, description or when-to-use contains this text (any case).",
     )
-    includeExamples = serializers.BooleanField(
+    includeExamples = QueryBooleanField(
         required=False, default=False, help_text="Include each mode's example utterances."
     )
 
 
 class SystemPromptQuery(serializers.Serializer):
-    currentMode = serializers.CharField(
+    currentMode = StrictCharField(
         required=False,
         allow_blank=True,
         max_length=64,

@@ -73,7 +73,7 @@ class ModeListView(APIView):
 
 class ModeDetailView(APIView):
     @extend_schema(
-        operation_id="getMode", responses={200: ModeDetailResponse, **NOT_MODIFIED, **error_responses(401, 404)}
+        operation_id="getMode", responses={200: ModeDetailResponse, **NOT_MODIFIED, **error_responses(400, 401, 404)}
     )
     @conditional_on_catalog
     def get(self, request, key):
@@ -81,7 +81,7 @@ class ModeDetailView(APIView):
 
 
 class ModeToolsView(APIView):
-    @extend_schema(operation_id="getModeTools", responses={200: ModeToolsResponse, **error_responses(401, 404)})
+    @extend_schema(operation_id="getModeTools", responses={200: ModeToolsResponse, **error_responses(400, 401, 404)})
     def get(self, request, key):
         return Response({"mode": key, "tools": _by_key(get_tools_for_mode, key)})
 

@@ -2,14 +2,14 @@
 
 from rest_framework import serializers
 
-from aptix_site.api import StrictSerializer
+from aptix_site.api import StrictCharField, StrictSerializer
 
 from .models import AgentSession, ModeChange
 
 
 class SessionCreate(StrictSerializer):
-    mode = serializers.CharField(required=False, allow_blank=True, max_length=64, default="")
-    title = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
+    mode = StrictCharField(required=False, allow_blank=True, max_length=64, default="")
+    title = StrictCharField(required=False, allow_blank=True, max_length=200, default="")
 
 
 class AgentSessionSerializer(serializers.ModelSerializer):

@@ -42,14 +42,14 @@ class SessionListCreateView(generics.ListAPIView):
     def get_queryset(self):
         return sessions_of(user=self.request.user)
 
-    @extend_schema(operation_id="listSessions", responses={200: AgentSessionSerializer(many=True), **error_responses(401, 404)})
+    @extend_schema(operation_id="listSessions", responses={200: AgentSessionSerializer(many=True), **error_responses(400, 401, 404)})
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
     @extend_schema(
         operation_id="createSession",
         request=SessionCreate,
-        responses={201: AgentSessionSerializer, **error_responses(400, 401, 413, 429)},
+        responses={201: AgentSessionSerializer, **error_responses(400, 401, 413, 415, 429)},
     )
     def post(self, request):
         body = SessionCreate(data=request.data)
@@ -67,7 +67,7 @@ class SessionListCreateView(generics.ListAPIView):
 
 
 class SessionDetailView(APIView):
-    @extend_schema(operation_id="getSession", responses={200: AgentSessionSerializer, **error_responses(401, 404)})
+    @extend_schema(operation_id="getSession", responses={200: AgentSessionSerializer, **error_responses(400, 401, 404)})
     def get(self, request, session_id):
         return Response(AgentSessionSerializer(owned_session_or_404(request, session_id)).data)
 
@@ -78,7 +78,7 @@ class ModeChangeListView(generics.ListAPIView):
 
     @extend_schema(
         operation_id="listSessionModeChanges",
-        responses={200: ModeChangeSerializer(many=True), **error_responses(401, 404)},
+        responses={200: ModeChangeSerializer(many=True), **error_responses(400, 401, 404)},
     )
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
@@ -91,7 +91,7 @@ class SessionContextView(APIView):
     """Everything an agent needs for its next LLM call in this session."""
 
     @extend_schema(
-        operation_id="getSessionContext", responses={200: SessionContextResponse, **error_responses(401, 404)}
+        operation_id="getSessionContext", responses={200: SessionContextResponse, **error_responses(400, 401, 404)}
     )
     def get(self, request, session_id):
         session = owned_session_or_404(request, session_id)
