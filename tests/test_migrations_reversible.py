@@ -1,0 +1,68 @@
+"""
+Every migration can be undone: on PostgreSQL, every app migrated back to zero (no table of theirs left) and
+forward again ends with the three seed modes, the catalog version row and a catalog that passes its checks.
+The database is put back as it was for the tests that follow.
+"""
+
+import pytest
+from django.apps import apps
+from django.core.management import call_command
+from django.db import connection
+
+from modes.checks import catalog_errors, catalog_is_migrated
+from modes.models import AgentMode, CatalogVersion
+
+# Dependents before what they depend on.
+APPS_IN_REVERSE_DEPENDENCY_ORDER = ["sessions_app", "accounts", "modes", "authtoken", "admin", "auth", "contenttypes", "sessions"]
+SEED = [
+    ("3F8E4F377F7A4C189C7F6A8B9F945C11", "general", True),
+    ("A9E1F9C15A0C4F8D9AF51F3E8B2A6D22", "ddr_authoring", False),
+    ("0FB81E6A8337444BA00A0CE28E3A1F78", "workflow_authoring", False),
+]
+
+
+def app_tables():
+    labels = {label.split(".")[-1] for label in APPS_IN_REVERSE_DEPENDENCY_ORDER}
+    return {
+        model._meta.db_table
+        for config in apps.get_app_configs()
+        if config.label in labels
+        for model in config.get_models(include_auto_created=True)
+    }
+
+
+def applied(app_label):
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT COUNT(*) FROM django_migrations WHERE app = %s", [app_label])
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="migrating everything to zero is run on PostgreSQL")
+def test_every_app_migrates_to_zero_and_forward_again_with_the_seed_back(
+    restore_initial_database, django_db_serialized_rollback, transactional_db
+):
+    tables = app_tables()
+    assert tables <= set(connection.introspection.table_names())
+
+    for app_label in APPS_IN_REVERSE_DEPENDENCY_ORDER:
+        call_command("migrate", app_label, "zero", verbosity=0)
+
+    left = tables & set(connection.introspection.table_names())
+    assert left == set(), f"tables left after migrating to zero: {sorted(left)}"
+    assert [applied(label) for label in APPS_IN_REVERSE_DEPENDENCY_ORDER] == [0] * len(APPS_IN_REVERSE_DEPENDENCY_ORDER)
+    assert not catalog_is_migrated("default")
+
+    call_command("migrate", verbosity=0)
+
+    assert tables <= set(connection.introspection.table_names())
+    assert list(AgentMode.objects.order_by("position").values_list("pk", "key", "is_default")) == SEED
+    assert CatalogVersion.objects.filter(pk=1).exists()
+    assert catalog_is_migrated("default")
+    assert catalog_errors(list(AgentMode.objects.all())) == []
+    call_command("check", "--database", "default", "--fail-level", "WARNING")
+
+    # The catalog version trigger is back too: a write changes the version.
+    version = CatalogVersion.objects.get(pk=1).version
+    AgentMode.objects.filter(key="ddr_authoring").update(version="v2")
+    assert CatalogVersion.objects.get(pk=1).version != version

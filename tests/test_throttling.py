@@ -1,0 +1,187 @@
+"""
+Abuse limits: DRF throttles on tool invocations ("tool-invoke"), session creation ("session-create", POST only)
+and the token endpoint ("token"). Over the limit: 429, a Retry-After header and a JSON detail, and nothing
+changes. With REDIS_URL set the counters live in Redis, shared by every worker process.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from sessions_app.models import AgentSession, ModeChange
+
+pytestmark = pytest.mark.django_db
+
+PROJECT_DIR = Path(__file__).resolve().parent.parent
+REDIS_TEST_URL = "redis://127.0.0.1:6379/15"
+GENEROUS = {"tool-invoke": "1000/min", "session-create": "1000/min", "token": "1000/min"}
+ALICE_LOGIN = {"username": "alice", "password": "alice-password-123"}
+
+
+@pytest.fixture
+def rates(settings):
+    """Set some throttle rates (the others stay generous); SettingsRateThrottle reads them per request."""
+
+    def set_rates(**scopes):
+        settings.REST_FRAMEWORK = {
+            **settings.REST_FRAMEWORK,
+            "DEFAULT_THROTTLE_RATES": {**GENEROUS, **{name.replace("_", "-"): rate for name, rate in scopes.items()}},
+        }
+
+    return set_rates
+
+
+def assert_throttled(response):
+    assert response.status_code == 429
+    assert int(response["Retry-After"]) > 0
+    detail = response.json()["detail"]
+    assert detail.startswith("Request was throttled. Expected available in ")
+    assert detail.endswith(" seconds.")
+
+
+def hello(client):
+    return client.post("/api/tools/agent_hello_world/invoke/", {"arguments": {"name": "Ada"}}, format="json")
+
+
+def test_tool_invocations_over_the_rate_get_429_with_retry_after(rates, alice_client):
+    rates(tool_invoke="3/min")
+    assert [hello(alice_client).status_code for _ in range(3)] == [200, 200, 200]
+    assert_throttled(hello(alice_client))
+    # Every tool counts against the same limit.
+    assert_throttled(alice_client.post("/api/tools/agent_list_modes/invoke/", {}, format="json"))
+
+
+def test_a_throttled_mode_change_changes_nothing(rates, alice_client, alice_session):
+    rates(tool_invoke="1/min")
+    assert hello(alice_client).status_code == 200
+    body = {"arguments": {"mode": "ddr_authoring", "branch": True, "reason": "x"}, "sessionId": str(alice_session.pk)}
+    sessions, changes = AgentSession.objects.count(), ModeChange.objects.count()
+    assert_throttled(alice_client.post("/api/tools/agent_change_mode/invoke/", body, format="json"))
+    alice_session.refresh_from_db()
+    assert (alice_session.mode.key, AgentSession.objects.count(), ModeChange.objects.count()) == (
+        "general",
+        sessions,
+        changes,
+    )
+
+
+def test_tool_limits_are_per_user(rates, alice_client, bob_client):
+    rates(tool_invoke="2/min")
+    assert [hello(alice_client).status_code for _ in range(2)] == [200, 200]
+    assert_throttled(hello(alice_client))
+    assert hello(bob_client).status_code == 200
+
+
+def test_session_creation_over_the_rate_gets_429_and_creates_nothing(rates, alice_client):
+    rates(session_create="2/min")
+    assert [alice_client.post("/api/sessions/", {}, format="json").status_code for _ in range(2)] == [201, 201]
+    response = alice_client.post("/api/sessions/", {"title": "One too many"}, format="json")
+    assert_throttled(response)
+    assert AgentSession.objects.count() == 2
+
+
+def test_listing_sessions_is_not_throttled(rates, alice_client, alice_session):
+    rates(session_create="1/min")
+    assert alice_client.post("/api/sessions/", {}, format="json").status_code == 201
+    assert_throttled(alice_client.post("/api/sessions/", {}, format="json"))
+    # The limit is on creating; reading the list (and a session) goes on.
+    for _ in range(10):
+        assert alice_client.get("/api/sessions/").status_code == 200
+    assert alice_client.get(f"/api/sessions/{alice_session.pk}/").status_code == 200
+
+
+def test_token_requests_over_the_rate_get_429_even_with_the_right_password(rates, anon_client, alice):
+    rates(token="2/min")
+    assert anon_client.post("/api/token/", {"username": "alice", "password": "guess"}, format="json").status_code == 400
+    assert anon_client.post("/api/token/", ALICE_LOGIN, format="json").status_code == 200
+    assert_throttled(anon_client.post("/api/token/", ALICE_LOGIN, format="json"))
+
+
+def test_token_limits_count_per_client_address(rates, alice):
+    rates(token="1/min")
+    first, second = APIClient(REMOTE_ADDR="203.0.113.1"), APIClient(REMOTE_ADDR="203.0.113.2")
+    assert first.post("/api/token/", ALICE_LOGIN, format="json").status_code == 200
+    assert_throttled(first.post("/api/token/", ALICE_LOGIN, format="json"))
+    assert second.post("/api/token/", ALICE_LOGIN, format="json").status_code == 200
+
+
+def test_a_forged_x_forwarded_for_header_does_not_reset_the_token_limit(rates, alice):
+    # Password guessing must not get a fresh allowance by sending a made-up client address with each try.
+    rates(token="2/min")
+    client = APIClient(REMOTE_ADDR="203.0.113.9")
+    statuses = [
+        client.post(
+            "/api/token/", {"username": "alice", "password": f"guess-{n}"}, format="json", HTTP_X_FORWARDED_FOR=f"198.51.100.{n}"
+        ).status_code
+        for n in range(4)
+    ]
+    assert statuses == [400, 400, 429, 429]
+
+
+# --- Redis ------------------------------------------------------------------------------------------------
+
+
+def cache_backend_with(env_changes):
+    env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
+    env.update(env_changes)
+    env.setdefault("SECRET_KEY", "tests-only-not-a-secret")
+    env["DJANGO_SETTINGS_MODULE"] = "aptix_site.settings"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from django.conf import settings; "
+            "print(settings.CACHES['default']['BACKEND'])",
+        ],
+        cwd=PROJECT_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_with_redis_url_the_cache_is_django_redis_cache():
+    assert cache_backend_with({"REDIS_URL": REDIS_TEST_URL}) == "django.core.cache.backends.redis.RedisCache"
+
+
+def test_without_redis_url_the_cache_is_local_memory():
+    assert cache_backend_with({}) == "django.core.cache.backends.locmem.LocMemCache"
+
+
+@pytest.fixture
+def redis_cache(settings):
+    """The default cache pointed at Redis database 15, flushed before and after."""
+    redis = pytest.importorskip("redis")
+    connection = redis.Redis.from_url(REDIS_TEST_URL)
+    try:
+        connection.ping()
+    except redis.exceptions.ConnectionError:
+        pytest.skip("needs Redis on 127.0.0.1:6379")
+    connection.flushdb()
+    settings.CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_TEST_URL}
+    }
+    yield connection
+    connection.flushdb()
+    connection.close()
+
+
+def test_with_redis_two_clients_of_one_user_share_the_throttle_count(redis_cache, rates, alice):
+    rates(tool_invoke="3/min")
+    assert cache.__class__.__name__ == "ConnectionProxy"
+    first, second = APIClient(), APIClient()
+    for client in (first, second):
+        client.credentials(HTTP_AUTHORIZATION=f"Token {alice.auth_token.key}")
+    assert [hello(first).status_code, hello(second).status_code, hello(first).status_code] == [200, 200, 200]
+    assert_throttled(hello(second))
+    # The count is in Redis, where every worker process reads it.
+    keys = [key.decode() for key in redis_cache.keys("*")]
+    assert any(key.endswith(f"throttle_tool-invoke_{alice.pk}") for key in keys), keys
