@@ -65,6 +65,10 @@ def unchanged(alice_session, bob_session):
     return block
 
 
+def tool_error(message):
+    return {"successful": False, "result": None, "errorMessage": message}
+
+
 def send(client, url, body, content_type="application/json"):
     """POST a raw body (bytes or text) exactly as given."""
     return client.generic("POST", url, body, content_type=content_type)
@@ -251,7 +255,12 @@ def test_query_parameters_that_are_not_what_the_schema_says_are_a_400_naming_the
     "url, body, unknown, accepted",
     [
         (HELLO, {"argumets": {"name": "Ada"}}, ["argumets"], "arguments, sessionId, conversationId"),
-        (LIST_MODES, {"arguments": {}, "session_id": "x", "user": 1}, ["session_id", "user"], "arguments, sessionId, conversationId"),
+        (
+            LIST_MODES,
+            {"arguments": {}, "session_id": "x", "user": 1},
+            ["session_id", "user"],
+            "arguments, sessionId, conversationId",
+        ),
         (SESSIONS, {"titel": "x"}, ["titel"], "mode, title"),
         (SESSIONS, {"title": "x", "owner": 2, "org": "globex"}, ["org", "owner"], "mode, title"),
     ],
@@ -308,8 +317,16 @@ def test_a_reason_over_1000_characters_is_refused_and_one_of_1000_is_recorded(al
 @pytest.mark.parametrize(
     "url, body, expected",
     [
-        (LIST_MODES, {"arguments": {"filter": "f" * 201}}, {"successful": False, "result": None, "errorMessage": "ListModesTool expects 'filter' to be a string of at most 200 characters."}),
-        (HELLO, {"arguments": {"name": "n" * 201}}, {"successful": False, "result": None, "errorMessage": "HelloWorldTool accepts a 'name' of at most 200 characters."}),
+        (
+            LIST_MODES,
+            {"arguments": {"filter": "f" * 201}},
+            tool_error("ListModesTool expects 'filter' to be a string of at most 200 characters."),
+        ),
+        (
+            HELLO,
+            {"arguments": {"name": "n" * 201}},
+            tool_error("HelloWorldTool accepts a 'name' of at most 200 characters."),
+        ),
         (SESSIONS, {"title": "t" * 201}, {"title": ["Ensure this field has no more than 200 characters."]}),
         (SESSIONS, {"mode": "m" * 65}, {"mode": ["Ensure this field has no more than 64 characters."]}),
         (LIST_MODES, {"conversationId": "c" * 201}, {"conversationId": ["Ensure this field has no more than 200 characters."]}),
@@ -709,7 +726,9 @@ BROKEN_HEADER_NAMES = list(_broken_headers("0" * 40))
     ],
     ids=["session", "change-mode"],
 )
-def test_a_broken_authorization_header_is_a_401_even_with_a_valid_request(alice, alice_session, unchanged, header, method, url, body):
+def test_a_broken_authorization_header_is_a_401_even_with_a_valid_request(
+    alice, alice_session, unchanged, header, method, url, body
+):
     value, message = _broken_headers(alice.auth_token.key)[header]
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=value)

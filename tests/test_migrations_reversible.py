@@ -13,7 +13,16 @@ from modes.checks import catalog_errors, catalog_is_migrated
 from modes.models import AgentMode, CatalogVersion
 
 # Dependents before what they depend on.
-APPS_IN_REVERSE_DEPENDENCY_ORDER = ["sessions_app", "accounts", "modes", "authtoken", "admin", "auth", "contenttypes", "sessions"]
+APPS_IN_REVERSE_DEPENDENCY_ORDER = [
+    "sessions_app",
+    "accounts",
+    "modes",
+    "authtoken",
+    "admin",
+    "auth",
+    "contenttypes",
+    "sessions",
+]
 SEED = [
     ("3F8E4F377F7A4C189C7F6A8B9F945C11", "general", True),
     ("A9E1F9C15A0C4F8D9AF51F3E8B2A6D22", "ddr_authoring", False),

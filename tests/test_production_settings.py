@@ -169,7 +169,11 @@ def test_a_real_database_failure_is_a_generic_500_without_internals(broken_catal
     "name, arguments, expected",
     [
         # The tool reads the catalog and reports its own failure in the envelope.
-        ("agent_list_modes", {}, {"successful": False, "result": None, "errorMessage": "ListModesTool could not read the mode catalog."}),
+        (
+            "agent_list_modes",
+            {},
+            {"successful": False, "result": None, "errorMessage": "ListModesTool could not read the mode catalog."},
+        ),
         # Loading the session (with its mode) fails before the tool runs.
         ("agent_change_mode", {"mode": "ddr_authoring", "branch": False, "reason": "x"}, GENERIC_500),
     ],
