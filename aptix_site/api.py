@@ -13,6 +13,7 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import exception_handler
 
+from .errors import SERVER_ERROR_DETAIL
 from .text import unstorable_text
 
 logger = logging.getLogger("aptix_site.api")
@@ -105,9 +106,7 @@ def api_exception_handler(exc, context):
     response = exception_handler(exc, context)
     if response is None:
         logger.exception("unhandled error in %s", context["view"].__class__.__name__, exc_info=exc)
-        response = Response(
-            {"detail": "The server failed to handle this request."}, status=status.HTTP_500_INTERNAL_SERVER_ERROR
-        )
+        response = Response({"detail": SERVER_ERROR_DETAIL}, status=status.HTTP_500_INTERNAL_SERVER_ERROR)
     return response
 
 

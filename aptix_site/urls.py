@@ -1,4 +1,4 @@
-"""URL map: the admin, and the REST API under /api/."""
+"""URL map: the admin, and the REST API under /api/ (with JSON 404 and 500 pages there)."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -15,3 +15,6 @@ urlpatterns = [
     path("api/", include("sessions_app.urls")),
     path("api/", include("agent_tools.urls")),
 ]
+
+handler404 = "aptix_site.errors.page_not_found"
+handler500 = "aptix_site.errors.server_error"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from django.db import connection, transaction
+from django.urls import get_resolver
 
 pytestmark = pytest.mark.django_db
 
@@ -189,7 +190,26 @@ def test_a_tool_call_on_a_real_database_failure_answers_a_generic_500(
     assert_reveals_nothing(response)
 
 
-def test_an_unknown_url_under_the_api_reveals_nothing(alice_client):
-    response = alice_client.get("/api/no-such-endpoint/")
+@pytest.mark.parametrize("url", ["/api/no-such-endpoint/", "/api/modes/general/nope/", "/api/tools/agent_hello_world/"])
+def test_an_unknown_url_under_the_api_is_a_json_404_that_reveals_nothing(alice_client, url):
+    response = alice_client.get(url)
     assert response.status_code == 404
+    assert response.json() == {"detail": "No API endpoint has this URL; /api/docs/ lists them."}
+    assert_reveals_nothing(response)
+
+
+def test_an_unknown_url_outside_the_api_keeps_the_html_404(client):
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/html")
+
+
+@pytest.mark.parametrize("path, content_type", [("/api/sessions/", "application/json"), ("/admin/", "text/html")])
+def test_a_failure_outside_the_rest_framework_gets_the_generic_500_page(rf, path, content_type):
+    # Django calls this handler for an exception no view handled (in a middleware, say).
+    response = get_resolver().resolve_error_handler(500)(rf.get(path))
+    assert response.status_code == 500
+    assert response["Content-Type"].startswith(content_type)
+    if content_type == "application/json":
+        assert json.loads(response.content) == GENERIC_500
     assert_reveals_nothing(response)
