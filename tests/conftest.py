@@ -47,44 +47,6 @@ def unconstrained_catalog(db):
             cursor.execute("PRAGMA ignore_check_constraints = OFF")
 
 
-def _modes_app_snapshot():
-    """Every row of every model of the modes app (the catalog first), all fields included."""
-    from django.apps import apps
-
-    models = sorted(apps.get_app_config("modes").get_models(), key=lambda model: model is not AgentMode)
-    return {model: list(model.objects.order_by("pk").values()) for model in models}
-
-
-@pytest.fixture
-def restore_initial_database(django_db_setup, django_db_blocker):
-    """For transactional tests, which pytest-django ends by flushing every table.
-
-    Request it as the FIRST argument, followed by ``django_db_serialized_rollback`` and
-    ``transactional_db``: then its teardown runs after the flush and writes back what the migrations
-    put in the test database (content types, permissions, the seed modes), so later tests find the
-    database as it was. Django's serialized copy keeps only milliseconds of timestamps, so the rows
-    of the modes app are then put back exactly as they were before the test, and checked.
-    """
-    from django.db import connections
-
-    with django_db_blocker.unblock():
-        before = _modes_app_snapshot()
-    yield
-    with django_db_blocker.unblock():
-        for alias in connections:
-            contents = getattr(connections[alias], "_test_serialized_contents", None)
-            if contents:
-                connections[alias].creation.deserialize_db_from_string(contents)
-        for model, rows in before.items():  # the catalog first: its triggers change the version row
-            pk_name = model._meta.pk.attname
-            model.objects.exclude(pk__in=[row[pk_name] for row in rows]).delete()
-            for row in rows:
-                if not model.objects.filter(pk=row[pk_name]).exists():
-                    model.objects.bulk_create([model(**row)])
-                model.objects.filter(pk=row[pk_name]).update(**row)  # update() keeps the given timestamps
-        assert _modes_app_snapshot() == before, "the modes tables were not restored"
-
-
 @pytest.fixture(autouse=True)
 def fresh_throttle_counters():
     """Throttle counters live in the cache; each test starts with none."""
@@ -208,35 +170,43 @@ def _ensure_migrated_catalog():
         version_model.objects.create(pk=1, version=uuid.uuid4().hex)
 
 
+def _modes_app_snapshot():
+    """Every row of every model of the modes app (the catalog first), all fields included."""
+    from django.apps import apps
+
+    models = sorted(apps.get_app_config("modes").get_models(), key=lambda model: model is not AgentMode)
+    return {model: list(model.objects.order_by("pk").values()) for model in models}
+
+
 @pytest.fixture(scope="class")
 def modes_restored_after_flush(django_db_setup, django_db_blocker):
     """For a class of transactional tests: the catalog is there before them and put back after the flush.
 
     Use it with ``@pytest.mark.django_db(transaction=True, serialized_rollback=True)``. A transactional
     test ends by flushing every table. This fixture is class-scoped so that its teardown runs after
-    that flush (a function-scoped fixture is torn down before the django_db marker's flush). Then, like
-    restore_initial_database, it writes back what the migrations put in the test database (content
-    types, permissions, seed modes, catalog version row) with their original primary keys, so that a
-    later serialized-rollback test can load them again; when nothing was serialized, the flush ran
-    post_migrate instead and the seed modes and version row are written here. Before the class it
-    makes sure the migrated catalog is present (an earlier transactional test may have left the tables
-    empty) and snapshots the modes; afterwards it puts them back exactly, timestamps included.
+    that flush (a function-scoped fixture is torn down before the django_db marker's flush). Then it
+    writes back what the migrations put in the test database (content types, permissions, seed modes)
+    with their original primary keys, so that a later serialized-rollback test can load them again.
+    Django's serialized copy keeps only milliseconds of timestamps, so the rows of the modes app are
+    then put back exactly as they were before the class, and checked. Before the class it makes sure
+    the migrated catalog is present: an earlier transactional test may have left the tables empty.
     """
     from django.db import connections
 
     with django_db_blocker.unblock():
         _ensure_migrated_catalog()
-        before = list(AgentMode.objects.order_by("pk").values())
+        before = _modes_app_snapshot()
     yield
     with django_db_blocker.unblock():
         for alias in connections:
             contents = getattr(connections[alias], "_test_serialized_contents", None)
             if contents:
                 connections[alias].creation.deserialize_db_from_string(contents)
-        AgentMode.objects.exclude(pk__in=[row["id"] for row in before]).delete()
-        present = set(AgentMode.objects.values_list("pk", flat=True))
-        AgentMode.objects.bulk_create([AgentMode(**row) for row in before if row["id"] not in present])
-        for row in before:
-            AgentMode.objects.filter(pk=row["id"]).update(**row)  # update() keeps the given timestamps
-        _ensure_migrated_catalog()
-        assert list(AgentMode.objects.order_by("pk").values()) == before, "the mode catalog was not restored"
+        for model, rows in before.items():  # the catalog first: its triggers change the version row
+            pk_name = model._meta.pk.attname
+            model.objects.exclude(pk__in=[row[pk_name] for row in rows]).delete()
+            present = set(model.objects.values_list("pk", flat=True))
+            model.objects.bulk_create([model(**row) for row in rows if row[pk_name] not in present])
+            for row in rows:
+                model.objects.filter(pk=row[pk_name]).update(**row)  # update() keeps the given timestamps
+        assert _modes_app_snapshot() == before, "the modes tables were not restored"

@@ -48,30 +48,31 @@ def applied(app_label):
 
 @pytest.mark.postgres
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="migrating everything to zero is run on PostgreSQL")
-def test_every_app_migrates_to_zero_and_forward_again_with_the_seed_back(
-    restore_initial_database, django_db_serialized_rollback, transactional_db
-):
-    tables = app_tables()
-    assert tables <= set(connection.introspection.table_names())
+@pytest.mark.usefixtures("modes_restored_after_flush")
+class TestMigratingEverythingToZero:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_every_app_migrates_to_zero_and_forward_again_with_the_seed_back(self):
+        tables = app_tables()
+        assert tables <= set(connection.introspection.table_names())
 
-    for app_label in APPS_IN_REVERSE_DEPENDENCY_ORDER:
-        call_command("migrate", app_label, "zero", verbosity=0)
+        for app_label in APPS_IN_REVERSE_DEPENDENCY_ORDER:
+            call_command("migrate", app_label, "zero", verbosity=0)
 
-    left = tables & set(connection.introspection.table_names())
-    assert left == set(), f"tables left after migrating to zero: {sorted(left)}"
-    assert [applied(label) for label in APPS_IN_REVERSE_DEPENDENCY_ORDER] == [0] * len(APPS_IN_REVERSE_DEPENDENCY_ORDER)
-    assert not catalog_is_migrated("default")
+        left = tables & set(connection.introspection.table_names())
+        assert left == set(), f"tables left after migrating to zero: {sorted(left)}"
+        assert [applied(label) for label in APPS_IN_REVERSE_DEPENDENCY_ORDER] == [0] * len(APPS_IN_REVERSE_DEPENDENCY_ORDER)
+        assert not catalog_is_migrated("default")
 
-    call_command("migrate", verbosity=0)
+        call_command("migrate", verbosity=0)
 
-    assert tables <= set(connection.introspection.table_names())
-    assert list(AgentMode.objects.order_by("position").values_list("pk", "key", "is_default")) == SEED
-    assert CatalogVersion.objects.filter(pk=1).exists()
-    assert catalog_is_migrated("default")
-    assert catalog_errors(list(AgentMode.objects.all())) == []
-    call_command("check", "--database", "default", "--fail-level", "WARNING")
+        assert tables <= set(connection.introspection.table_names())
+        assert list(AgentMode.objects.order_by("position").values_list("pk", "key", "is_default")) == SEED
+        assert CatalogVersion.objects.filter(pk=1).exists()
+        assert catalog_is_migrated("default")
+        assert catalog_errors(list(AgentMode.objects.all())) == []
+        call_command("check", "--database", "default", "--fail-level", "WARNING")
 
-    # The catalog version trigger is back too: a write changes the version.
-    version = CatalogVersion.objects.get(pk=1).version
-    AgentMode.objects.filter(key="ddr_authoring").update(version="v2")
-    assert CatalogVersion.objects.get(pk=1).version != version
+        # The catalog version trigger is back too: a write changes the version.
+        version = CatalogVersion.objects.get(pk=1).version
+        AgentMode.objects.filter(key="ddr_authoring").update(version="v2")
+        assert CatalogVersion.objects.get(pk=1).version != version

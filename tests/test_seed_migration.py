@@ -166,33 +166,34 @@ def test_rerunning_the_seed_leaves_a_custom_mode_that_took_a_seed_key():
     assert not AgentMode.objects.filter(pk="0FB81E6A8337444BA00A0CE28E3A1F78").exists()
 
 
-def test_seed_migration_is_reversible_and_checks_skip_until_it_is_applied(
-    restore_initial_database, django_db_serialized_rollback, transactional_db
-):
-    custom = AgentMode.objects.create(
-        key="research", display_name="Research", when_to_use="Use this mode for research."
-    )
-    assert catalog_is_migrated("default")
+@pytest.mark.usefixtures("modes_restored_after_flush")
+class TestReversingTheSeed:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_seed_migration_is_reversible_and_checks_skip_until_it_is_applied(self):
+        custom = AgentMode.objects.create(
+            key="research", display_name="Research", when_to_use="Use this mode for research."
+        )
+        assert catalog_is_migrated("default")
 
-    call_command("migrate", "modes", "0001", verbosity=0)
+        call_command("migrate", "modes", "0001", verbosity=0)
 
-    # Backwards: the built-in rows go, the custom mode stays.
-    assert list(AgentMode.objects.values_list("key", "source")) == [("research", "custom")]
-    # The catalog now has no default, but it is not migrated, so the checks leave it alone.
-    assert catalog_is_migrated("default") is False
-    assert check_mode_catalog(databases=["default"]) == []
-    call_command("check", "--database", "default")
+        # Backwards: the built-in rows go, the custom mode stays.
+        assert list(AgentMode.objects.values_list("key", "source")) == [("research", "custom")]
+        # The catalog now has no default, but it is not migrated, so the checks leave it alone.
+        assert catalog_is_migrated("default") is False
+        assert check_mode_catalog(databases=["default"]) == []
+        call_command("check", "--database", "default")
 
-    # Forward again with the checks on, as `manage.py migrate` runs: the seed comes back.
-    call_command("migrate", verbosity=0, skip_checks=False)
+        # Forward again with the checks on, as `manage.py migrate` runs: the seed comes back.
+        call_command("migrate", verbosity=0, skip_checks=False)
 
-    assert catalog_is_migrated("default")
-    assert catalog_rows()[:3] == SECTION_8
-    assert list(AgentMode.objects.values_list("key", flat=True)) == [
-        "general",
-        "ddr_authoring",
-        "workflow_authoring",
-        "research",
-    ]
-    assert AgentMode.objects.get(key="research").pk == custom.pk
-    call_command("check", "--database", "default")
+        assert catalog_is_migrated("default")
+        assert catalog_rows()[:3] == SECTION_8
+        assert list(AgentMode.objects.values_list("key", flat=True)) == [
+            "general",
+            "ddr_authoring",
+            "workflow_authoring",
+            "research",
+        ]
+        assert AgentMode.objects.get(key="research").pk == custom.pk
+        call_command("check", "--database", "default")
