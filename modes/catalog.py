@@ -6,9 +6,11 @@ Lookups are by key (prompts and tools speak in keys); sessions store ids.
 Reads are served from an in-process snapshot of the catalog. Before using it,
 a process compares the snapshot's version with the catalog version row that
 database triggers change on every write (modes.triggers); within one HTTP
-request that comparison happens once. So each request costs one small query
-for the catalog whatever its size, and a change made by any process (admin,
-import, migration, SQL) is seen by every process on its next request.
+request that comparison happens once. So a change made by any process (admin,
+import, migration, SQL) is seen by every process on its next request, and the
+catalog costs a request at most one small query whatever its size: none when
+a query the request makes anyway has read the version too (token
+authentication does, see VERSION_SQL and note_version).
 """
 
 import threading
@@ -50,6 +52,7 @@ class CatalogSnapshot:
     version: str | None
     modes: tuple[AgentMode, ...]
     by_key: dict[str, AgentMode] = field(init=False)
+    by_id: dict[str, AgentMode] = field(init=False)
     available_modes_lines: tuple[str, ...] = field(init=False)
     search_texts: tuple[tuple[str, ...], ...] = field(init=False)
     _listings: dict = field(init=False, default_factory=dict, repr=False, compare=False)
@@ -57,6 +60,7 @@ class CatalogSnapshot:
     def __post_init__(self):
         set_ = object.__setattr__  # frozen: derived fields are computed once, here
         set_(self, "by_key", {mode.key: mode for mode in self.modes})
+        set_(self, "by_id", {mode.pk: mode for mode in self.modes})
         set_(self, "available_modes_lines", tuple(f"- {mode.key}: {mode.when_to_use}" for mode in self.modes))
         set_(
             self,
@@ -82,19 +86,31 @@ class CatalogSnapshot:
         raise ImproperlyConfigured("The mode catalog has no default mode (modes.E005).")
 
 
+# The catalog version as a scalar subquery, for a query that every request makes anyway to select
+# alongside its own columns: that saves the request a database round trip.
+VERSION_SQL = "SELECT version FROM modes_catalogversion WHERE id = 1"
+
 _latest: CatalogSnapshot | None = None
-_request = Local()  # the snapshot already checked during the current request
+_request = Local()  # the version read and the snapshot checked during the current request
 _load_lock = threading.Lock()
 
 
 def _start_request(**kwargs):
     _request.snapshot = None
+    _request.version = None
     _request.active = True
 
 
 def _finish_request(**kwargs):
     _request.snapshot = None
+    _request.version = None
     _request.active = False
+
+
+def note_version(version: str | None) -> None:
+    """Tell the catalog the version that VERSION_SQL just gave, so this request need not read it again."""
+    if getattr(_request, "active", False) and _request.snapshot is None:
+        _request.version = version
 
 
 request_started.connect(_start_request, dispatch_uid="modes.catalog.start_request")
@@ -107,7 +123,7 @@ def current_catalog() -> CatalogSnapshot:
     checked = getattr(_request, "snapshot", None)
     if checked is not None:
         return checked
-    version = _read_version()
+    version = getattr(_request, "version", None) or _read_version()
     snapshot = _latest
     if snapshot is None or version is None or snapshot.version != version:
         with _load_lock:  # threads that find the same new version load it once
@@ -126,7 +142,7 @@ def _read_version() -> str | None:
     # cost more than the query itself. It is read before the rows, so rows newer
     # than their label only cause one extra reload, never a stale snapshot.
     with connection.cursor() as cursor:
-        cursor.execute("SELECT version FROM modes_catalogversion WHERE id = 1")
+        cursor.execute(VERSION_SQL)
         row = cursor.fetchone()
     return row[0] if row else None
 
@@ -161,6 +177,13 @@ def get_mode(mode_key: str) -> AgentMode:
         return catalog.by_key[mode_key]
     except (KeyError, TypeError):
         raise UnknownModeError(mode_key, catalog.by_key) from None
+
+
+def get_mode_by_id(mode_id: str) -> AgentMode:
+    """The mode with this id (sessions store ids); AgentMode.DoesNotExist if there is none."""
+    mode = current_catalog().by_id.get(mode_id)
+    # A mode committed after this request read the catalog version is not in the snapshot yet.
+    return mode if mode is not None else AgentMode.objects.get(pk=mode_id)
 
 
 def get_tools_for_mode(mode_key: str) -> list[str]:

@@ -2,6 +2,8 @@
 
 import uuid
 
+from modes.catalog import get_mode_by_id
+
 from .models import AgentSession, ModeChange
 
 
@@ -16,7 +18,9 @@ def get_owned_session(*, session_id, user) -> AgentSession:
         pk = uuid.UUID(str(session_id))
     except ValueError:
         raise InvalidSessionId(session_id) from None
-    return AgentSession.objects.select_related("mode", "org").get(pk=pk, owner=user)
+    session = AgentSession.objects.get(pk=pk, owner=user)
+    session.mode = get_mode_by_id(session.mode_id)  # from the catalog snapshot, rather than a join
+    return session
 
 
 def sessions_of(*, user):

@@ -15,10 +15,12 @@ import pytest
 import requests
 from django.db import connection
 
-from modes.catalog import build_system_prompt, current_catalog, find_modes, get_mode
+from modes import catalog
+from modes.catalog import build_system_prompt, current_catalog, find_modes, get_mode, get_mode_by_id
 from modes.models import AgentMode
 
 ROOT = Path(__file__).resolve().parent.parent
+GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 BIN = Path(sys.executable).parent
 
 
@@ -49,6 +51,19 @@ def test_an_unchanged_catalog_is_not_reloaded(django_assert_num_queries):
     current_catalog()
     with django_assert_num_queries(1):  # the version row only
         current_catalog()
+
+
+@pytest.mark.django_db
+def test_a_mode_newer_than_the_requests_snapshot_is_still_found_by_id():
+    """A session may name a mode committed after this request read the catalog version."""
+    catalog._start_request()  # as Django's request_started signal does
+    try:
+        current_catalog()
+        newer = AgentMode.objects.create(key="newer", display_name="Newer", when_to_use="Use this mode later.")
+        assert "newer" not in current_catalog().by_key  # this request keeps the snapshot it checked
+        assert get_mode_by_id(newer.pk).key == "newer"
+    finally:
+        catalog._finish_request()
 
 
 # --- Two worker processes -------------------------------------------------------------------------------
@@ -83,6 +98,25 @@ def shared_database(tmp_path_factory):
         timeout=60,
     )
     return env
+
+
+@pytest.fixture(scope="module")
+def root_token(shared_database):
+    """An API token for the admin user of the shared database."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django; django.setup(); from rest_framework.authtoken.models import Token; "
+            "print(Token.objects.get_or_create(user__username='root', defaults={'user_id': 1})[0].key)",
+        ],
+        cwd=ROOT,
+        env={**shared_database, "DJANGO_SETTINGS_MODULE": "aptix_site.settings"},
+        check=True,
+        timeout=60,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
 class Worker:
@@ -120,8 +154,10 @@ class Worker:
         )
         assert response.url.endswith("/admin/"), "admin login failed"
 
-    def listed_default(self):
-        response = self.http.get(f"{self.base}/api/modes/", timeout=10)
+    def listed_default(self, token=None):
+        """The default mode as GET /api/modes/ lists it, as the logged-in admin or with an API token."""
+        headers = {"Authorization": f"Token {token}"} if token else {}
+        response = (requests if token else self.http).get(f"{self.base}/api/modes/", headers=headers, timeout=10)
         assert response.status_code == 200
         return next(mode["key"] for mode in response.json()["modes"] if mode["isDefault"])
 
@@ -170,6 +206,18 @@ def test_an_admin_edit_through_one_worker_is_served_by_the_other_on_its_next_req
 
     assert second.listed_default() == "ddr_authoring"
     assert first.listed_default() == "ddr_authoring"
+
+
+def test_a_token_client_of_another_worker_sees_an_admin_edit_on_its_next_request(two_workers, root_token):
+    """Token requests read the catalog version in the token query: that read must be just as fresh."""
+    first, second = two_workers
+    first.log_in("root", "root-password-123")
+    for key, mode_id in (("workflow_authoring", "0FB81E6A8337444BA00A0CE28E3A1F78"), ("general", GENERAL_ID)):
+        assert second.listed_default(token=root_token) != key  # the second worker holds a snapshot
+
+        first.make_default(mode_id)
+
+        assert second.listed_default(token=root_token) == key
 
 
 def test_an_import_by_another_process_is_served_by_a_running_worker_on_its_next_request(

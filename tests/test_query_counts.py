@@ -1,7 +1,8 @@
 """Exact SQL query counts per request: they must not grow with the catalog (issue 5 budgets).
 
-Counts are steady-state: the first request after a catalog change also reloads the snapshot (one
-more query, whatever the catalog size). Inside the test transaction, agent_change_mode's atomic
+The token query also reads the catalog version, so a request that only reads the catalog costs that
+one query. Counts are steady-state: the first request after a catalog change also reloads the
+snapshot (one more query, whatever the catalog size). Inside the test transaction, agent_change_mode's atomic
 block shows as a SAVEPOINT/RELEASE pair, which outside a transaction are BEGIN/COMMIT.
 """
 
@@ -9,7 +10,7 @@ import pytest
 
 from modes.models import AgentMode
 
-CHANGE_MODE_STATEMENTS = 6  # token+user+org, session, catalog version, session lock, audit row, session update
+CHANGE_MODE_STATEMENTS = 5  # token+user+org+catalog version, session, session lock, audit row, session update
 SAVEPOINT_PAIR = 2
 
 
@@ -34,30 +35,30 @@ def catalog_size(request, db):
     return request.param
 
 
-def test_listing_modes_costs_two_queries_whatever_the_catalog_size(
+def test_listing_modes_costs_one_query_whatever_the_catalog_size(
     alice_client, catalog_size, django_assert_num_queries
 ):
     alice_client.get("/api/modes/")  # loads the snapshot
-    with django_assert_num_queries(2):  # token (with user and org), catalog version
+    with django_assert_num_queries(1):  # token, with user, org and catalog version
         response = alice_client.get("/api/modes/")
     assert response.status_code == 200
     assert len(response.json()["modes"]) == catalog_size
 
 
-def test_filtered_listing_costs_two_queries_whatever_the_catalog_size(
+def test_filtered_listing_costs_one_query_whatever_the_catalog_size(
     alice_client, catalog_size, django_assert_num_queries
 ):
     alice_client.get("/api/modes/")
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(1):
         response = alice_client.get("/api/modes/", {"filter": "GENERAL", "includeExamples": "true"})
     assert [mode["key"] for mode in response.json()["modes"]][0] == "general"
 
 
-def test_agent_list_modes_costs_two_queries_whatever_the_catalog_size(
+def test_agent_list_modes_costs_one_query_whatever_the_catalog_size(
     alice_client, catalog_size, django_assert_num_queries
 ):
     alice_client.post("/api/tools/agent_list_modes/invoke/", {}, format="json")
-    with django_assert_num_queries(2):
+    with django_assert_num_queries(1):
         response = alice_client.post(
             "/api/tools/agent_list_modes/invoke/", {"arguments": {"includeExamples": True}}, format="json"
         )
@@ -69,15 +70,15 @@ def test_first_request_after_a_catalog_change_reloads_the_snapshot_with_one_more
 ):
     alice_client.get("/api/modes/")
     AgentMode.objects.filter(key="general").update(version="v2")
-    with django_assert_num_queries(3):
-        alice_client.get("/api/modes/")
     with django_assert_num_queries(2):
         alice_client.get("/api/modes/")
+    with django_assert_num_queries(1):
+        alice_client.get("/api/modes/")
 
 
-def test_session_context_costs_three_queries(alice_client, alice_session, catalog_size, django_assert_num_queries):
+def test_session_context_costs_two_queries(alice_client, alice_session, catalog_size, django_assert_num_queries):
     alice_client.get("/api/modes/")
-    with django_assert_num_queries(3):  # token, session with its mode, catalog version
+    with django_assert_num_queries(2):  # token with the catalog version, session (its mode from the snapshot)
         response = alice_client.get(f"/api/sessions/{alice_session.pk}/context/")
     assert response.status_code == 200
 
