@@ -18,6 +18,7 @@ from django.db.migrations.loader import MigrationLoader
 from .models import AgentMode
 from .validators import validate_mode_id, validate_mode_key, validate_single_line, validate_string_list
 
+
 def check_mode_catalog(app_configs=None, databases=None, **kwargs):
     if not databases or DEFAULT_DB_ALIAS not in databases:
         return []

@@ -9,6 +9,7 @@ from .fields import StringListField
 from .validators import (
     MODE_ID_PATTERN,
     MODE_KEY_PATTERN,
+    WHEN_TO_USE_PATTERN,
     new_mode_id,
     validate_mode_id,
     validate_mode_key,
@@ -72,7 +73,12 @@ class AgentMode(models.Model):
         default=False,
         help_text="Exactly one mode is the default. Change it with the 'Make default' action.",
     )
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    status = models.CharField(
+        max_length=16,
+        choices=Status.choices,
+        default=Status.ACTIVE,
+        error_messages={"invalid_choice": "Status %(value)r is not one of active, experimental or deprecated."},
+    )
     version = models.CharField(max_length=32, default="v1")
     mode_instructions = StringListField(default=list, blank=True)
     behavior_hints = StringListField(default=list, blank=True)
@@ -121,9 +127,9 @@ class AgentMode(models.Model):
                 violation_error_message="A mode key uses lower-case letters, digits and underscores only.",
             ),
             models.CheckConstraint(
-                condition=~Q(when_to_use=""),
-                name="modes_agentmode_when_to_use_present",
-                violation_error_message="Every mode needs a when-to-use sentence.",
+                condition=Q(when_to_use__regex=WHEN_TO_USE_PATTERN),
+                name="modes_agentmode_when_to_use_one_line",
+                violation_error_message="Every mode needs a when-to-use sentence on a single line.",
             ),
         ]
 

@@ -11,6 +11,8 @@ from django.core.validators import RegexValidator
 MODE_ID_PATTERN = r"\A[0-9A-F]{32}\Z"
 MODE_KEY_PATTERN = r"\A[a-z0-9_]+\Z"
 TOOL_NAME_PATTERN = r"\A[a-zA-Z0-9_-]{1,64}\Z"
+# Some text that is not all spaces, and no CR or LF: what a database can check of "one line".
+WHEN_TO_USE_PATTERN = r"\A[^\r\n]*\S[^\r\n]*\Z"
 
 validate_mode_id = RegexValidator(
     MODE_ID_PATTERN,
@@ -39,8 +41,13 @@ def validate_not_blank(value):
         raise ValidationError("This cannot be only spaces.", code="only_spaces")
 
 
+def is_single_line(text: str) -> bool:
+    """No line break of any kind: str.splitlines also knows \\x85, \\u2028 and the other Unicode breaks."""
+    return text.splitlines() in ([text], [])
+
+
 def validate_single_line(value):
-    if "\n" in value or "\r" in value:
+    if not is_single_line(value):
         raise ValidationError(
             "This must be a single line: it is rendered inline in the system prompt.",
             code="multiline",
@@ -55,7 +62,7 @@ def validate_string_list(value):
             raise ValidationError("Null characters are not allowed.", code="null_characters_not_allowed")
         if not item.strip():
             raise ValidationError("Lines in this list must not be empty.", code="empty_item")
-        if "\n" in item or "\r" in item:
+        if not is_single_line(item):
             raise ValidationError("Each item must be a single line.", code="multiline_item")
 
 

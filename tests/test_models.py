@@ -194,15 +194,21 @@ def test_full_clean_refuses_a_whitespace_only_when_to_use():
     )
 
 
-@pytest.mark.parametrize("text", ["Line one.\nLine two.", "Line one.\r\nLine two.", "Line one.\rLine two."])
+@pytest.mark.parametrize(
+    "text",
+    ["Line one.\nLine two.", "Line one.\r\nLine two.", "Line one.\rLine two.", "Line one.\u2028Line two.",
+     "Line one.\x85Line two.", "One line, then a break.\n"],
+)
 def test_full_clean_refuses_a_multi_line_when_to_use(text):
     assert clean_errors(valid_mode(when_to_use=text))["when_to_use"] == [
         "This must be a single line: it is rendered inline in the system prompt."
     ]
 
 
-def test_full_clean_refuses_an_unknown_status():
-    assert clean_errors(valid_mode(status="retired"))["status"] == ["Value 'retired' is not a valid choice."]
+def test_full_clean_refuses_an_unknown_status_naming_the_valid_ones():
+    assert clean_errors(valid_mode(status="retired"))["status"] == [
+        "Status 'retired' is not one of active, experimental or deprecated."
+    ]
 
 
 @pytest.mark.parametrize("status", ["active", "experimental", "deprecated"])
@@ -228,8 +234,9 @@ def test_full_clean_refuses_empty_items_in_a_list_field(name):
 
 
 @pytest.mark.parametrize("name", LIST_FIELDS)
-def test_full_clean_refuses_multi_line_items_in_a_list_field(name):
-    assert "Each item must be a single line." in clean_errors(valid_mode(**{name: ["one\ntwo"]}))[name]
+@pytest.mark.parametrize("item", ["one\ntwo", "one\u2029two"])
+def test_full_clean_refuses_multi_line_items_in_a_list_field(name, item):
+    assert "Each item must be a single line." in clean_errors(valid_mode(**{name: [item]}))[name]
 
 
 def test_full_clean_names_the_invalid_tool_names():
@@ -283,6 +290,10 @@ def test_database_refuses_a_malformed_key(bad_key):
         AgentMode.objects.filter(key="general").update(key=bad_key)
 
 
-def test_database_refuses_an_empty_when_to_use():
+@pytest.mark.parametrize("text", ["", "   ", "Line one.\nLine two.", "Line one.\rLine two.", "One line.\n"])
+def test_database_refuses_a_when_to_use_that_is_empty_blank_or_not_one_line(text):
     with pytest.raises(IntegrityError), transaction.atomic():
-        AgentMode.objects.filter(key="general").update(when_to_use="")
+        AgentMode.objects.filter(key="general").update(when_to_use=text)
+    assert AgentMode.objects.get(key="general").when_to_use == (
+        "Use this mode for everyday Q&A, explanation, and lightweight assistance."
+    )

@@ -207,8 +207,10 @@ def test_validate_mode_key_accepts_exactly_non_empty_snake_case(value):
 
 LIST_ITEMS = st.one_of(
     st.text(st.characters(exclude_categories=("Cs",)), max_size=20),
-    st.sampled_from(["", " ", "\t", "a\nb", "a\rb", "\x00", "ok\x00", "fine", "\u3000", "emoji 🙂"]),
+    st.sampled_from(["", " ", "\t", "a\nb", "a\rb", "a\u2028b", "a\x85", "\x00", "ok\x00", "fine", "\u3000", "emoji 🙂"]),
 )
+# Every character Python (and a reader of the system prompt) takes for the end of a line.
+LINE_BREAKS = set("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 
 
 @PURE
@@ -218,8 +220,7 @@ def test_validate_string_list_accepts_exactly_lists_of_non_blank_single_line_str
         isinstance(item, str)
         and item.strip() != ""
         and "\x00" not in item
-        and "\n" not in item
-        and "\r" not in item
+        and not LINE_BREAKS & set(item)
         for item in value
     )
     assert accepts(validate_string_list, value) is expected
