@@ -47,9 +47,7 @@ def dump_document(document: dict, *, file_format: str) -> str:
 def read_document(text: str) -> list[dict]:
     """The mode entries of a file, each checked for known fields of the right types."""
     try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise PortableFileError([f"The file is not valid YAML or JSON: {error}"]) from error
+        document = _parse(text)
     except RecursionError:
         raise PortableFileError(["The file is nested too deeply to be a mode file."]) from None
     if not isinstance(document, dict) or not isinstance(document.get("modes"), list):
@@ -66,6 +64,46 @@ def read_document(text: str) -> list[dict]:
     if problems:
         raise PortableFileError(problems)
     return entries
+
+
+def _parse(text: str):
+    # JSON first: YAML reads most JSON, but not all of it (tab indents, escaped surrogate pairs such as
+    # an emoji written by json.dumps, control characters), and export_modes writes JSON too.
+    try:
+        return json.loads(text, object_pairs_hook=_mapping_without_repeated_keys)
+    except json.JSONDecodeError as json_error:
+        try:
+            return yaml.load(text, Loader=_YAMLLoaderWithoutRepeatedKeys)
+        except yaml.YAMLError as yaml_error:
+            error = json_error if text.lstrip().startswith("{") else yaml_error
+            raise PortableFileError([f"The file is not valid YAML or JSON: {error}"]) from None
+
+
+def _repeated_key_error(key) -> PortableFileError:
+    return PortableFileError([f"The field {key!r} is given twice in one mapping; keep one of them."])
+
+
+def _mapping_without_repeated_keys(pairs):
+    mapping = {}
+    for key, value in pairs:
+        if key in mapping:
+            raise _repeated_key_error(key)
+        mapping[key] = value
+    return mapping
+
+
+class _YAMLLoaderWithoutRepeatedKeys(yaml.SafeLoader):
+    """PyYAML keeps the last of two equal keys without a word; a mode file with two of one field is a mistake."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise _repeated_key_error(key)
+                seen.add(key)
+        return super().construct_mapping(node, deep=deep)
 
 
 def describe_entry(index: int, entry) -> str:

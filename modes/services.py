@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 
 from .models import AgentMode
@@ -81,16 +81,19 @@ def _plan(entries, existing, *, update):
             continue
         entry_id = entry.get("id")
         if entry_id is not None:
+            id_problem = None
             if entry_id in seen_ids:
-                problems.append(f"{where}: id: {entry_id!r} appears again, first at modes[{seen_ids[entry_id]}].")
-            seen_ids[entry_id] = index
-            if mode is not None and entry_id != mode.pk:
+                id_problem = f"{entry_id!r} appears again, first at modes[{seen_ids[entry_id]}]."
+            elif mode is not None and entry_id != mode.pk:
                 kind = "built-in " if mode.source == AgentMode.Source.BUILTIN else ""
-                problems.append(f"{where}: id: the {kind}mode {key!r} has id {mode.pk}; ids never change.")
+                id_problem = f"the {kind}mode {key!r} has id {mode.pk}; ids never change."
             elif mode is None and entry_id in ids_in_use:
-                problems.append(
-                    f"{where}: id: {entry_id} belongs to mode {ids_in_use[entry_id]!r}; import cannot rename a mode."
-                )
+                id_problem = f"{entry_id} belongs to mode {ids_in_use[entry_id]!r}; import cannot rename a mode."
+            seen_ids.setdefault(entry_id, index)
+            if id_problem:
+                # The rest of the entry would be checked against the wrong row: one clear problem is enough.
+                problems.append(f"{where}: id: {id_problem}")
+                continue
         if mode is not None and key == current_default and entry.get("is_default") is False and not defaults:
             problems.append(
                 f"{where}: is_default: this takes the default away from {key!r} without making another mode "
@@ -112,7 +115,9 @@ def _plan(entries, existing, *, update):
             mode.full_clean(validate_unique=False)
         except ValidationError as error:
             problems += [
-                f"{where}: {name}: {message}" for name, messages in error.message_dict.items() for message in messages
+                f"{where}: {message}" if name == NON_FIELD_ERRORS else f"{where}: {name}: {message}"
+                for name, messages in error.message_dict.items()
+                for message in messages
             ]
             continue
         if entry.get("is_default") is True and key != current_default:

@@ -95,8 +95,8 @@ def awkward_custom_mode(db):
         when_to_use="Use this mode when the user\u2019s text looks like YAML: null, true, 0x10, - dash.",
         version="1.0",
         status="experimental",
-        mode_instructions=["on", "null", "'quoted'", '"double"', "@at", "100"],
-        strong_signals=["\u00e9t\u00e9", "\u2603"],
+        mode_instructions=["on", "null", "'quoted'", '"double"', "@at", "100", "delete \x7f, C1 control \x9b"],
+        strong_signals=["\u00e9t\u00e9", "\u2603", "\U0001f600"],
     )
 
 
@@ -171,6 +171,31 @@ def test_import_reads_json(write_file):
     assert AgentMode.objects.filter(key="scout").exists()
 
 
+def test_import_reads_json_that_is_not_yaml(write_file):
+    # Tab indents and escaped surrogate pairs (json.dumps writes an emoji as two) are JSON but not YAML.
+    scout = {**SCOUT, "display_name": "Scout \U0001f600"}
+    import_modes(write_file(json.dumps(document(scout), indent="\t"), name="modes.json"))
+    assert AgentMode.objects.get(key="scout").display_name == "Scout \U0001f600"
+
+
+def test_import_reads_a_file_that_starts_with_a_byte_order_mark(write_file):
+    import_modes(write_file("\ufeff" + json.dumps(document(SCOUT)), name="modes.json"))
+    assert AgentMode.objects.filter(key="scout").exists()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        'format: aptix-modes\nversion: 1\nmodes:\n- key: scout\n  display_name: Scout\n  key: scout_two\n',
+        '{"format": "aptix-modes", "version": 1, "modes": [{"key": "scout", "display_name": "S", "key": "scout_two"}]}',
+    ],
+    ids=["yaml", "json"],
+)
+def test_a_field_given_twice_in_one_mode_is_a_command_error(write_file, content):
+    message = import_error(write_file(content))
+    assert message.endswith("The field 'key' is given twice in one mapping; keep one of them.")
+
+
 def test_import_keeps_a_given_id_for_a_new_mode(write_file):
     import_modes(write_file(document({**SCOUT, "id": "ABCDEF0123456789ABCDEF0123456789"})))
     assert AgentMode.objects.get(key="scout").pk == "ABCDEF0123456789ABCDEF0123456789"
@@ -210,7 +235,9 @@ def test_import_never_removes_a_builtin_mode(write_file):
 
 def test_import_never_changes_a_builtin_id(write_file):
     message = import_error(write_file(document({"key": "general", "id": "00000000000000000000000000000000"})), "--update")
-    assert f"modes[0] (key 'general'): id: the built-in mode 'general' has id {GENERAL_ID}; ids never change." in message
+    assert message.splitlines()[1:] == [
+        f"  modes[0] (key 'general'): id: the built-in mode 'general' has id {GENERAL_ID}; ids never change."
+    ]
 
 
 def test_import_never_changes_a_custom_id(write_file, custom_mode):
@@ -290,7 +317,7 @@ def test_every_problem_is_reported_with_position_key_and_field(write_file):
         "  modes[0] (key 'scout'): when_to_use: This must be a single line: it is rendered inline in the system prompt."
         in lines
     )
-    assert "  modes[1] (key 'scout_two'): status: Value 'retired' is not a valid choice." in lines
+    assert "  modes[1] (key 'scout_two'): status: Status 'retired' is not one of active, experimental or deprecated." in lines
     assert (
         "  modes[1] (key 'scout_two'): associated_tool_ids: These are not valid tool names (letters, digits, '_' "
         "and '-', at most 64 characters): 'no spaces allowed'." in lines
@@ -327,7 +354,7 @@ def test_dry_run_reports_and_changes_nothing(write_file, custom_mode):
 
 def test_dry_run_still_reports_problems(write_file):
     message = import_error(write_file(document({**SCOUT, "status": "retired"})), "--dry-run")
-    assert "modes[0] (key 'scout'): status: Value 'retired' is not a valid choice." in message
+    assert "modes[0] (key 'scout'): status: Status 'retired' is not one of active, experimental or deprecated." in message
 
 
 # --- import: files that cannot be read -----------------------------------------------------------------

@@ -18,7 +18,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, file, dry_run, update, **options):
         try:
-            text = Path(file).read_text(encoding="utf-8")
+            text = Path(file).read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the text
         except (OSError, UnicodeDecodeError) as error:
             raise CommandError(f"Cannot read {file}: {getattr(error, 'strerror', None) or error}.") from error
         try:
