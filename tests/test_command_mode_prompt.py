@@ -3,7 +3,7 @@
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from modes.models import AgentMode
 
@@ -60,3 +60,12 @@ def test_custom_mode_appears_in_the_block(custom_mode):
     assert lines[0] == "Current Mode: research"
     assert lines[6] == "- research: Use this mode when the user wants sources found, compared or summarised."
     assert lines[7:9] == ["", "Mode Switching:"]
+
+
+def test_a_catalog_without_a_default_is_a_command_error_not_a_traceback():
+    AgentMode.objects.filter(is_default=True).update(is_default=False)
+    with pytest.raises(CommandError) as caught:
+        mode_prompt()
+    assert str(caught.value) == (
+        "The mode catalog has no default mode (modes.E005). Run 'manage.py check --database default' for details."
+    )
