@@ -31,18 +31,22 @@ class AgentSession(models.Model):
 
 
 class ModeChange(models.Model):
-    """One row per mode change; rows are only ever added."""
+    """
+    One row per mode change; rows are only ever added. Every reference is PROTECT:
+    deleting a session, mode, user or organization that the audit names is refused
+    rather than erasing or blanking the record.
+    """
 
-    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="mode_changes")
+    session = models.ForeignKey(AgentSession, on_delete=models.PROTECT, related_name="mode_changes")
     from_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+")
     to_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+")
     reason = models.TextField()
     branch = models.BooleanField(default=False)
     branch_session = models.ForeignKey(
-        AgentSession, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        AgentSession, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
     )
-    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    org = models.ForeignKey(Organization, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+    org = models.ForeignKey(Organization, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     changed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -468,6 +468,33 @@ def test_deleting_a_custom_non_default_mode_works(admin_client, custom_mode):
     assert AgentMode.objects.count() == 3
 
 
+@pytest.fixture
+def session_in_custom_mode(alice, custom_mode):
+    from sessions_app.services import create_session
+
+    return create_session(owner=alice, org=None, mode_key=custom_mode.key, title="Research session")
+
+
+def test_deleting_a_mode_that_a_session_uses_is_refused_naming_the_session(admin_client, session_in_custom_mode):
+    mode_id = session_in_custom_mode.mode_id
+    for method in (admin_client.get, admin_client.post):
+        response = method(delete_url(mode_id), {"post": "yes"} if method == admin_client.post else None)
+        content = response.content.decode()
+        assert "Cannot delete agent mode" in content
+        assert "Research session" in content
+    assert AgentMode.objects.filter(pk=mode_id).exists()
+
+
+def test_bulk_delete_of_a_mode_that_a_session_uses_deletes_nothing(admin_client, session_in_custom_mode):
+    other = AgentMode.objects.create(key="other", display_name="Other", when_to_use="Use this mode for other things.")
+    selected = [session_in_custom_mode.mode_id, other.pk]
+    response = admin_client.post(
+        CHANGELIST, {"action": "delete_selected", "_selected_action": selected, "index": 0, "post": "yes"}
+    )
+    assert "Research session" in response.content.decode()
+    assert AgentMode.objects.filter(pk__in=selected).count() == 2
+
+
 def test_bulk_delete_with_the_default_selected_deletes_nothing(admin_client, custom_mode):
     response = run_action(admin_client, "delete_selected", GENERAL_ID, custom_mode.pk)
     assert messages_of(response) == [

@@ -117,3 +117,57 @@ def test_mode_change_change_page_is_view_only_and_a_post_changes_nothing(admin_c
     change.refresh_from_db()
     assert change.reason == "Reason one: write a DDR."
 
+
+
+# --- Nothing the audit names can be deleted: its rows would be erased or blanked -------------------------
+
+
+def delete_url(model, pk):
+    return reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_delete", args=[pk])
+
+
+def audit_rows():
+    return list(ModeChange.objects.order_by("id").values())
+
+
+def test_deleting_a_session_with_mode_changes_is_refused_and_its_audit_stays(admin_client, changed_session):
+    before = audit_rows()
+    response = admin_client.post(delete_url(AgentSession, changed_session.pk), {"post": "yes"})
+    assert response.status_code in (200, 403)  # the refusal page
+    assert "Cannot delete" in response.content.decode()
+    assert AgentSession.objects.filter(pk=changed_session.pk).exists()
+    assert audit_rows() == before
+
+
+def test_deleting_a_branch_session_is_refused_and_the_parents_audit_keeps_it(admin_client, alice, alice_session):
+    change = set_session_mode(
+        session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="Branch.", org=None, user=alice, branch=True
+    )
+    before = audit_rows()
+    response = admin_client.post(delete_url(AgentSession, change.branch_session_id), {"post": "yes"})
+    assert "Cannot delete" in response.content.decode()
+    assert AgentSession.objects.filter(pk=change.branch_session_id).exists()
+    assert audit_rows() == before
+
+
+def test_deleting_an_organization_named_by_the_audit_is_refused(admin_client, alice, alice_org, alice_session):
+    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="R.", org=alice_org, user=alice)
+    before = audit_rows()
+    response = admin_client.post(delete_url(type(alice_org), alice_org.pk), {"post": "yes"})
+    assert "Cannot delete" in response.content.decode()
+    assert type(alice_org).objects.filter(pk=alice_org.pk).exists()
+    assert audit_rows() == before
+
+
+def test_deleting_a_user_who_changed_modes_is_refused(admin_client, alice, changed_session):
+    before = audit_rows()
+    response = admin_client.post(delete_url(type(alice), alice.pk), {"post": "yes"})
+    assert "Cannot delete" in response.content.decode()
+    assert type(alice).objects.filter(pk=alice.pk).exists()
+    assert audit_rows() == before
+
+
+def test_a_session_without_mode_changes_can_still_be_deleted(admin_client, alice_session):
+    response = admin_client.post(delete_url(AgentSession, alice_session.pk), {"post": "yes"})
+    assert response.status_code == 302
+    assert not AgentSession.objects.filter(pk=alice_session.pk).exists()
