@@ -4,6 +4,7 @@ contract and refuses a malformed one with ImproperlyConfigured.
 """
 
 import inspect
+import json
 import re
 
 from django.core.exceptions import ImproperlyConfigured
@@ -63,22 +64,36 @@ def _contract_problem(tool_class) -> str | None:
     get_schema = own.get("get_schema")
     if not isinstance(get_schema, staticmethod):
         return "get_schema must be a static method defined on the class."
-    if inspect.signature(get_schema.__func__).parameters:
+    try:
+        takes_parameters = bool(inspect.signature(get_schema.__func__).parameters)
+    except (TypeError, ValueError):  # a builtin without a readable signature
+        return "get_schema must be a Python function taking no parameters."
+    if takes_parameters:
         return "get_schema must take no parameters."
     if "run" not in own:
         return "it must define run()."
     try:
         tool = tool_class()
-    except TypeError:
-        return "it must be constructible without arguments."
+    except Exception as error:
+        return f"it must be constructible without arguments, but {type(error).__name__}: {error}"
     if tool.name != name:
         return f"its name property returns {tool.name!r}, not TOOL_NAME {name!r}."
-    return _schema_problem(get_schema.__func__(), name)
+    try:
+        schema, again = get_schema.__func__(), get_schema.__func__()
+    except Exception as error:
+        return f"get_schema() raised {type(error).__name__}: {error}"
+    if schema != again:
+        return "get_schema() must return the same schema every time (no timestamps, ids or random values)."
+    return _schema_problem(schema, name)
 
 
 def _schema_problem(schema, name) -> str | None:
     if not isinstance(schema, dict) or schema.get("type") != "function":
         return 'get_schema() must return a dict with "type": "function".'
+    try:
+        json.dumps(schema, allow_nan=False)
+    except (TypeError, ValueError):
+        return "get_schema() must return plain JSON data (dicts, lists, strings, numbers, booleans, null)."
     if schema.get("name") != name:
         return f'the schema "name" must equal TOOL_NAME {name!r}.'
     if not _is_text(schema.get("description")):

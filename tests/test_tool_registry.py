@@ -198,6 +198,45 @@ def test_get_schema_with_a_parameter_is_refused():
     assert "get_schema must take no parameters" in message
 
 
+def test_get_schema_without_a_readable_signature_is_refused():
+    message = refusal(make_tool("BuiltinSchemaTool", get_schema=staticmethod(dict)))
+    assert message == (
+        "Tool BuiltinSchemaTool cannot be registered: get_schema must be a Python function taking no parameters."
+    )
+
+
+def test_get_schema_that_raises_is_refused_naming_class_and_error():
+    def get_schema():
+        raise RuntimeError("schema file missing")
+
+    message = refusal(make_tool("FailingSchemaTool", get_schema=staticmethod(get_schema)))
+    assert message == (
+        "Tool FailingSchemaTool cannot be registered: get_schema() raised RuntimeError: schema file missing"
+    )
+
+
+def test_a_schema_that_changes_between_calls_is_refused():
+    calls = iter(range(1000))
+    tool_class = make_tool("ClockTool", get_schema=staticmethod(lambda: valid_schema(description=f"At {next(calls)}.")))
+    assert "get_schema() must return the same schema every time" in refusal(tool_class)
+
+
+def test_a_schema_that_is_not_plain_json_is_refused():
+    tool_class = make_tool("SetSchemaTool", schema=valid_schema("sample_tool", tags={"a", "b"}))
+    assert "get_schema() must return plain JSON data" in refusal(tool_class)
+
+
+def test_a_constructor_that_fails_is_refused_naming_class_and_error():
+    def __init__(self):
+        raise ValueError("no configuration")
+
+    message = refusal(make_tool("UnconfiguredTool", __init__=__init__))
+    assert message == (
+        "Tool UnconfiguredTool cannot be registered: it must be constructible without arguments, "
+        "but ValueError: no configuration"
+    )
+
+
 def test_a_tool_without_its_own_run_is_refused():
     tool_class = make_tool("LazyTool")
     del tool_class.run
