@@ -16,6 +16,8 @@ from .tools import FILTER_MAX_LENGTH
 class QueryBooleanField(serializers.BooleanField):
     """A boolean query parameter; present but empty is an error, not the same as absent."""
 
+    default_error_messages = {"invalid": "Must be true or false; leave the parameter out for false."}
+
     def get_value(self, dictionary):
         return dictionary.get(self.field_name, empty)
 

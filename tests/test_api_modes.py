@@ -201,3 +201,9 @@ def test_system_prompt_for_an_absent_or_unknown_mode_is_the_default_modes(alice_
     assert response["Content-Type"].startswith("text/plain")
     assert response.content.decode("utf-8") == build_system_prompt("general")
     assert response.content.decode("utf-8").startswith("Current Mode: general\n")
+
+
+def test_an_empty_include_examples_is_a_400_that_says_what_to_send(alice_client):
+    response = alice_client.get("/api/modes/?includeExamples=")
+    assert response.status_code == 400
+    assert response.json() == {"includeExamples": ["Must be true or false; leave the parameter out for false."]}

@@ -126,6 +126,27 @@ def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_
 
 
 @pytest.mark.django_db
+def test_a_failure_after_the_first_write_undoes_the_whole_change(alice, alice_session):
+    # The branch session is written first; the audit row then fails (its organization was never saved).
+    # Without one transaction around both, the orphan branch session would stay behind.
+    from accounts.models import Organization
+
+    sessions_before = set(AgentSession.objects.values_list("pk", flat=True))
+    with pytest.raises(ValueError):
+        set_session_mode(
+            session_id=alice_session.pk,
+            mode=get_mode("ddr_authoring"),
+            reason="Write a DDR.",
+            org=Organization(name="Never saved", slug="never-saved"),
+            user=alice,
+            branch=True,
+        )
+    assert set(AgentSession.objects.values_list("pk", flat=True)) == sessions_before
+    assert ModeChange.objects.count() == 0
+    assert AgentSession.objects.get(pk=alice_session.pk).mode_id == GENERAL_ID
+
+
+@pytest.mark.django_db
 def test_a_mode_used_by_a_session_or_an_audit_row_cannot_be_deleted(alice, alice_session, custom_mode):
     from django.db.models import ProtectedError
 

@@ -1,6 +1,7 @@
 """agent_hello_world, the canonical minimal tool of TUL-011 §6."""
 
 import json
+import logging
 
 import pytest
 
@@ -94,3 +95,15 @@ def test_an_overlong_name_is_refused():
     result = run(json.dumps({"name": "x" * 201}))
     assert result.successful is False
     assert "'name'" in result.error_message
+
+
+def test_an_unexpected_exception_is_logged_and_becomes_a_generic_failure(caplog):
+    # A missing execution context makes run() fail on an attribute; execute() must not let that out.
+    with caplog.at_level(logging.ERROR, logger="agent_tools"):
+        result = HelloWorldTool().execute(json.dumps({"name": "Ada"}), None)
+    assert (result.successful, result.result, result.server_fault) == (False, None, True)
+    assert result.error_message == "agent_hello_world failed unexpectedly."
+    assert "AttributeError" not in result.error_message and "conversation_id" not in result.error_message
+    [record] = [record for record in caplog.records if record.levelno >= logging.ERROR]
+    assert record.getMessage() == "agent tool agent_hello_world failed unexpectedly"
+    assert record.exc_info[0] is AttributeError
