@@ -1,40 +1,62 @@
-"""Request filters that run before any view: oversized API bodies (413) and NUL characters (400)."""
+"""Request filters that run before any view: API bodies of unknown or excessive size, and NUL characters."""
 
 from django.conf import settings
 from django.http import JsonResponse
 
+# Django reads a request body only up to its Content-Length, so a body without one (chunked) would be
+# taken for an empty body and the request served as if nothing had been sent.
+LENGTH_REQUIRED = "Send the request body with a Content-Length header; chunked bodies are not accepted."
+
 
 class RequestBodyLimitMiddleware:
+    """Under /api/, a request that sends a body must say how long it is, and stay under the limit."""
+
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        if request.path.startswith("/api/"):
-            try:
-                length = int(request.META.get("CONTENT_LENGTH") or 0)
-            except ValueError:
-                length = 0
-            if length > settings.API_MAX_BODY_BYTES:
-                return JsonResponse(
-                    {"detail": f"The request body is {length} bytes; the limit is {settings.API_MAX_BODY_BYTES}."},
-                    status=413,
-                )
+        if request.path.startswith("/api/") and request.method not in ("GET", "HEAD", "OPTIONS"):
+            refusal = self._refusal(request.META)
+            if refusal:
+                return refusal
         return self.get_response(request)
+
+    @staticmethod
+    def _refusal(meta):
+        if "HTTP_TRANSFER_ENCODING" in meta:
+            return JsonResponse({"detail": LENGTH_REQUIRED}, status=411)
+        raw = meta.get("CONTENT_LENGTH") or "0"
+        if not (raw.isascii() and raw.isdigit()):
+            return JsonResponse({"detail": f"Content-Length must be a number of bytes, not {raw[:20]!r}."}, status=400)
+        if int(raw) > settings.API_MAX_BODY_BYTES:
+            return JsonResponse(
+                {"detail": f"The request body is {int(raw)} bytes; the limit is {settings.API_MAX_BODY_BYTES}."},
+                status=413,
+            )
+        return None
 
 
 class RejectNulCharactersMiddleware:
     """
-    Answers 400 to a NUL character in the URL or a form body: PostgreSQL cannot
-    store or compare text holding one, so it would otherwise surface as a 500
-    (in the admin's filters and actions, for instance).
+    Answers 400 to a NUL character in the URL, a cookie or a form body: PostgreSQL
+    cannot store or compare text holding one, so it would otherwise surface as a
+    500 (in the admin's filters and actions, or looking up a session cookie).
     """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        if "\x00" in request.path or "%00" in request.META.get("QUERY_STRING", "") or self._form_has_nul(request):
-            return JsonResponse({"detail": "NUL characters are not allowed in URLs or form data."}, status=400)
+        if (
+            "\x00" in request.path
+            or "%00" in request.META.get("QUERY_STRING", "")
+            # Django decodes a quoted cookie's octal escapes, so a plain-ASCII header can carry a NUL.
+            or any("\x00" in value for value in request.COOKIES.values())
+            or self._form_has_nul(request)
+        ):
+            return JsonResponse(
+                {"detail": "NUL characters are not allowed in URLs, cookies or form data."}, status=400
+            )
         return self.get_response(request)
 
     @staticmethod
