@@ -2,10 +2,14 @@
 
 import logging
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent
+from django.http import Http404
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, serializers, status
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
@@ -13,7 +17,7 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import exception_handler
 
-from .errors import SERVER_ERROR_DETAIL
+from .errors import BAD_REQUEST_DETAIL, SERVER_ERROR_DETAIL
 from .text import unstorable_text
 
 logger = logging.getLogger("aptix_site.api")
@@ -28,6 +32,11 @@ class StrictJSONParser(JSONParser):
             problem = unstorable_text(data)
         except RecursionError:
             raise exceptions.ParseError("JSON parse error - the body is nested too deeply.") from None
+        except exceptions.ParseError as error:
+            # Python's own wording for an over-long integer ends in advice about sys.set_int_max_str_digits().
+            if "int_max_str_digits" in str(error.detail):
+                raise exceptions.ParseError("JSON parse error - a number in the body has too many digits.") from None
+            raise
         if problem:
             raise exceptions.ParseError(f"Text in the request body must not contain {problem}.")
         return data
@@ -68,7 +77,7 @@ class StrictCharField(serializers.CharField):
 
 
 class Pagination(PageNumberPagination):
-    """Page-number pagination that refuses a bad pageSize (400) instead of quietly using the default."""
+    """Page-number pagination that refuses a bad page or pageSize (400) instead of quietly using another."""
 
     page_size = 50
     page_size_query_param = "pageSize"
@@ -78,17 +87,18 @@ class Pagination(PageNumberPagination):
         raw = request.query_params.get(self.page_size_query_param)
         if raw is None:
             return self.page_size
-        if not (raw.isascii() and raw.isdigit() and 1 <= int(raw) <= self.max_page_size):
+        # The length check first: int() refuses strings of thousands of digits with a ValueError.
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 3 and 1 <= int(raw) <= self.max_page_size):
             raise exceptions.ValidationError(
                 {self.page_size_query_param: [f"Must be a whole number from 1 to {self.max_page_size}."]}
             )
         return int(raw)
 
     def get_page_number(self, request, paginator):
+        # No 'last': the schema says a page is a number. A number past the last page, however many digits
+        # it has, is left to the paginator, which answers 404 as for any page that does not exist.
         raw = request.query_params.get(self.page_query_param, "1")
-        if raw in self.last_page_strings:
-            return raw
-        if not (raw.isascii() and raw.isdigit() and int(raw) >= 1):
+        if not (raw.isascii() and raw.isdigit() and raw.strip("0")):
             raise exceptions.ValidationError({self.page_query_param: ["Must be a whole number, 1 or more."]})
         return raw
 
@@ -102,7 +112,38 @@ class Pagination(PageNumberPagination):
         return parameters
 
 
+class FallbackContentNegotiation(DefaultContentNegotiation):
+    """
+    When a client's Accept header (or ?format=) names no media type a view offers,
+    answer in the view's first one instead of 406: every endpoint here speaks one
+    language, and the schema names it.
+    """
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        try:
+            return super().select_renderer(request, renderers, format_suffix)
+        except (exceptions.NotAcceptable, Http404):
+            return renderers[0], renderers[0].media_type
+
+
+def suspicious_request_response(exc: SuspiciousOperation) -> Response:
+    """Django's own request limits, which it raises while a view reads the query or body, as 400 or 413."""
+    if isinstance(exc, TooManyFieldsSent):
+        return Response(
+            {"detail": f"The request has too many query or form fields; at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS}."},
+            status=400,
+        )
+    if isinstance(exc, RequestDataTooBig):
+        return Response(
+            {"detail": f"The request body is over the limit of {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."},
+            status=413,
+        )
+    return Response({"detail": BAD_REQUEST_DETAIL}, status=400)
+
+
 def api_exception_handler(exc, context):
+    if isinstance(exc, SuspiciousOperation):
+        return suspicious_request_response(exc)
     response = exception_handler(exc, context)
     if response is None:
         logger.exception("unhandled error in %s", context["view"].__class__.__name__, exc_info=exc)
@@ -117,8 +158,10 @@ class ErrorSerializer(serializers.Serializer):
 _ERROR_DESCRIPTIONS = {
     400: "The request is invalid; the body says which field and why.",
     401: "No valid token or session.",
-    403: "Not allowed for this session.",
+    403: "Refused: the session's mode does not enable this tool, or a request authenticated by a login "
+    "cookie lacks its CSRF token.",
     404: "Not found (or not yours).",
+    411: "The body was sent without a Content-Length (chunked).",
     413: "The request body is too large.",
     415: "The body is not in a media type this operation reads (JSON).",
     429: "Too many requests; retry after the Retry-After header's seconds.",

@@ -1,4 +1,4 @@
-"""URL map: the admin, and the REST API under /api/ (with JSON 404 and 500 pages there)."""
+"""URL map: the admin, and the REST API under /api/ (with JSON 400, 404 and 500 pages there)."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -16,5 +16,6 @@ urlpatterns = [
     path("api/", include("agent_tools.urls")),
 ]
 
+handler400 = "aptix_site.errors.bad_request"
 handler404 = "aptix_site.errors.page_not_found"
 handler500 = "aptix_site.errors.server_error"
