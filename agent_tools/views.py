@@ -25,6 +25,8 @@ class SessionIdField(StrictCharField):
 
 
 class Invocation(StrictSerializer):
+    """A tool call: its arguments, and the session and conversation it belongs to; other fields are refused."""
+
     arguments = ArgumentsField(
         required=False,
         allow_null=True,
@@ -70,7 +72,7 @@ class ToolInvokeView(APIView):
     @extend_schema(
         operation_id="invokeTool",
         request=Invocation,
-        responses={200: InvocationResponse, **error_responses(400, 401, 403, 404, 413, 415, 429, 500)},
+        responses={200: InvocationResponse, **error_responses(400, 401, 403, 404, 411, 413, 415, 429, 500)},
         description="Runs a tool and answers with its envelope (successful, result, errorMessage). "
         "When the tool rejects its arguments (400) or fails unexpectedly (500) the body is that envelope; "
         "when the API refuses the request itself (a malformed body, an unknown field, a bad sessionId) "

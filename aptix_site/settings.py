@@ -157,6 +157,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["aptix_site.api.StrictJSONParser"],
     "EXCEPTION_HANDLER": "aptix_site.api.api_exception_handler",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "aptix_site.api.FallbackContentNegotiation",
     # Throttles identify anonymous clients by address. X-Forwarded-For is trusted
     # only from this many proxies in front of the app; none by default, so a
     # client cannot pick a fresh identity per request.
@@ -175,8 +176,9 @@ API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", 64 * 1024))
 SPECTACULAR_SETTINGS = {
     "TITLE": "Aptix Modes API",
     "DESCRIPTION": "The agent mode catalog, the agent tools and agent sessions. "
-    "Every endpoint but the schema and its documentation needs a token (Authorization: Token <key>) "
-    "or a logged-in session.",
+    "Every endpoint but the schema, its documentation and POST /api/token/ needs a token "
+    "(Authorization: Token <key>) or a logged-in session. A method an endpoint does not list is answered 405, "
+    "and a POST body sent without a Content-Length (chunked) 411.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
@@ -185,6 +187,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI would otherwise fetch a validity badge from validator.swagger.io: no outside calls.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
 # Throttle counters live in Redis when REDIS_URL is set, so every worker shares them.

@@ -8,6 +8,8 @@ from .models import AgentSession, ModeChange
 
 
 class SessionCreate(StrictSerializer):
+    """A new session: its mode (the default mode if left out) and a title; other fields are refused."""
+
     mode = StrictCharField(required=False, allow_blank=True, max_length=64, default="")
     title = StrictCharField(required=False, allow_blank=True, max_length=200, default="")
 

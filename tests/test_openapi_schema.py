@@ -28,13 +28,13 @@ REQUIRED_ERRORS = {
     "getModeTools": {400, 401, 404},
     "getSystemPrompt": {400, 401},
     "listTools": {400, 401},
-    "invokeTool": {400, 401, 403, 404, 413, 415, 429, 500},
+    "invokeTool": {400, 401, 403, 404, 411, 413, 415, 429, 500},
     "listSessions": {400, 401, 404},
-    "createSession": {400, 401, 413, 415, 429},
+    "createSession": {400, 401, 403, 411, 413, 415, 429},
     "getSession": {400, 401, 404},
     "listSessionModeChanges": {400, 401, 404},
     "getSessionContext": {400, 401, 404},
-    "obtainToken": {400, 413, 415, 429},
+    "obtainToken": {400, 411, 413, 415, 429},
 }
 
 
