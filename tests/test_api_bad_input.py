@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from urllib.parse import quote
 
 import pytest
+import yaml
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -398,10 +399,82 @@ def test_the_body_limit_comes_from_the_settings(alice_client, unchanged, setting
     assert response.json() == {"detail": f"The request body is {len(body)} bytes; the limit is 100."}
 
 
-def test_a_content_length_that_is_not_a_number_is_no_server_error(alice_client, unchanged):
-    response = alice_client.generic("POST", HELLO, b'{"arguments": {"name": "Ada"}}', content_type="application/json",
-                                    CONTENT_LENGTH="lots")
-    assert response.status_code < 500
+@pytest.mark.parametrize("length", ["lots", "-5", "1e3", "٣"])
+def test_a_content_length_that_is_not_a_number_is_a_400(alice_client, unchanged, length):
+    with unchanged():
+        response = alice_client.generic(
+            "POST", SESSIONS, b'{"title": "x"}', content_type="application/json", CONTENT_LENGTH=length
+        )
+    assert response.status_code == 400
+    assert response.json() == {"detail": f"Content-Length must be a number of bytes, not {length!r}."}
+
+
+@pytest.mark.parametrize("url", [SESSIONS, HELLO, TOKEN])
+def test_a_chunked_body_is_refused_with_411_rather_than_read_as_empty(alice_client, unchanged, url):
+    # Django reads a body only up to its Content-Length: without one, this POST would create a session in the
+    # default mode from a body that asked for something else.
+    with unchanged():
+        response = alice_client.generic(
+            "POST", url, b'{"title": 5, "mode": "nope"}', content_type="application/json",
+            HTTP_TRANSFER_ENCODING="chunked", CONTENT_LENGTH="",
+        )
+    assert response.status_code == 411
+    assert response.json() == {
+        "detail": "Send the request body with a Content-Length header; chunked bodies are not accepted."
+    }
+
+
+# --- Django's own request limits -------------------------------------------------------------------------
+
+TOO_MANY_FIELDS = {"detail": "The request has too many query or form fields; at most 1000."}
+
+
+@pytest.mark.parametrize("url", ["/api/modes/", "/api/sessions/", "/api/schema/"])
+def test_more_query_fields_than_django_reads_is_a_400(alice_client, url):
+    response = alice_client.get(url + "?" + "&".join(f"f{number}=1" for number in range(1001)))
+    assert response.status_code == 400
+    assert yaml.safe_load(response.content) == TOO_MANY_FIELDS  # the schema endpoint answers in YAML, its format
+
+
+def test_more_form_fields_than_django_reads_is_a_400_and_issues_no_token(anon_client, alice, unchanged):
+    fields = "&".join([f"f{number}=1" for number in range(1001)] + ["username=alice", "password=alice-password-123"])
+    with unchanged():
+        response = send(anon_client, TOKEN, fields, content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 400
+    assert response.json() == TOO_MANY_FIELDS
+
+
+def test_a_page_past_the_last_is_a_404_however_many_digits_it_has(alice_client, alice_session):
+    for page in ("2", "9" * 30, "9" * 5000):
+        response = alice_client.get(f"/api/sessions/?page={page}")
+        assert response.status_code == 404
+        assert response.json() == {"detail": "Invalid page."}
+
+
+def test_a_page_size_with_thousands_of_digits_is_a_400(alice_client):
+    response = alice_client.get(f"/api/sessions/?pageSize={'9' * 5000}")
+    assert response.status_code == 400
+    assert response.json() == {"pageSize": ["Must be a whole number from 1 to 200."]}
+
+
+def test_page_last_is_a_400_since_a_page_is_a_number(alice_client, alice_session):
+    response = alice_client.get("/api/sessions/?page=last")
+    assert response.status_code == 400
+    assert response.json() == {"page": ["Must be a whole number, 1 or more."]}
+
+
+def test_a_number_with_too_many_digits_in_the_body_is_a_plain_400(alice_client, unchanged):
+    with unchanged():
+        response = send(alice_client, SESSIONS, '{"title": ' + "9" * 5000 + "}")
+    assert response.status_code == 400
+    assert response.json() == {"detail": "JSON parse error - a number in the body has too many digits."}
+
+
+def test_a_nul_in_a_cookie_is_a_400_not_a_database_error(anon_client):
+    # Django decodes the quoted octal escape, so this plain-ASCII header carries a NUL into the session lookup.
+    response = anon_client.get("/api/modes/", HTTP_COOKIE='sessionid="abcdefgh\\000ijk"')
+    assert response.status_code == 400
+    assert response.json() == {"detail": "NUL characters are not allowed in URLs, cookies or form data."}
 
 
 # --- Deep nesting -----------------------------------------------------------------------------------------
@@ -742,3 +815,42 @@ def test_a_broken_authorization_header_is_a_401_even_with_a_valid_request(
     assert response.status_code == 401
     assert response.json() == {"detail": message}
     assert response["WWW-Authenticate"] == "Token"
+
+
+# --- The token endpoint is as strict as the others -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"username": "alice", "password": "alice-password-123", "extra": 1}, "extra"),
+        ({"username": 5, "password": "alice-password-123"}, "username"),
+        ({"username": "alice", "password": ["alice-password-123"]}, "password"),
+        ({"username": "a" * 151, "password": "alice-password-123"}, "username"),
+    ],
+    ids=["unknown-field", "number-username", "list-password", "long-username"],
+)
+def test_the_token_endpoint_refuses_what_it_does_not_read(anon_client, alice, body, field):
+    Token.objects.filter(user=alice).delete()
+    response = anon_client.post(TOKEN, body, format="json")
+    assert response.status_code == 400
+    assert list(response.json()) == [field]
+    assert not Token.objects.filter(user=alice).exists()
+
+
+# --- Accept headers --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url, headers, content_type",
+    [
+        ("/api/system-prompt/", {"HTTP_ACCEPT": "text/plain"}, "text/plain; charset=utf-8"),
+        ("/api/modes/", {"HTTP_ACCEPT": "application/xml"}, "application/json"),
+        ("/api/modes/?format=xml", {}, "application/json"),
+        ("/api/sessions/", {"HTTP_ACCEPT": "text/html"}, "application/json"),
+    ],
+)
+def test_an_accept_header_the_endpoint_cannot_meet_gets_its_one_format_not_406(alice_client, url, headers, content_type):
+    response = alice_client.get(url, **headers)
+    assert response.status_code == 200
+    assert response["Content-Type"] == content_type
