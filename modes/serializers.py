@@ -7,7 +7,7 @@ OpenAPI schema, and the schema tests check the two agree.
 from rest_framework import serializers
 from rest_framework.fields import empty
 
-from aptix_site.api import StrictCharField
+from aptix_site.api import RequestSerializer, StrictCharField
 
 from .models import AgentMode
 from .tools import FILTER_MAX_LENGTH
@@ -22,7 +22,7 @@ class QueryBooleanField(serializers.BooleanField):
         return dictionary.get(self.field_name, empty)
 
 
-class ModeListQuery(serializers.Serializer):
+class ModeListQuery(RequestSerializer):
     filter = StrictCharField(
         required=False,
         allow_blank=True,
@@ -35,7 +35,7 @@ class ModeListQuery(serializers.Serializer):
     )
 
 
-class SystemPromptQuery(serializers.Serializer):
+class SystemPromptQuery(RequestSerializer):
     currentMode = StrictCharField(
         required=False,
         allow_blank=True,
