@@ -6,6 +6,7 @@ from modes.catalog import get_default_mode, get_mode
 from modes.models import AgentMode
 
 from .models import AgentSession, ModeChange
+from .selectors import get_owned_session
 
 
 def create_session(*, owner, org, mode_key: str | None = None, title: str = "") -> AgentSession:
@@ -25,7 +26,7 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, org, user, bra
     session that is not the user's.
     """
     with transaction.atomic():
-        session = AgentSession.objects.select_for_update().get(pk=session_id, owner=user)
+        session = get_owned_session(session_id=session_id, user=user, for_update=True)
         branch_session = None
         if branch:
             branch_session = AgentSession.objects.create(
