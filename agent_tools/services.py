@@ -5,6 +5,8 @@ import json
 from rest_framework import exceptions
 
 from accounts.models import organization_of
+from aptix_site.text import compact_json
+from modes.catalog import build_system_prompt, current_catalog
 from sessions_app.exceptions import SessionNotFound
 from sessions_app.models import AgentSession
 from sessions_app.selectors import InvalidSessionId, get_owned_session
@@ -31,6 +33,22 @@ def tools_for_mode(mode) -> list[AgentTool]:
     """The registered tools a mode enables, sorted by name; always-available tools are always in."""
     enabled = set(mode.associated_tool_ids)
     return [tool for tool in registry.tools() if tool.always_available or tool.name in enabled]
+
+
+def llm_context_json(*, mode) -> str:
+    """
+    What an agent needs for its next LLM call in a session of this mode, as JSON text: the Mode
+    Catalog block and the schemas of the tools the mode enables. Built once per catalog version.
+    """
+    return current_catalog().memoized(
+        ("llm-context", mode.key),
+        lambda: compact_json(
+            {
+                "systemPrompt": build_system_prompt(mode.key),
+                "tools": [tool.get_schema() for tool in tools_for_mode(mode)],
+            }
+        ),
+    )
 
 
 def invoke_tool(*, name: str, arguments, session_id, conversation_id, user) -> InvokeResult:

@@ -55,7 +55,7 @@ class CatalogSnapshot:
     by_id: dict[str, AgentMode] = field(init=False)
     available_modes_lines: tuple[str, ...] = field(init=False)
     search_texts: tuple[tuple[str, ...], ...] = field(init=False)
-    _listings: dict = field(init=False, default_factory=dict, repr=False, compare=False)
+    _memo: dict = field(init=False, default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
         set_ = object.__setattr__  # frozen: derived fields are computed once, here
@@ -71,12 +71,18 @@ class CatalogSnapshot:
             ),
         )
 
+    def memoized(self, key, build):
+        """build(), computed once for this snapshot: for anything that depends only on the catalog."""
+        if key not in self._memo:
+            self._memo[key] = build()
+        return self._memo[key]
+
     def listing_json(self, *, include_examples: bool) -> str:
         """The unfiltered agent_list_modes payload as JSON text, built once per snapshot."""
-        if include_examples not in self._listings:
-            payload = mode_list_payload(list(self.modes), include_examples=include_examples)
-            self._listings[include_examples] = compact_json(payload)
-        return self._listings[include_examples]
+        return self.memoized(
+            ("listing", include_examples),
+            lambda: compact_json(mode_list_payload(list(self.modes), include_examples=include_examples)),
+        )
 
     @property
     def default(self) -> AgentMode:

@@ -1,14 +1,15 @@
 """REST endpoints for a user's own agent sessions; anyone else's session is answered 404."""
 
+from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, generics, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import organization_of
-from agent_tools.services import tools_for_mode
+from agent_tools.services import llm_context_json
 from aptix_site.api import Pagination, SettingsRateThrottle, error_responses
-from modes.catalog import UnknownModeError, build_system_prompt
+from modes.catalog import UnknownModeError
 
 from .exceptions import SessionNotFound
 from .models import AgentSession
@@ -95,9 +96,4 @@ class SessionContextView(APIView):
     )
     def get(self, request, session_id):
         session = owned_session_or_404(request, session_id)
-        return Response(
-            {
-                "systemPrompt": build_system_prompt(session.mode.key),
-                "tools": [tool.get_schema() for tool in tools_for_mode(session.mode)],
-            }
-        )
+        return HttpResponse(llm_context_json(mode=session.mode), content_type="application/json")

@@ -248,3 +248,17 @@ def test_context_always_includes_agent_change_mode(alice, alice_client, tool_ids
     assert body["systemPrompt"] == build_system_prompt("narrow")
     assert "- narrow: Use this mode for tests." in body["systemPrompt"]
 
+
+
+def test_context_follows_a_catalog_edit_on_the_next_request(alice_client, alice_session):
+    # The context is built once per catalog version: an edit must show at once, tools and prompt alike.
+    url = f"/api/sessions/{alice_session.pk}/context/"
+    assert [tool["name"] for tool in alice_client.get(url).json()["tools"]] == [
+        "agent_change_mode", "agent_hello_world", "agent_list_modes"
+    ]
+    AgentMode.objects.filter(key="general").update(
+        when_to_use="Use this mode for anything else.", associated_tool_ids=["agent_list_modes"]
+    )
+    body = alice_client.get(url).json()
+    assert "- general: Use this mode for anything else." in body["systemPrompt"]
+    assert [tool["name"] for tool in body["tools"]] == ["agent_change_mode", "agent_list_modes"]
