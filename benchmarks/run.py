@@ -6,10 +6,12 @@ endpoint. Two baselines run in the same pass: a DRF view with the same token
 authentication returning a constant JSON, and a plain Django view returning
 constant bytes; each endpoint's throughput is shown as a ratio to the DRF one.
 The machine is shared and noisy, so every endpoint is measured in several
-rounds, taking turns, and the table shows its median round. Then the
-catalog is grown to 1,000 modes and the listing is measured again.
+rounds, each right after a slice of the DRF baseline, and the table shows its
+median round. Then the catalog is grown to 1,000 modes and the listing is
+measured again.
 
-    .venv/bin/python benchmarks/run.py [--duration 3] [--rounds 5] [--connections 16] [--databases sqlite,postgres]
+    .venv/bin/python benchmarks/run.py [--duration 2] [--rounds 5] [--connections 16] [--workers 2]
+                                       [--databases sqlite,postgres]
 
 Needs wrk (Debian package `wrk`). Traffic goes to 127.0.0.1 only and every run
 is bounded by --duration.
@@ -37,9 +39,10 @@ PG_BENCH_DB = "aptix_modes_bench"
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--duration", type=int, default=3, help="Seconds per endpoint per round.")
+    parser.add_argument("--duration", type=int, default=2, help="Seconds per endpoint (and its baseline) per round.")
     parser.add_argument("--rounds", type=int, default=5, help="Rounds; each endpoint's median round is shown.")
     parser.add_argument("--connections", type=int, default=16, help="Concurrent wrk connections.")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers.")
     parser.add_argument("--databases", default="sqlite,postgres")
     parser.add_argument("--large-catalog", type=int, default=1000, help="Modes in the large-catalog pass.")
     options = parser.parse_args()
@@ -53,7 +56,7 @@ def main():
             _run([BIN / "python", "manage.py", "migrate", "--noinput", "-v0"], env)
             fixture = _prepare(env, "--user")
             print(f"[{database}] in-process, {fixture['modes']} modes: {_timings(fixture)}", flush=True)
-            with _server(env) as base:
+            with _server(env, options.workers) as base:
                 rows += _measure_all(base, fixture, database, options)
                 large = _prepare(env, "--modes", str(options.large_catalog))
                 print(f"[{database}] in-process, {large['modes']} modes: {_timings(large)}", flush=True)
@@ -123,17 +126,18 @@ def _timings(fixture):
 
 
 class _server:
-    """gunicorn with 2 sync workers on a free loopback port, stopped on exit."""
+    """gunicorn with sync workers on a free loopback port, stopped on exit."""
 
-    def __init__(self, env):
+    def __init__(self, env, workers):
         self.env = env
+        self.workers = workers
 
     def __enter__(self):
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         self.process = subprocess.Popen(
-            [str(BIN / "gunicorn"), "aptix_site.wsgi", "--workers", "2", "--bind", f"127.0.0.1:{port}",
+            [str(BIN / "gunicorn"), "aptix_site.wsgi", "--workers", str(self.workers), "--bind", f"127.0.0.1:{port}",
              "--log-level", "warning"],
             cwd=ROOT,
             env=self.env,
@@ -189,24 +193,31 @@ def _measure_large_catalog(base, fixture, database, options, modes):
 
 def _measure_in_rounds(base, fixture, database, options, endpoints):
     """
-    Each endpoint once per round, the DRF baseline among them. An endpoint's ratio is taken against the
-    baseline of the same round, and the table shows the median round: the machine is shared, and its
-    speed drifts between rounds more than between the endpoints of one round.
+    Each endpoint once per round, right after a slice of the DRF baseline: its ratio is taken against
+    that neighbouring baseline, since the shared machine's speed drifts from one minute to the next.
+    The table shows each endpoint's median round.
     """
     samples = {label: [] for label, *_ in endpoints}
     for round_number in range(options.rounds):
         for label, method, path, bodies in endpoints:
-            result = _wrk(base + path, method, bodies, fixture, options, warm_up=round_number == 0)
-            samples[label].append(result)
-            print(f"[{database}] round {round_number + 1}: {label}: {result['rps']:.0f}/s", flush=True)
-        for label in samples:
-            samples[label][-1]["ratio"] = samples[label][-1]["rps"] / samples[BASELINE_DRF[0]][-1]["rps"]
+            if label == BASELINE_DRF[0]:
+                continue
+            warm_up = round_number == 0
+            baseline = _wrk(base + BASELINE_DRF[2], "GET", None, fixture, options, warm_up=warm_up)
+            result = _wrk(base + path, method, bodies, fixture, options, warm_up=warm_up)
+            samples[BASELINE_DRF[0]].append({**baseline, "ratio": 1.0})
+            samples[label].append({**result, "ratio": result["rps"] / baseline["rps"]})
+            print(
+                f"[{database}] round {round_number + 1}: {label}: {result['rps']:.0f}/s "
+                f"(baseline {baseline['rps']:.0f}/s, x{samples[label][-1]['ratio']:.2f})",
+                flush=True,
+            )
     return [{"db": database, "endpoint": label, **_median_round(results)} for label, results in samples.items()]
 
 
 def _median_round(results):
-    ordered = sorted(results, key=lambda result: result["ratio"])
-    return {**ordered[len(ordered) // 2], "errors": sum(result["errors"] for result in results)}
+    by_ratio = sorted(results, key=lambda result: (result["ratio"], result["rps"]))
+    return {**by_ratio[len(by_ratio) // 2], "errors": sum(result["errors"] for result in results)}
 
 
 def _wrk(url, method, bodies, fixture, options, *, warm_up):
