@@ -3,6 +3,7 @@
 import uuid
 
 from django.db import connection
+from django.db.transaction import TransactionManagementError
 
 from modes.catalog import get_mode_by_id
 
@@ -28,8 +29,11 @@ def get_owned_session(*, session_id, user, for_update: bool = False) -> AgentSes
     # Every session endpoint and tool call with a session starts here. Raw SQL, fixed and parameterised:
     # compiling the ORM query cost more than running it (benchmarks/RESULTS.md).
     sql = OWNED_SESSION_SQL
-    if for_update and connection.features.has_select_for_update:  # SQLite locks the whole database instead
-        sql += " FOR UPDATE"
+    if for_update:
+        if connection.get_autocommit():  # a lock outside a transaction would end with the query
+            raise TransactionManagementError("get_owned_session(for_update=True) needs a transaction.")
+        if connection.features.has_select_for_update:  # SQLite locks the whole database instead
+            sql += " FOR UPDATE"
     pk_param = AgentSession._meta.pk.get_db_prep_value(pk, connection)  # SQLite stores UUIDs as hex text
     found = list(AgentSession.objects.raw(sql, [pk_param, user.pk]))
     if not found:

@@ -5,6 +5,7 @@ import uuid
 
 import pytest
 from django.db import connection
+from django.db.transaction import TransactionManagementError
 
 from modes.catalog import UnknownModeError, get_mode
 from modes.models import AgentMode
@@ -167,6 +168,18 @@ def test_get_owned_session_answers_anothers_session_exactly_like_a_missing_one(a
         get_owned_session(session_id=str(uuid.uuid4()), user=alice)
     with pytest.raises(InvalidSessionId, match="not a session id"):
         get_owned_session(session_id="12; DROP TABLE x", user=alice)
+
+
+@pytest.mark.usefixtures("modes_restored_after_flush")
+class TestLockingOutsideATransaction:
+    # Transactional: outside the usual test transaction, in autocommit, where a lock would end with its query.
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_locking_a_session_outside_a_transaction_is_refused_as_select_for_update_is(self, django_user_model):
+        user = django_user_model.objects.create_user(username="locker")
+        session = create_session(owner=user, org=None)
+        with pytest.raises(TransactionManagementError):
+            get_owned_session(session_id=session.pk, user=user, for_update=True)
+        assert get_owned_session(session_id=session.pk, user=user).pk == session.pk
 
 
 @pytest.mark.django_db
