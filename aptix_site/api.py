@@ -3,8 +3,7 @@
 import copy
 import logging
 
-from django.conf import settings
-from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
@@ -18,7 +17,7 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import exception_handler
 
-from .errors import BAD_REQUEST_DETAIL, SERVER_ERROR_DETAIL
+from .errors import SERVER_ERROR_DETAIL, log_suspicious_request, refusal_detail
 from .text import unstorable_text
 
 logger = logging.getLogger("aptix_site.api")
@@ -59,7 +58,12 @@ class RequestSerializer(serializers.Serializer):
     """
 
     def get_fields(self):
-        return {name: copy.copy(field) for name, field in self._declared_fields.items()}
+        # A field with a child (ListField, DictField, a nested serializer) binds that child to itself: those
+        # are deep-copied, as DRF does, so no child is shared between requests.
+        return {
+            name: copy.deepcopy(field) if hasattr(field, "child") or hasattr(field, "_declared_fields") else copy.copy(field)
+            for name, field in self._declared_fields.items()
+        }
 
 
 class StrictSerializer(RequestSerializer):
@@ -101,7 +105,10 @@ class Pagination(PageNumberPagination):
         if raw is None:
             return self.page_size
         # The length check first: int() refuses strings of thousands of digits with a ValueError.
-        if not (raw.isascii() and raw.isdigit() and len(raw) <= 3 and 1 <= int(raw) <= self.max_page_size):
+        if not (
+            raw.isascii() and raw.isdigit() and len(raw) <= len(str(self.max_page_size))
+            and 1 <= int(raw) <= self.max_page_size
+        ):
             raise exceptions.ValidationError(
                 {self.page_size_query_param: [f"Must be a whole number from 1 to {self.max_page_size}."]}
             )
@@ -139,24 +146,13 @@ class FallbackContentNegotiation(DefaultContentNegotiation):
             return renderers[0], renderers[0].media_type
 
 
-def suspicious_request_response(exc: SuspiciousOperation) -> Response:
-    """Django's own request limits, which it raises while a view reads the query or body, as 400 or 413."""
-    if isinstance(exc, TooManyFieldsSent):
-        return Response(
-            {"detail": f"The request has too many query or form fields; at most {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS}."},
-            status=400,
-        )
-    if isinstance(exc, RequestDataTooBig):
-        return Response(
-            {"detail": f"The request body is over the limit of {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes."},
-            status=413,
-        )
-    return Response({"detail": BAD_REQUEST_DETAIL}, status=400)
-
-
 def api_exception_handler(exc, context):
     if isinstance(exc, SuspiciousOperation):
-        return suspicious_request_response(exc)
+        # Django's own request limits, raised while a view reads the query or body: answered and logged as
+        # Django answers them outside a view, but 413 for a body over the limit.
+        log_suspicious_request(exc)
+        status_code = 413 if isinstance(exc, RequestDataTooBig) else 400
+        return Response({"detail": refusal_detail(exc)}, status=status_code)
     response = exception_handler(exc, context)
     if response is None:
         logger.exception("unhandled error in %s", context["view"].__class__.__name__, exc_info=exc)
