@@ -40,15 +40,19 @@ def llm_context_json(*, mode) -> str:
     What an agent needs for its next LLM call in a session of this mode, as JSON text: the Mode
     Catalog block and the schemas of the tools the mode enables. Built once per catalog version.
     """
-    return current_catalog().memoized(
-        ("llm-context", mode.key),
-        lambda: compact_json(
+    catalog = current_catalog()
+
+    def build():
+        return compact_json(
             {
                 "systemPrompt": build_system_prompt(mode.key),
                 "tools": [tool.get_schema() for tool in tools_for_mode(mode)],
             }
-        ),
-    )
+        )
+
+    if catalog.by_key.get(mode.key) is not mode:  # a mode newer than this snapshot: nothing to keep
+        return build()
+    return catalog.memoized(("llm-context", mode.key), build)
 
 
 def invoke_tool(*, name: str, arguments, session_id, conversation_id, user) -> InvokeResult:
