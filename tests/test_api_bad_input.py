@@ -8,6 +8,7 @@ exactly as it was sent.
 """
 
 import json
+import logging
 from contextlib import contextmanager
 from urllib.parse import quote
 
@@ -407,6 +408,31 @@ def test_a_content_length_that_is_not_a_number_is_a_400(alice_client, unchanged,
         )
     assert response.status_code == 400
     assert response.json() == {"detail": f"Content-Length must be a number of bytes, not {length!r}."}
+
+
+def test_a_content_length_of_thousands_of_digits_is_a_413_not_a_crash(alice_client, unchanged):
+    with unchanged():
+        response = alice_client.generic(
+            "POST", SESSIONS, b'{"title": "x"}', content_type="application/json", CONTENT_LENGTH="9" * 5000
+        )
+    assert response.status_code == 413
+    assert response.json() == {"detail": f"The request body is {'9' * 20}... (5000 digits) bytes; the limit is 65536."}
+
+
+def test_a_disallowed_host_under_the_api_is_a_json_400_and_logged(alice_client, caplog):
+    with caplog.at_level(logging.ERROR, logger="django.security"):
+        response = alice_client.get("/api/modes/", HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    assert response.json() == {"detail": "The request was refused as malformed."}
+    assert any(record.name == "django.security.DisallowedHost" for record in caplog.records)
+
+
+def test_too_many_fields_is_logged_as_django_logs_it(alice_client, caplog):
+    with caplog.at_level(logging.ERROR, logger="django.security"):
+        alice_client.get("/api/modes/?" + "&".join(f"f{number}=1" for number in range(1001)))
+    assert [record.name for record in caplog.records if record.name.startswith("django.security")] == [
+        "django.security.TooManyFieldsSent"
+    ]
 
 
 @pytest.mark.parametrize("url", [SESSIONS, HELLO, TOKEN])

@@ -167,6 +167,16 @@ def test_deleting_a_user_who_changed_modes_is_refused(admin_client, alice, chang
     assert audit_rows() == before
 
 
+def test_deleting_a_user_named_as_changed_by_on_someone_elses_session_is_refused(admin_client, bob, changed_session):
+    # Today only owners change their sessions' modes; the audit must keep who did it even if that changes.
+    ModeChange.objects.filter(session=changed_session).update(changed_by=bob)
+    before = audit_rows()
+    response = admin_client.post(delete_url(type(bob), bob.pk), {"post": "yes"})
+    assert "Cannot delete" in response.content.decode()
+    assert type(bob).objects.filter(pk=bob.pk).exists()
+    assert audit_rows() == before
+
+
 def test_a_session_without_mode_changes_can_still_be_deleted(admin_client, alice_session):
     response = admin_client.post(delete_url(AgentSession, alice_session.pk), {"post": "yes"})
     assert response.status_code == 302
