@@ -61,9 +61,13 @@ class RequestSerializer(serializers.Serializer):
         # A field with a child (ListField, DictField, a nested serializer) binds that child to itself: those
         # are deep-copied, as DRF does, so no child is shared between requests.
         return {
-            name: copy.deepcopy(field) if hasattr(field, "child") or hasattr(field, "_declared_fields") else copy.copy(field)
+            name: copy.deepcopy(field) if _has_children(field) else copy.copy(field)
             for name, field in self._declared_fields.items()
         }
+
+
+def _has_children(field) -> bool:
+    return hasattr(field, "child") or hasattr(field, "_declared_fields")
 
 
 class StrictSerializer(RequestSerializer):

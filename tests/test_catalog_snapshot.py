@@ -85,38 +85,32 @@ def shared_database(tmp_path_factory):
         "DEBUG": "1",  # plain-HTTP admin login: cookies are Secure only with DEBUG off
     }
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True, timeout=120)
-    subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import django; django.setup(); from django.contrib.auth.models import User; "
-            "User.objects.create_superuser('root', 'root@localhost', 'root-password-123')",
-        ],
-        cwd=ROOT,
-        env={**env, "DJANGO_SETTINGS_MODULE": "aptix_site.settings"},
-        check=True,
-        timeout=60,
-    )
+    run_django(env, "from django.contrib.auth.models import User; "
+               "User.objects.create_superuser('root', 'root@localhost', 'root-password-123')")
     return env
 
 
-@pytest.fixture(scope="module")
-def root_token(shared_database):
-    """An API token for the admin user of the shared database."""
+def run_django(env, code) -> str:
+    """What code prints when run in a fresh process with Django set up on the shared database."""
     return subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import django; django.setup(); from rest_framework.authtoken.models import Token; "
-            "print(Token.objects.get_or_create(user__username='root', defaults={'user_id': 1})[0].key)",
-        ],
+        [sys.executable, "-c", f"import django; django.setup(); {code}"],
         cwd=ROOT,
-        env={**shared_database, "DJANGO_SETTINGS_MODULE": "aptix_site.settings"},
+        env={**env, "DJANGO_SETTINGS_MODULE": "aptix_site.settings"},
         check=True,
         timeout=60,
         capture_output=True,
         text=True,
     ).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def root_token(shared_database):
+    """An API token for the admin user of the shared database."""
+    return run_django(
+        shared_database,
+        "from rest_framework.authtoken.models import Token; from django.contrib.auth.models import User; "
+        "print(Token.objects.get_or_create(user=User.objects.get(username='root'))[0].key)",
+    )
 
 
 class Worker:
