@@ -66,7 +66,11 @@ def test_set_session_mode_moves_the_session_and_records_who_when_from_what_to_wh
 
     alice_session.refresh_from_db()
     assert alice_session.mode_id == DDR_ID
-    assert ModeChange.objects.get() == change
+    stored = ModeChange.objects.get()
+    assert stored == change
+    assert [getattr(change, f.attname) for f in ModeChange._meta.concrete_fields] == [
+        getattr(stored, f.attname) for f in ModeChange._meta.concrete_fields
+    ]
     assert (change.from_mode_id, change.to_mode_id, change.reason, change.branch) == (
         GENERAL_ID,
         DDR_ID,
@@ -88,10 +92,15 @@ def test_set_session_mode_accepts_the_session_id_as_text(alice, alice_session):
 
 
 @pytest.mark.django_db
-def test_set_session_mode_updates_updated_at(alice, alice_session):
+@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+def test_set_session_mode_updates_updated_at(alice, alice_session, branch):
     before = AgentSession.objects.get(pk=alice_session.pk).updated_at
-    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", org=None, user=alice)
-    assert AgentSession.objects.get(pk=alice_session.pk).updated_at > before
+    change = set_session_mode(
+        session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", org=None, user=alice, branch=branch
+    )
+    after = AgentSession.objects.get(pk=alice_session.pk).updated_at
+    assert before < after
+    assert abs(after - change.changed_at).total_seconds() < 1
 
 
 @pytest.mark.django_db
@@ -114,12 +123,15 @@ def test_set_session_mode_with_branch_creates_a_child_session(alice, alice_sessi
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
 @pytest.mark.parametrize("which", ["another-users", "nonexistent"])
-def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_nothing(alice, bob_session, which):
+def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_nothing(
+    alice, bob_session, which, branch
+):
     session_id = bob_session.pk if which == "another-users" else uuid.uuid4()
     with pytest.raises(AgentSession.DoesNotExist):
         set_session_mode(
-            session_id=session_id, mode=get_mode("ddr_authoring"), reason="r", org=None, user=alice, branch=True
+            session_id=session_id, mode=get_mode("ddr_authoring"), reason="r", org=None, user=alice, branch=branch
         )
     assert AgentSession.objects.get(pk=bob_session.pk).mode_id == GENERAL_ID
     assert ModeChange.objects.count() == 0
@@ -227,6 +239,7 @@ class TestConcurrentModeChanges:
                         reason=f"thread {index} step {step}",
                         org=None,
                         user=user,
+                        branch=step % 5 == 0,  # a branch takes the ORM's path, a switch one statement: both queue
                     )
             except Exception as error:  # noqa: BLE001 - collected and asserted below
                 errors.append(error)
