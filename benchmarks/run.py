@@ -1,16 +1,17 @@
 """
 Benchmark harness. For each database (SQLite, PostgreSQL) it migrates a fresh
-database, serves the app under gunicorn (2 sync workers, production settings),
-drives it from loopback with wrk, and prints requests/s and p50/p99 latency per
-endpoint. Two baselines run in the same pass: a DRF view with the same token
-authentication returning a constant JSON, and a plain Django view returning
-constant bytes; each endpoint's throughput is shown as a ratio to the DRF one.
+database, serves the app under gunicorn as deployed (gunicorn.conf.py, one sync
+worker per core; production settings), drives it from loopback with wrk, and
+prints requests/s and p50/p99 latency per endpoint. Two baselines run in the
+same pass: a DRF view with the same token authentication returning a constant
+JSON, and a plain Django view returning constant bytes; each endpoint's
+throughput is shown as a ratio to the DRF one.
 The machine is shared and noisy, so every endpoint is measured in several
 rounds, each right after a slice of the DRF baseline, and the table shows its
 median round. Then the catalog is grown to 1,000 modes and the listing is
 measured again.
 
-    .venv/bin/python benchmarks/run.py [--duration 2] [--rounds 5] [--connections 16] [--workers 2]
+    .venv/bin/python benchmarks/run.py [--duration 2] [--rounds 5] [--connections 16] [--workers N]
                                        [--databases sqlite,postgres]
 
 Needs wrk (Debian package `wrk`). Traffic goes to 127.0.0.1 only and every run
@@ -42,7 +43,9 @@ def main():
     parser.add_argument("--duration", type=int, default=2, help="Seconds per endpoint (and its baseline) per round.")
     parser.add_argument("--rounds", type=int, default=5, help="Rounds; each endpoint's median round is shown.")
     parser.add_argument("--connections", type=int, default=16, help="Concurrent wrk connections.")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers.")
+    parser.add_argument(
+        "--workers", type=int, help="gunicorn sync workers; by default gunicorn.conf.py's, one per core."
+    )
     parser.add_argument("--databases", default="sqlite,postgres")
     parser.add_argument("--large-catalog", type=int, default=1000, help="Modes in the large-catalog pass.")
     options = parser.parse_args()
@@ -137,8 +140,8 @@ class _server:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         self.process = subprocess.Popen(
-            [str(BIN / "gunicorn"), "aptix_site.wsgi", "--workers", str(self.workers), "--bind", f"127.0.0.1:{port}",
-             "--log-level", "warning"],
+            [str(BIN / "gunicorn"), "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}", "--log-level", "warning",
+             *(["--workers", str(self.workers)] if self.workers else [])],
             cwd=ROOT,
             env=self.env,
         )

@@ -15,6 +15,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -98,15 +99,11 @@ def test_gunicorn_refuses_to_start_on_a_catalog_without_default(db_without_defau
     assert "modes.E005" in output
 
 
-def test_gunicorn_serves_on_the_intact_catalog(intact_db):
-    port = free_port()
+@contextmanager
+def serving(args, port, db_file):
+    """Starts a server and waits until it answers the admin login page; yields (process, status)."""
     process = subprocess.Popen(
-        gunicorn_args(port),
-        cwd=PROJECT_DIR,
-        env=server_env(intact_db),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+        args, cwd=PROJECT_DIR, env=server_env(db_file), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     try:
         status = None
@@ -118,7 +115,7 @@ def test_gunicorn_serves_on_the_intact_catalog(intact_db):
             except (urllib.error.URLError, ConnectionError):
                 time.sleep(0.1)
         assert process.poll() is None, process.communicate(timeout=TIMEOUT)[0]
-        assert status == 200
+        yield process, status
     finally:
         process.terminate()
         try:
@@ -126,6 +123,24 @@ def test_gunicorn_serves_on_the_intact_catalog(intact_db):
         except subprocess.TimeoutExpired:
             process.kill()
             process.communicate()
+
+
+def test_gunicorn_serves_on_the_intact_catalog(intact_db):
+    port = free_port()
+    with serving(gunicorn_args(port), port, intact_db) as (_, status):
+        assert status == 200
+
+
+def test_gunicorn_started_as_the_readme_says_runs_one_worker_per_core(intact_db):
+    # gunicorn.conf.py, read from the project directory; gunicorn alone would start a single worker.
+    port = free_port()
+    with serving([GUNICORN, "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}"], port, intact_db) as (process, status):
+        assert status == 200
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+        deadline = time.monotonic() + TIMEOUT
+        while len(children.read_text().split()) < len(os.sched_getaffinity(0)) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(children.read_text().split()) == len(os.sched_getaffinity(0))
 
 
 def test_runserver_refuses_to_start_on_a_broken_catalog(db_without_default):
