@@ -17,15 +17,20 @@ class InvalidSessionId(ValueError):
         super().__init__(f"{value!r} is not a session id; session ids are UUIDs.")
 
 
+def parse_session_id(session_id) -> uuid.UUID:
+    """A session id, given as a UUID or as text; InvalidSessionId for anything else."""
+    try:
+        return uuid.UUID(str(session_id))
+    except ValueError:
+        raise InvalidSessionId(session_id) from None
+
+
 def get_owned_session(*, session_id, user, for_update: bool = False) -> AgentSession:
     """
     The user's session; AgentSession.DoesNotExist for anyone else's, exactly as for a missing one.
     for_update locks its row until the surrounding transaction ends, as select_for_update() would.
     """
-    try:
-        pk = uuid.UUID(str(session_id))
-    except ValueError:
-        raise InvalidSessionId(session_id) from None
+    pk = parse_session_id(session_id)
     # Every session endpoint and tool call with a session starts here. Raw SQL, fixed and parameterised:
     # compiling the ORM query cost more than running it (benchmarks/RESULTS.md).
     sql = OWNED_SESSION_SQL

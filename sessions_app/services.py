@@ -1,7 +1,5 @@
 """Writes to agent sessions: creating them and changing their mode (the only way a mode changes)."""
 
-import uuid
-
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -9,7 +7,7 @@ from modes.catalog import get_default_mode, get_mode
 from modes.models import AgentMode
 
 from .models import AgentSession, ModeChange
-from .selectors import get_owned_session
+from .selectors import get_owned_session, parse_session_id
 
 # agent_change_mode's hot path on PostgreSQL: one statement locks the user's session row, moves it, and writes
 # the audit row from the mode the locked row had. A single statement is atomic by itself, so it needs no
@@ -73,8 +71,10 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, org, user, bra
 
 
 def _move_session_in_one_statement(*, session_id, mode: AgentMode, reason: str, org, user) -> ModeChange:
+    if org is not None and org.pk is None:  # as the ORM refuses to save a reference to an unsaved row
+        raise ValueError("set_session_mode() needs a saved organization; this one has no id.")
     parameters = {
-        "session": uuid.UUID(str(session_id)),
+        "session": parse_session_id(session_id),
         "user": user.pk,
         "mode": mode.pk,
         "reason": reason,

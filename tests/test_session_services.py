@@ -160,6 +160,39 @@ def test_a_failure_after_the_first_write_undoes_the_whole_change(alice, alice_se
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+def test_set_session_mode_refuses_an_unsaved_organization_and_changes_nothing(alice, alice_session, branch):
+    from accounts.models import Organization
+
+    with pytest.raises(ValueError):
+        set_session_mode(
+            session_id=alice_session.pk,
+            mode=get_mode("ddr_authoring"),
+            reason="r",
+            org=Organization(name="Never saved", slug="never-saved"),
+            user=alice,
+            branch=branch,
+        )
+    assert ModeChange.objects.count() == 0
+    assert AgentSession.objects.get(pk=alice_session.pk).mode_id == GENERAL_ID
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+def test_set_session_mode_refuses_a_session_id_that_is_not_a_uuid(alice, alice_session, branch):
+    with pytest.raises(InvalidSessionId, match="not a session id"):
+        set_session_mode(
+            session_id="12; DROP TABLE x",
+            mode=get_mode("ddr_authoring"),
+            reason="r",
+            org=None,
+            user=alice,
+            branch=branch,
+        )
+    assert ModeChange.objects.count() == 0
+
+
+@pytest.mark.django_db
 def test_a_mode_used_by_a_session_or_an_audit_row_cannot_be_deleted(alice, alice_session, custom_mode):
     from django.db.models import ProtectedError
 
