@@ -1,7 +1,6 @@
 """Writes to agent sessions: creating them and changing their mode (the only way a mode changes)."""
 
 from django.db import connection, transaction
-from django.utils import timezone
 
 from modes.catalog import get_default_mode, get_mode
 from modes.models import AgentMode
@@ -12,20 +11,23 @@ from .selectors import get_owned_session, parse_session_id
 # agent_change_mode's hot path on PostgreSQL: one statement locks the user's session row, moves it, and writes
 # the audit row from the mode the locked row had. A single statement is atomic by itself, so it needs no
 # BEGIN and COMMIT, and it makes one round trip where the ORM makes five (benchmarks/RESULTS.md). The FOR UPDATE
-# in the subquery makes a concurrent change wait and then read the mode the first one wrote, as the ORM path's
-# lock does.
+# in the subquery makes a concurrent change wait and then read the row the first one wrote, as the ORM path's
+# lock does. The time is read once the lock is held (clock_timestamp(), not the statement's start), and never
+# before the session's last change, so a session's audit rows are in time order and updated_at only moves on.
 MOVE_SESSION_SQL = f"""
 WITH moved AS (
-    UPDATE {AgentSession._meta.db_table} AS session SET mode_id = %(mode)s, updated_at = %(now)s
+    UPDATE {AgentSession._meta.db_table} AS session
+    SET mode_id = %(mode)s, updated_at = GREATEST(clock_timestamp(), before.updated_at)
     FROM (
-        SELECT id, mode_id FROM {AgentSession._meta.db_table} WHERE id = %(session)s AND owner_id = %(user)s FOR UPDATE
+        SELECT id, mode_id, updated_at FROM {AgentSession._meta.db_table}
+        WHERE id = %(session)s AND owner_id = %(user)s FOR UPDATE
     ) AS before
     WHERE session.id = before.id
-    RETURNING before.mode_id
+    RETURNING before.mode_id, session.updated_at
 )
 INSERT INTO {ModeChange._meta.db_table}
     (session_id, from_mode_id, to_mode_id, reason, branch, branch_session_id, changed_by_id, org_id, changed_at)
-SELECT %(session)s, mode_id, %(mode)s, %(reason)s, false, NULL, %(user)s, %(org)s, %(now)s FROM moved
+SELECT %(session)s, mode_id, %(mode)s, %(reason)s, false, NULL, %(user)s, %(org)s, updated_at FROM moved
 RETURNING {", ".join(field.column for field in ModeChange._meta.concrete_fields)}
 """
 
@@ -79,12 +81,11 @@ def _move_session_in_one_statement(*, session_id, mode: AgentMode, reason: str, 
         "mode": mode.pk,
         "reason": reason,
         "org": org.pk if org is not None else None,
-        "now": timezone.now(),
     }
     with connection.cursor() as cursor:
         cursor.execute(MOVE_SESSION_SQL, parameters)
         row = cursor.fetchone()
     if row is None:
         raise AgentSession.DoesNotExist(f"No session {session_id} of this user.")
-    # psycopg already gives these columns' Python types, so no field converters are due, as for the ORM's own reads.
+    # On PostgreSQL, psycopg already gives these columns' Python types: Django applies no converters to them either.
     return ModeChange.from_db(connection.alias, [field.attname for field in ModeChange._meta.concrete_fields], row)

@@ -293,4 +293,7 @@ class TestConcurrentModeChanges:
         for previous, current in zip(rows, rows[1:]):
             assert current[0] == previous[1], "an audit row's from_mode is not the previous row's to_mode"
         assert AgentSession.objects.get(pk=session.pk).mode_id == rows[-1][1]
+        times = list(ModeChange.objects.filter(session=session).order_by("id").values_list("changed_at", flat=True))
+        assert times == sorted(times), "an audit row is dated before the change it waited behind"
+        assert AgentSession.objects.get(pk=session.pk).updated_at >= times[-1]
         assert len({reason for reason in ModeChange.objects.values_list("reason", flat=True)}) == 200
