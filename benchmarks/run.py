@@ -141,7 +141,7 @@ class _server:
             port = probe.getsockname()[1]
         self.process = subprocess.Popen(
             [str(BIN / "gunicorn"), "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}", "--log-level", "warning",
-             *(["--workers", str(self.workers)] if self.workers else [])],
+             *(["--workers", str(self.workers)] if self.workers is not None else [])],
             cwd=ROOT,
             env=self.env,
         )
