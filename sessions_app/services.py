@@ -30,6 +30,7 @@ INSERT INTO {ModeChange._meta.db_table}
 SELECT %(session)s, mode_id, %(mode)s, %(reason)s, false, NULL, %(user)s, %(org)s, updated_at FROM moved
 RETURNING {", ".join(field.column for field in ModeChange._meta.concrete_fields)}
 """
+MOVE_SESSION_RETURNS = [field.attname for field in ModeChange._meta.concrete_fields]
 
 
 def create_session(*, owner, org, mode_key: str | None = None, title: str = "") -> AgentSession:
@@ -88,4 +89,4 @@ def _move_session_in_one_statement(*, session_id, mode: AgentMode, reason: str, 
     if row is None:
         raise AgentSession.DoesNotExist(f"No session {session_id} of this user.")
     # On PostgreSQL, psycopg already gives these columns' Python types: Django applies no converters to them either.
-    return ModeChange.from_db(connection.alias, [field.attname for field in ModeChange._meta.concrete_fields], row)
+    return ModeChange.from_db(connection.alias, MOVE_SESSION_RETURNS, row)
