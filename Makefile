@@ -5,15 +5,25 @@ BIN := $(VENV)/bin
 PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/aptix_modes
 # Tests speak plain HTTP to the test client, so no HTTPS redirect.
 TEST_ENV := SECRET_KEY=tests-only-not-a-secret SECURE_SSL_REDIRECT=0
+PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: install run test test-sqlite test-postgres
+.PHONY: install install-test run test test-sqlite test-postgres
 
-$(BIN)/activate: requirements.txt
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements.txt
-	touch $(BIN)/activate
 
-install: $(BIN)/activate
+# What serving needs; the tests' packages (requirements-test.txt) come on top.
+$(VENV)/.installed-runtime: requirements.txt | $(BIN)/python
+	$(PIP_INSTALL) -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-test: requirements.txt requirements-test.txt | $(BIN)/python
+	$(PIP_INSTALL) -r requirements-test.txt
+	touch $@
+
+install: $(VENV)/.installed-runtime
+
+install-test: $(VENV)/.installed-test
 
 # Serves the app on http://127.0.0.1:8000/ with the embedded SQLite database.
 run: install
@@ -24,8 +34,8 @@ run: install
 # The whole suite, on SQLite and then on PostgreSQL.
 test: test-sqlite test-postgres
 
-test-sqlite: install
+test-sqlite: install-test
 	env -u DATABASE_URL $(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
-test-postgres: install
+test-postgres: install-test
 	$(TEST_ENV) DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest $(PYTEST_ARGS)
