@@ -42,6 +42,32 @@ class AgentToolExecutionContext:
     conversation_id: str | None
 
 
+@dataclass(frozen=True)
+class ClientTool:
+    """
+    A tool that the agent's client executes, declared by an admin rather than registered in code
+    (TUL-011's is_tool_fully_executed_on_server = false). The model is told of it like any other tool.
+    """
+
+    name: str
+    description: str
+    parameters: dict
+    read_only: bool = False
+
+    is_tool_fully_executed_on_server = False
+    always_available = False
+
+    def get_schema(self) -> dict:
+        return {"type": "function", "name": self.name, "description": self.description, "parameters": self.parameters}
+
+    def schema_for_session(self, *, mode_keys: tuple[str, ...]) -> dict:
+        return self.get_schema()
+
+    def annotations(self) -> dict:
+        # What else the client's tool does (destroys, reaches the outside world) is not known here.
+        return {"readOnlyHint": self.read_only}
+
+
 class ToolArgumentError(Exception):
     """Arguments a tool refuses; the message is shown to the caller as it is."""
 
@@ -57,6 +83,8 @@ class AgentTool:
     is_tool_fully_executed_on_server = True
     # TUL-007 §3.1: some tools are offered whatever the session's mode.
     always_available = False
+    # A tool that only reads: MCP clients may call it without asking the user first.
+    read_only = False
 
     @property
     def name(self) -> str:
@@ -65,6 +93,19 @@ class AgentTool:
     @staticmethod
     def get_schema() -> dict:
         raise NotImplementedError
+
+    def schema_for_session(self, *, mode_keys: tuple[str, ...]) -> dict:
+        """The schema a session's model is given, where the catalog now holds mode_keys."""
+        return self.get_schema()
+
+    def annotations(self) -> dict:
+        """MCP's hints about what the tool does; every server tool here works on this service's data only."""
+        return {
+            "readOnlyHint": self.read_only,
+            "destructiveHint": False,
+            "idempotentHint": self.read_only,
+            "openWorldHint": False,
+        }
 
     def run(self, arguments_json: str | None, context: AgentToolExecutionContext) -> InvokeResult:
         raise NotImplementedError

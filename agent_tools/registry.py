@@ -18,7 +18,7 @@ SIMPLE_TYPES = {"string", "number", "integer", "boolean", "object", "array"}
 class UnknownToolError(LookupError):
     def __init__(self, name):
         self.name = name
-        super().__init__(f"No tool is registered under the name {name!r}.")
+        super().__init__(f"No tool is registered or declared under the name {name!r}.")
 
 
 class ToolRegistry:
@@ -44,6 +44,13 @@ class ToolRegistry:
             return self._tools[name]
         except KeyError:
             raise UnknownToolError(name) from None
+
+    def has(self, name: str) -> bool:
+        return name in self._tools
+
+    def unresolved(self, names, *, declared) -> list[str]:
+        """The names, in order, that are neither registered nor in declared (the declared tools' names)."""
+        return [name for name in names if name not in self._tools and name not in declared]
 
     def tools(self) -> list[AgentTool]:
         """Every registered tool, sorted by name."""
@@ -84,10 +91,11 @@ def _contract_problem(tool_class) -> str | None:
         return f"get_schema() raised {type(error).__name__}: {error}"
     if schema != again:
         return "get_schema() must return the same schema every time (no timestamps, ids or random values)."
-    return _schema_problem(schema, name)
+    return tool_schema_problem(schema, name)
 
 
-def _schema_problem(schema, name) -> str | None:
+def tool_schema_problem(schema, name) -> str | None:
+    """The first rule of TUL-011 §4 the schema breaks, phrased as the rule; None if it keeps them all."""
     if not isinstance(schema, dict) or schema.get("type") != "function":
         return 'get_schema() must return a dict with "type": "function".'
     try:

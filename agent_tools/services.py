@@ -2,17 +2,26 @@
 
 import json
 
-from rest_framework import exceptions
+from rest_framework import exceptions, status
 
 from accounts.models import organization_of
 from aptix_site.text import compact_json
-from modes.catalog import build_system_prompt, current_catalog
+from modes.catalog import (
+    all_tools,
+    build_system_prompt,
+    current_catalog,
+    get_tool,
+    mode_enables,
+    tools_for_mode,
+    unresolved_tool_ids,
+)
 from sessions_app.exceptions import SessionNotFound
 from sessions_app.models import AgentSession
 from sessions_app.selectors import InvalidSessionId, get_owned_session
 
-from .contract import AgentTool, AgentToolExecutionContext, InvokeResult
-from .registry import UnknownToolError, registry
+from .contract import AgentToolExecutionContext, InvokeResult
+from .formats import format_tools
+from .registry import UnknownToolError
 
 
 class ToolNotFound(exceptions.NotFound):
@@ -25,51 +34,70 @@ class ToolNotEnabled(exceptions.PermissionDenied):
     default_code = "tool_not_enabled"
 
 
+class ToolExecutedByClient(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_detail = "The agent's client executes this tool, not this service."
+    default_code = "client_tool"
+
+
 class InvalidInvocation(exceptions.ValidationError):
     default_code = "invalid_invocation"
 
 
-def tools_for_mode(mode) -> list[AgentTool]:
-    """The registered tools a mode enables, sorted by name; always-available tools are always in."""
-    enabled = set(mode.associated_tool_ids)
-    return [tool for tool in registry.tools() if tool.always_available or tool.name in enabled]
+def tool_list_payload(*, tool_format: str | None) -> dict:
+    """GET /api/tools/: every tool, registered or declared, in tool_format; and which ones the client runs."""
+    tools = all_tools()
+    return {"tools": format_tools(tools, tool_format=tool_format), "clientTools": _client_tool_names(tools)}
 
 
-def llm_context_json(*, mode) -> str:
+def llm_context_json(*, mode, tool_format: str | None = None) -> str:
     """
     What an agent needs for its next LLM call in a session of this mode, as JSON text: the Mode
-    Catalog block and the schemas of the tools the mode enables. Built once per catalog version.
+    Catalog block, the tools the mode enables in tool_format, which of them the agent's client
+    executes, and the tool ids the mode lists that name no tool. Built once per catalog version.
     """
     catalog = current_catalog()
 
     def build():
+        tools = tools_for_mode(mode)
         return compact_json(
             {
                 "systemPrompt": build_system_prompt(mode.key),
-                "tools": [tool.get_schema() for tool in tools_for_mode(mode)],
+                "tools": format_tools(tools, tool_format=tool_format, mode_keys=tuple(catalog.by_key)),
+                "clientTools": _client_tool_names(tools),
+                "unresolvedToolIds": unresolved_tool_ids(mode.associated_tool_ids),
             }
         )
 
     if catalog.by_key.get(mode.key) is not mode:  # a mode newer than this snapshot: nothing to keep
         return build()
-    return catalog.memoized(("llm-context", mode.key), build)
+    return catalog.memoized(("llm-context", mode.key, tool_format), build)
+
+
+def _client_tool_names(tools) -> list[str]:
+    return [tool.name for tool in tools if not tool.is_tool_fully_executed_on_server]
 
 
 def invoke_tool(*, name: str, arguments, session_id, conversation_id, user) -> InvokeResult:
     """
     Run the named tool for user. arguments is a dict, a JSON string of one, or None.
-    Raises ToolNotFound, SessionNotFound, ToolNotEnabled or InvalidInvocation before
-    the tool runs; the tool's own failures come back in the InvokeResult.
+    Raises ToolNotFound, SessionNotFound, ToolNotEnabled, ToolExecutedByClient or InvalidInvocation
+    before the tool runs; the tool's own failures come back in the InvokeResult.
     """
     try:
-        tool = registry.get(name)
+        tool = get_tool(name)
     except UnknownToolError as error:
         raise ToolNotFound(str(error)) from None
     session = None
     if session_id is not None:
         session = _owned_session(session_id, user)
-        if tool not in tools_for_mode(session.mode):
+        if not mode_enables(session.mode, tool):
             raise ToolNotEnabled(f"Mode {session.mode.key!r} of this session does not enable the tool {name!r}.")
+    if not tool.is_tool_fully_executed_on_server:
+        raise ToolExecutedByClient(
+            f"The tool {name!r} is executed by the agent's client, not by this service: "
+            "run it in the client and give the model its result."
+        )
     context = AgentToolExecutionContext(
         org=organization_of(user),
         user=user,

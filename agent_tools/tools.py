@@ -14,6 +14,7 @@ class HelloWorldTool(AgentTool):
         "Use this tool to generate a personalized greeting when the user asks to be greeted or welcomed. "
         "Pass the user's name."
     )
+    read_only = True
 
     @staticmethod
     def get_schema() -> dict:

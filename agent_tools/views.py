@@ -8,8 +8,9 @@ from rest_framework.views import APIView
 
 from aptix_site.api import SettingsRateThrottle, StrictCharField, StrictSerializer, error_responses
 
-from .registry import registry
-from .services import invoke_tool
+from .contract import InvokeResult
+from .serializers import ToolFormatQuery
+from .services import invoke_tool, tool_list_payload
 
 
 # Documentation only: the schema says what invoke_tool accepts, an object or a string holding one for the
@@ -55,28 +56,52 @@ class InvocationResponse(serializers.Serializer):
 
 class ToolSchemaListResponse(serializers.Serializer):
     tools = serializers.ListField(
-        child=serializers.DictField(), help_text="OpenAI function-tool schemas, sorted by name."
+        child=serializers.DictField(),
+        help_text="Every tool, registered or declared, sorted by name, in the shape ?tool_format= asks for.",
+    )
+    clientTools = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Names of the tools the agent's client executes itself; invoking one here answers 409.",
     )
 
 
 class ToolListView(APIView):
-    @extend_schema(operation_id="listTools", responses={200: ToolSchemaListResponse, **error_responses(400, 401)})
+    @extend_schema(
+        operation_id="listTools",
+        parameters=[ToolFormatQuery],
+        responses={200: ToolSchemaListResponse, **error_responses(400, 401)},
+    )
     def get(self, request):
-        return Response({"tools": [tool.get_schema() for tool in registry.tools()]})
+        query = ToolFormatQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response(tool_list_payload(tool_format=query.validated_data["tool_format"]))
+
+
+# Every refusal below 401 and above, whatever raised it, is this envelope (aptix_site.errors.error_body).
+INVOKE_ERROR_CODES = (400, 403, 404, 405, 409, 411, 413, 415, 429, 500)
 
 
 class ToolInvokeView(APIView):
     throttle_classes = [SettingsRateThrottle]
     throttle_scope = "tool-invoke"
 
+    @staticmethod
+    def error_body(message: str) -> dict:
+        return InvokeResult.from_error(message).as_envelope()
+
     @extend_schema(
         operation_id="invokeTool",
         request=Invocation,
-        responses={200: InvocationResponse, **error_responses(400, 401, 403, 404, 411, 413, 415, 429, 500)},
-        description="Runs a tool and answers with its envelope (successful, result, errorMessage). "
-        "When the tool rejects its arguments (400) or fails unexpectedly (500) the body is that envelope; "
-        "when the API refuses the request itself (a malformed body, an unknown field, a bad sessionId) "
-        "the body names the fields or carries a 'detail'.",
+        responses={
+            200: InvocationResponse,
+            **error_responses(401),
+            **error_responses(*INVOKE_ERROR_CODES, body=InvocationResponse),
+        },
+        description="Runs a tool and answers with its envelope (successful, result, errorMessage). Every refusal "
+        "but a 401 has that envelope too, with successful false and a message for a person in errorMessage: "
+        "the tool rejected its arguments (400), the API refused the request (400: a malformed body, an unknown "
+        "field, a bad sessionId), the session's mode does not enable the tool (403), the tool or session is "
+        "unknown (404), the agent's client executes the tool (409), or the tool failed unexpectedly (500).",
     )
     def post(self, request, name):
         invocation = Invocation(data=request.data)

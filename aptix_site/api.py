@@ -9,6 +9,7 @@ from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, serializers, status
+from rest_framework.fields import empty
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import JSONParser
@@ -17,7 +18,7 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import exception_handler
 
-from .errors import SERVER_ERROR_DETAIL, log_suspicious_request, refusal_detail
+from .errors import SERVER_ERROR_DETAIL, error_body, log_suspicious_request, refusal_detail
 from .text import unstorable_text
 
 logger = logging.getLogger("aptix_site.api")
@@ -81,6 +82,13 @@ class StrictSerializer(RequestSerializer):
                     {name: ["Unknown field; accepted fields are " + ", ".join(self.fields) + "."] for name in unknown}
                 )
         return super().to_internal_value(data)
+
+
+class PresentIfEmpty:
+    """For a query parameter field: present but empty is a value to validate, not the same as absent."""
+
+    def get_value(self, dictionary):
+        return dictionary.get(self.field_name, empty)
 
 
 class StrictCharField(serializers.CharField):
@@ -151,16 +159,19 @@ class FallbackContentNegotiation(DefaultContentNegotiation):
 
 
 def api_exception_handler(exc, context):
+    view = context.get("view")
     if isinstance(exc, SuspiciousOperation):
         # Django's own request limits, raised while a view reads the query or body: answered and logged as
         # Django answers them outside a view, but 413 for a body over the limit.
         log_suspicious_request(exc)
         status_code = 413 if isinstance(exc, RequestDataTooBig) else 400
-        return Response({"detail": refusal_detail(exc)}, status=status_code)
+        return Response(error_body(view, refusal_detail(exc)), status=status_code)
     response = exception_handler(exc, context)
     if response is None:
-        logger.exception("unhandled error in %s", context["view"].__class__.__name__, exc_info=exc)
-        response = Response({"detail": SERVER_ERROR_DETAIL}, status=status.HTTP_500_INTERNAL_SERVER_ERROR)
+        logger.exception("unhandled error in %s", view.__class__.__name__, exc_info=exc)
+        return Response(error_body(view, SERVER_ERROR_DETAIL), status=status.HTTP_500_INTERNAL_SERVER_ERROR)
+    if response.status_code != status.HTTP_401_UNAUTHORIZED:  # a 401 is about the credentials, never the view
+        response.data = error_body(view, response.data)
     return response
 
 
@@ -174,6 +185,8 @@ _ERROR_DESCRIPTIONS = {
     403: "Refused: the session's mode does not enable this tool, or a request authenticated by a login "
     "cookie lacks its CSRF token.",
     404: "Not found (or not yours).",
+    405: "The operation does not take this HTTP method.",
+    409: "The tool is declared for the agent's client, which executes it; this service does not.",
     411: "The body was sent without a Content-Length (chunked).",
     413: "The request body is too large.",
     415: "The body is not in a media type this operation reads (JSON).",
@@ -193,11 +206,12 @@ class StrictSerializerSchema(OpenApiSerializerExtension):
         return {**schema, "additionalProperties": False}
 
 
-def error_responses(*codes: int) -> dict:
-    """OpenAPI responses for the error statuses an operation can return (for extend_schema)."""
+def error_responses(*codes: int, body=None) -> dict:
+    """OpenAPI responses for the error statuses an operation can return (for extend_schema); body, if given,
+    is the shape of all of them."""
     return {
         code: OpenApiResponse(
-            response=OpenApiTypes.OBJECT if code in (400, 500) else ErrorSerializer,
+            response=body or (OpenApiTypes.OBJECT if code in (400, 500) else ErrorSerializer),
             description=_ERROR_DESCRIPTIONS[code],
         )
         for code in codes

@@ -3,6 +3,10 @@ Django's 400, 404 and 500 handlers, answering JSON under /api/: a REST client
 that asks for a URL no endpoint matches, or hits a refusal or failure outside
 DRF's error handler (a middleware, say), gets a body it can parse rather than
 an HTML page.
+
+An error body is {"detail": message}, unless the view the URL names answers its
+errors in a shape of its own: a view class with an error_body(message) method
+(the tool invocation's envelope) gets that shape wherever the refusal comes from.
 """
 
 import logging
@@ -10,10 +14,45 @@ import logging
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.http import JsonResponse
+from django.urls import Resolver404, resolve
 from django.views import defaults
 
 API_PREFIX = "/api/"
 SERVER_ERROR_DETAIL = "The server failed to handle this request."
+
+
+def error_message(detail) -> str:
+    """One line for a person out of an error detail: a message, a list of them, or messages by field."""
+    if isinstance(detail, dict):
+        if set(detail) == {"detail"}:
+            return error_message(detail["detail"])
+        return " ".join(
+            error_message(messages) if field in ("detail", "non_field_errors") else f"{field}: {error_message(messages)}"
+            for field, messages in detail.items()
+        )
+    if isinstance(detail, list):
+        return " ".join(error_message(item) for item in detail)
+    return str(detail)
+
+
+def error_body(view, detail) -> dict:
+    """
+    The body of an error answer from this view (a view class or instance, or None): detail is a
+    message, or a body DRF built (messages by field, or {"detail": message}).
+    """
+    shape = getattr(view, "error_body", None)
+    if shape:
+        return shape(error_message(detail))
+    return detail if isinstance(detail, (dict, list)) else {"detail": detail}
+
+
+def api_error_response(request, detail, status: int) -> JsonResponse:
+    """An error answered before or outside a view, in the shape of the view the URL names."""
+    try:
+        view = getattr(resolve(request.path_info).func, "view_class", None)
+    except Resolver404:
+        view = None
+    return JsonResponse(error_body(view, detail), status=status)
 
 
 def refusal_detail(exception) -> str:
@@ -32,7 +71,7 @@ def log_suspicious_request(exception) -> None:
 
 def bad_request(request, exception):
     if request.path.startswith(API_PREFIX):
-        return JsonResponse({"detail": refusal_detail(exception)}, status=400)
+        return api_error_response(request, refusal_detail(exception), 400)
     return defaults.bad_request(request, exception)
 
 
@@ -44,5 +83,5 @@ def page_not_found(request, exception):
 
 def server_error(request):
     if request.path.startswith(API_PREFIX):
-        return JsonResponse({"detail": SERVER_ERROR_DETAIL}, status=500)
+        return api_error_response(request, SERVER_ERROR_DETAIL, 500)
     return defaults.server_error(request)

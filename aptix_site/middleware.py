@@ -1,7 +1,8 @@
 """Request filters that run before any view: API bodies of unknown or excessive size, and NUL characters."""
 
 from django.conf import settings
-from django.http import JsonResponse
+
+from .errors import api_error_response
 
 # Under WSGI Django reads a body only up to its Content-Length, so a chunked body would be taken for an
 # empty one and the request served as if nothing had been sent. The API asks for a length on every server.
@@ -18,21 +19,21 @@ class RequestBodyLimitMiddleware:
         if request.path.startswith("/api/") and request.method not in ("GET", "HEAD", "OPTIONS"):
             refusal = self._refusal(request.META)
             if refusal:
-                return refusal
+                return api_error_response(request, *refusal)
         return self.get_response(request)
 
     @staticmethod
-    def _refusal(meta):
+    def _refusal(meta) -> tuple[str, int] | None:
         if "HTTP_TRANSFER_ENCODING" in meta:
-            return JsonResponse({"detail": LENGTH_REQUIRED}, status=411)
+            return LENGTH_REQUIRED, 411
         raw = meta.get("CONTENT_LENGTH") or "0"
         if not (raw.isascii() and raw.isdigit()):
-            return JsonResponse({"detail": f"Content-Length must be a number of bytes, not {raw[:20]!r}."}, status=400)
+            return f"Content-Length must be a number of bytes, not {raw[:20]!r}.", 400
         limit = settings.API_MAX_BODY_BYTES
         # The length first: int() refuses a string of thousands of digits.
         if len(raw.lstrip("0")) > len(str(limit)) or int(raw) > limit:
             shown = raw if len(raw) <= 20 else f"{raw[:20]}... ({len(raw)} digits)"
-            return JsonResponse({"detail": f"The request body is {shown} bytes; the limit is {limit}."}, status=413)
+            return f"The request body is {shown} bytes; the limit is {limit}.", 413
         return None
 
 
@@ -54,9 +55,7 @@ class RejectNulCharactersMiddleware:
             or any("\x00" in value for value in request.COOKIES.values())
             or self._form_has_nul(request)
         ):
-            return JsonResponse(
-                {"detail": "NUL characters are not allowed in URLs, cookies or form data."}, status=400
-            )
+            return api_error_response(request, "NUL characters are not allowed in URLs, cookies or form data.", 400)
         return self.get_response(request)
 
     @staticmethod

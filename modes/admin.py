@@ -1,11 +1,20 @@
-"""Admin for the mode catalog: review, search, reorder, add custom modes, switch the default."""
+"""
+Admin for the mode catalog: review, search, reorder, add custom modes, switch the default; and
+declare the tools that the agent's client executes.
+"""
 
+import json
+
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.actions import delete_selected as django_delete_selected
+from django.db import models
+from django.forms.fields import InvalidJSONInput
 from django.http import HttpResponseRedirect
 from django.urls import reverse
 
-from .models import AgentMode
+from .catalog import current_catalog, unresolved_tool_ids
+from .models import AgentMode, DeclaredTool
 from .services import set_default_mode
 
 
@@ -16,6 +25,14 @@ def deletion_refusal(mode: AgentMode) -> str | None:
     if mode.source == AgentMode.Source.BUILTIN:
         return f"'{mode.key}' is a built-in mode that AGN-014 requires; set its status to deprecated instead."
     return None
+
+
+def unresolved_tools_warning(key: str, unresolved: list[str]) -> str:
+    return (
+        f"Warning (modes.W001): mode '{key}' lists tool ids that name no tool, so the model is not told of them: "
+        f"{', '.join(unresolved)}. Declare the ones the agent's client executes under Declared tools, or correct "
+        "the ids."
+    )
 
 
 @admin.register(AgentMode)
@@ -30,16 +47,32 @@ class AgentModeAdmin(admin.ModelAdmin):
         (None, {"fields": ["id", "key", "display_name", "description", "when_to_use"]}),
         ("Catalog", {"fields": ["is_default", "status", "version", "position", "source"]}),
         ("Behaviour", {"fields": ["mode_instructions", "behavior_hints", "human_role_hints", "example_utterances"]}),
-        ("Tools and retrieval", {"fields": ["associated_tool_ids", "tool_group_hints", "rag_scope_hints"]}),
+        (
+            "Tools and retrieval",
+            {"fields": ["associated_tool_ids", "unresolved_tools", "tool_group_hints", "rag_scope_hints"]},
+        ),
         ("Recognition (advisory)", {"fields": ["strong_signals", "weak_signals"]}),
         ("History", {"fields": ["created_at", "updated_at"]}),
     ]
 
     def get_readonly_fields(self, request, obj=None):
-        readonly = ["id", "is_default", "source", "created_at", "updated_at"]
+        readonly = ["id", "is_default", "source", "unresolved_tools", "created_at", "updated_at"]
         if obj is not None and obj.source == AgentMode.Source.BUILTIN:
             readonly.append("key")
         return readonly
+
+    @admin.display(description="Tool check")
+    def unresolved_tools(self, mode):
+        unresolved = unresolved_tool_ids(mode.associated_tool_ids)
+        if not unresolved:
+            return "Every tool id names a registered or declared tool."
+        return unresolved_tools_warning(mode.key, unresolved)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        unresolved = unresolved_tool_ids(obj.associated_tool_ids)
+        if unresolved:
+            self.message_user(request, unresolved_tools_warning(obj.key, unresolved), messages.WARNING)
 
     def has_delete_permission(self, request, obj=None):
         if obj is not None and deletion_refusal(obj):
@@ -70,3 +103,31 @@ class AgentModeAdmin(admin.ModelAdmin):
             self.message_user(request, "Nothing deleted: " + " ".join(refusals), messages.ERROR)
             return None
         return django_delete_selected(self, request, queryset)
+
+
+class SchemaJSONField(forms.JSONField):
+    """A JSON Schema, shown indented so that it can be read and edited."""
+
+    def prepare_value(self, value):
+        if isinstance(value, InvalidJSONInput):
+            return value
+        return json.dumps(value, indent=2, ensure_ascii=False, cls=self.encoder)
+
+
+@admin.register(DeclaredTool)
+class DeclaredToolAdmin(admin.ModelAdmin):
+    list_display = ["name", "description", "read_only", "enabled_by"]
+    search_fields = ["name", "description"]
+    fields = ["name", "description", "parameters", "read_only", "enabled_by", "created_at", "updated_at"]
+    readonly_fields = ["enabled_by", "created_at", "updated_at"]
+    formfield_overrides = {
+        models.JSONField: {
+            "form_class": SchemaJSONField,
+            "widget": forms.Textarea(attrs={"rows": 16, "cols": 80, "style": "font-family: monospace"}),
+        },
+    }
+
+    @admin.display(description="Enabled by modes")
+    def enabled_by(self, tool):
+        keys = [mode.key for mode in current_catalog().modes if tool.name in mode.associated_tool_ids]
+        return ", ".join(keys) or "No mode lists it yet."

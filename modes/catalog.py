@@ -21,10 +21,12 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import request_finished, request_started
 from django.db import connection
 
+from agent_tools.contract import AgentTool, ClientTool
+from agent_tools.registry import UnknownToolError, registry
 from aptix_site.text import compact_json
 
 from .listing import mode_list_payload
-from .models import AgentMode, AgentModeSummary
+from .models import AgentMode, AgentModeSummary, DeclaredTool
 
 # AGN-014 §6.2, word for word (note the typographic apostrophes).
 MODE_SWITCHING_LINES = (
@@ -51,10 +53,13 @@ class CatalogSnapshot:
 
     version: str | None
     modes: tuple[AgentMode, ...]
+    declared_tools: tuple[DeclaredTool, ...] = ()
     by_key: dict[str, AgentMode] = field(init=False)
     by_id: dict[str, AgentMode] = field(init=False)
     available_modes_lines: tuple[str, ...] = field(init=False)
     search_texts: tuple[tuple[str, ...], ...] = field(init=False)
+    # The declared tools by name, less any that a registered server tool shadows (modes.W002).
+    client_tools: dict[str, ClientTool] = field(init=False)
     _memo: dict = field(init=False, default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
@@ -69,6 +74,11 @@ class CatalogSnapshot:
                 tuple(text.casefold() for text in (mode.key, mode.display_name, mode.description, mode.when_to_use))
                 for mode in self.modes
             ),
+        )
+        set_(
+            self,
+            "client_tools",
+            {tool.name: tool.as_client_tool() for tool in self.declared_tools if not registry.has(tool.name)},
         )
 
     def memoized(self, key, build):
@@ -135,7 +145,9 @@ def current_catalog() -> CatalogSnapshot:
         with _load_lock:  # threads that find the same new version load it once
             snapshot = _latest
             if snapshot is None or version is None or snapshot.version != version:
-                snapshot = CatalogSnapshot(version=version, modes=tuple(AgentMode.objects.all()))
+                snapshot = CatalogSnapshot(
+                    version=version, modes=tuple(AgentMode.objects.all()), declared_tools=tuple(DeclaredTool.objects.all())
+                )
                 if version is not None:
                     _latest = snapshot
     if getattr(_request, "active", False):
@@ -195,6 +207,41 @@ def get_mode_by_id(mode_id: str) -> AgentMode:
 def get_tools_for_mode(mode_key: str) -> list[str]:
     """The tool names the mode enables, as a new list the caller may change."""
     return list(get_mode(mode_key).associated_tool_ids)
+
+
+def all_tools() -> list[AgentTool | ClientTool]:
+    """Every tool a mode can enable, registered or declared, sorted by name."""
+    catalog = current_catalog()
+
+    def build():
+        tools = {**catalog.client_tools, **{tool.name: tool for tool in registry.tools()}}
+        return [tools[name] for name in sorted(tools)]
+
+    return list(catalog.memoized("all-tools", build))
+
+
+def get_tool(name: str) -> AgentTool | ClientTool:
+    """The registered or declared tool of this name; UnknownToolError if there is none."""
+    if registry.has(name):
+        return registry.get(name)
+    try:
+        return current_catalog().client_tools[name]
+    except (KeyError, TypeError):
+        raise UnknownToolError(name) from None
+
+
+def tools_for_mode(mode: AgentMode) -> list[AgentTool | ClientTool]:
+    """The tools a mode enables, sorted by name; always-available tools are always in."""
+    return [tool for tool in all_tools() if mode_enables(mode, tool)]
+
+
+def mode_enables(mode: AgentMode, tool: AgentTool | ClientTool) -> bool:
+    return tool.always_available or tool.name in mode.associated_tool_ids
+
+
+def unresolved_tool_ids(tool_ids) -> list[str]:
+    """The ids among tool_ids that name no tool, registered or declared (modes.W001)."""
+    return registry.unresolved(tool_ids, declared=current_catalog().client_tools)
 
 
 def get_default_mode() -> AgentMode:

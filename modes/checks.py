@@ -1,5 +1,6 @@
 """
-System checks for the mode catalog invariants of AGN-014 §7.
+System checks for the mode catalog invariants of AGN-014 §7 (errors: no server
+starts), and warnings about tool ids that name no tool (servers start anyway).
 
 They read the catalog from the database, so Django runs them only when asked
 for a database (``check --database default``, ``migrate``); servers run them
@@ -10,12 +11,14 @@ empty database.
 
 from collections import defaultdict
 
-from django.core.checks import Error
+from django.core.checks import Error, Warning
 from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.loader import MigrationLoader
 
-from .models import AgentMode
+from agent_tools.registry import registry
+
+from .models import AgentMode, DeclaredTool
 from .validators import validate_mode_id, validate_mode_key, validate_single_line, validate_string_list
 
 
@@ -24,7 +27,9 @@ def check_mode_catalog(app_configs=None, databases=None, **kwargs):
         return []
     if not catalog_is_migrated(DEFAULT_DB_ALIAS):
         return []
-    return catalog_errors(list(AgentMode.objects.using(DEFAULT_DB_ALIAS)))
+    modes = list(AgentMode.objects.using(DEFAULT_DB_ALIAS))
+    declared = list(DeclaredTool.objects.using(DEFAULT_DB_ALIAS))
+    return [*catalog_errors(modes), *_check_tool_ids(modes, declared), *_check_shadowed_declarations(declared)]
 
 
 def catalog_is_migrated(using):
@@ -155,6 +160,36 @@ def _check_list_fields(modes):
         for mode in modes
         for field in AgentMode.list_field_names()
         if _fails(validate_string_list, getattr(mode, field))
+    ]
+
+
+def _check_tool_ids(modes, declared):
+    declared_names = {tool.name for tool in declared}
+    return [
+        Warning(
+            f"Mode {mode.key!r} lists tool ids that name no tool: {', '.join(map(repr, unresolved))}.",
+            hint="The model is not told of these. Declare each tool the agent's client executes in the admin "
+            "(Declared tools), or correct or remove the id.",
+            obj=mode,
+            id="modes.W001",
+        )
+        for mode in modes
+        if isinstance(mode.associated_tool_ids, list)  # anything else is modes.E009's
+        for unresolved in [registry.unresolved(mode.associated_tool_ids, declared=declared_names)]
+        if unresolved
+    ]
+
+
+def _check_shadowed_declarations(declared):
+    return [
+        Warning(
+            f"Declared tool {tool.name!r} has the name of a server tool registered in code, which is used instead.",
+            hint="Rename the declaration, or delete it.",
+            obj=tool,
+            id="modes.W002",
+        )
+        for tool in declared
+        if registry.has(tool.name)
     ]
 
 

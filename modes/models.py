@@ -2,20 +2,28 @@
 
 from dataclasses import dataclass
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Max, Q
+
+from agent_tools.contract import ClientTool
+from agent_tools.registry import registry
 
 from .fields import StringListField
 from .validators import (
     MODE_ID_PATTERN,
     MODE_KEY_PATTERN,
+    TOOL_NAME_PATTERN,
     WHEN_TO_USE_PATTERN,
+    empty_parameters,
     new_mode_id,
     validate_mode_id,
     validate_mode_key,
     validate_not_blank,
     validate_single_line,
+    validate_tool_name,
     validate_tool_names,
+    validate_tool_parameters,
 )
 
 
@@ -159,6 +167,59 @@ class AgentMode(models.Model):
             example_utterances=tuple(self.example_utterances),
             source=self.source,
             status=self.status,
+        )
+
+
+class DeclaredTool(models.Model):
+    """
+    A tool that the agent's client executes (TUL-011: is_tool_fully_executed_on_server = false),
+    declared here so that modes can enable it and the model is told of it like any server tool.
+    """
+
+    name = models.CharField(
+        max_length=64,
+        unique=True,
+        validators=[validate_tool_name],
+        error_messages={"unique": "A tool with this name is already declared."},
+        help_text="The name modes list in their tool ids and the model calls, for example agent_ddr_manager.",
+    )
+    description = models.TextField(
+        validators=[validate_not_blank], help_text="What the tool does, for the model: one or two sentences."
+    )
+    parameters = models.JSONField(
+        default=empty_parameters,
+        validators=[validate_tool_parameters],
+        help_text='A JSON Schema of type "object" for the arguments: every property with a "type" and a '
+        '"description", the ones that must be given listed in "required".',
+    )
+    read_only = models.BooleanField(
+        default=False, help_text="The tool only reads: MCP clients are told so (readOnlyHint)."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(name__regex=TOOL_NAME_PATTERN),
+                name="modes_declaredtool_name_format",
+                violation_error_message="A tool name uses letters, digits, '_' and '-' only, at most 64 of them.",
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    def clean(self):
+        if registry.has(self.name):
+            raise ValidationError(
+                {"name": f"{self.name!r} is a server tool registered in code; a declaration cannot shadow it."}
+            )
+
+    def as_client_tool(self) -> ClientTool:
+        return ClientTool(
+            name=self.name, description=self.description, parameters=self.parameters, read_only=self.read_only
         )
 
 

@@ -5,21 +5,17 @@ OpenAPI schema, and the schema tests check the two agree.
 """
 
 from rest_framework import serializers
-from rest_framework.fields import empty
 
-from aptix_site.api import RequestSerializer, StrictCharField
+from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField
 
 from .models import AgentMode
 from .tools import FILTER_MAX_LENGTH
 
 
-class QueryBooleanField(serializers.BooleanField):
+class QueryBooleanField(PresentIfEmpty, serializers.BooleanField):
     """A boolean query parameter; present but empty is an error, not the same as absent."""
 
     default_error_messages = {"invalid": "Must be true or false; leave the parameter out for false."}
-
-    def get_value(self, dictionary):
-        return dictionary.get(self.field_name, empty)
 
 
 class ModeListQuery(RequestSerializer):

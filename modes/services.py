@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 
+from .catalog import unresolved_tool_ids
 from .models import AgentMode
 from .portable import PortableFileError, describe_entry
 
@@ -35,6 +36,8 @@ class ImportResult:
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     default: str | None = None
+    # Per mode key, the tool ids it lists that name no tool (modes.W001): warnings, not problems.
+    unresolved_tool_ids: dict[str, list[str]] = field(default_factory=dict)
 
 
 def import_modes(*, entries: list[dict], update: bool, dry_run: bool) -> ImportResult:
@@ -120,6 +123,9 @@ def _plan(entries, existing, *, update):
                 for message in messages
             ]
             continue
+        unresolved = unresolved_tool_ids(mode.associated_tool_ids)
+        if unresolved:
+            result.unresolved_tool_ids[key] = unresolved
         if entry.get("is_default") is True and key != current_default:
             result.default, new_default_pk = key, mode.pk
         if mode._state.adding:

@@ -21,6 +21,7 @@ class ListModesTool(AgentTool):
         "Do not call it on every user message, nor when you already know which mode you are in and do not "
         "need to present options, and never as a substitute for agent_change_mode: this tool only reads."
     )
+    read_only = True
 
     @staticmethod
     def get_schema() -> dict:

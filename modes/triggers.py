@@ -1,70 +1,85 @@
 """
 Database triggers that give the catalog version row a new random value on every
-write to the modes table, whoever writes: the admin, an import, a migration,
-QuerySet.update() or raw SQL. Random rather than counted, so a rolled-back
-change can never be mistaken for a later one.
+write to a catalog table (the modes and the declared tools), whoever writes: the
+admin, an import, a migration, QuerySet.update() or raw SQL. Random rather than
+counted, so a rolled-back change can never be mistaken for a later one.
 
-Migration 0003 installs and removes them; post_migrate installs them again
-because SQLite drops a table's triggers whenever a migration rebuilds the table.
+Migrations install them as each table appears (0003, 0005); post_migrate installs
+them again because SQLite drops a table's triggers whenever a migration rebuilds
+the table.
 """
 
 from django.db import connections
 
+CATALOG_TABLES = ("modes_agentmode", "modes_declaredtool")
 SQLITE_EVENTS = ("INSERT", "UPDATE", "DELETE")
 
-INSTALL = {
-    "postgresql": [
-        """
-        CREATE OR REPLACE FUNCTION modes_bump_catalog_version() RETURNS trigger AS $$
-        BEGIN
-            UPDATE modes_catalogversion SET version = replace(gen_random_uuid()::text, '-', '');
-            RETURN NULL;
-        END;
-        $$ LANGUAGE plpgsql
-        """,
-        """
-        CREATE OR REPLACE TRIGGER modes_agentmode_bump_catalog_version
-        AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON modes_agentmode
-        FOR EACH STATEMENT EXECUTE FUNCTION modes_bump_catalog_version()
-        """,
-    ],
-    "sqlite": [
-        f"""
-        CREATE TRIGGER IF NOT EXISTS modes_agentmode_bump_catalog_version_on_{event.lower()}
-        AFTER {event} ON modes_agentmode
-        BEGIN
-            UPDATE modes_catalogversion SET version = lower(hex(randomblob(16)));
-        END
-        """
-        for event in SQLITE_EVENTS
-    ],
-}
+POSTGRESQL_FUNCTION = """
+    CREATE OR REPLACE FUNCTION modes_bump_catalog_version() RETURNS trigger AS $$
+    BEGIN
+        UPDATE modes_catalogversion SET version = replace(gen_random_uuid()::text, '-', '');
+        RETURN NULL;
+    END;
+    $$ LANGUAGE plpgsql
+"""
 
-REMOVE = {
-    "postgresql": [
-        "DROP TRIGGER IF EXISTS modes_agentmode_bump_catalog_version ON modes_agentmode",
-        "DROP FUNCTION IF EXISTS modes_bump_catalog_version()",
-    ],
-    "sqlite": [f"DROP TRIGGER IF EXISTS modes_agentmode_bump_catalog_version_on_{e.lower()}" for e in SQLITE_EVENTS],
-}
+
+def _install_statements(vendor, table):
+    if vendor == "postgresql":
+        return [
+            POSTGRESQL_FUNCTION,
+            f"""
+            CREATE OR REPLACE TRIGGER {table}_bump_catalog_version
+            AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {table}
+            FOR EACH STATEMENT EXECUTE FUNCTION modes_bump_catalog_version()
+            """,
+        ]
+    if vendor == "sqlite":
+        return [
+            f"""
+            CREATE TRIGGER IF NOT EXISTS {table}_bump_catalog_version_on_{event.lower()}
+            AFTER {event} ON {table}
+            BEGIN
+                UPDATE modes_catalogversion SET version = lower(hex(randomblob(16)));
+            END
+            """
+            for event in SQLITE_EVENTS
+        ]
+    return []
+
+
+def _remove_statements(vendor, table):
+    if vendor == "postgresql":
+        return [f"DROP TRIGGER IF EXISTS {table}_bump_catalog_version ON {table}"]
+    if vendor == "sqlite":
+        return [f"DROP TRIGGER IF EXISTS {table}_bump_catalog_version_on_{event.lower()}" for event in SQLITE_EVENTS]
+    return []
 
 
 def install(connection):
-    _execute(connection, INSTALL)
+    """Triggers on every catalog table that exists yet."""
+    tables = set(connection.introspection.table_names())
+    if "modes_catalogversion" not in tables:
+        return
+    _execute(
+        connection,
+        [sql for table in CATALOG_TABLES if table in tables for sql in _install_statements(connection.vendor, table)],
+    )
 
 
 def remove(connection):
-    _execute(connection, REMOVE)
+    tables = set(connection.introspection.table_names())
+    statements = [sql for table in CATALOG_TABLES if table in tables for sql in _remove_statements(connection.vendor, table)]
+    if connection.vendor == "postgresql":
+        statements.append("DROP FUNCTION IF EXISTS modes_bump_catalog_version()")
+    _execute(connection, statements)
 
 
 def reinstall_after_migrate(sender, using, **kwargs):
-    connection = connections[using]
-    tables = connection.introspection.table_names()
-    if "modes_agentmode" in tables and "modes_catalogversion" in tables:
-        install(connection)
+    install(connections[using])
 
 
-def _execute(connection, statements_by_vendor):
+def _execute(connection, statements):
     with connection.cursor() as cursor:
-        for statement in statements_by_vendor.get(connection.vendor, []):
+        for statement in statements:
             cursor.execute(statement)

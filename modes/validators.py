@@ -5,6 +5,10 @@ import uuid
 
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
+from jsonschema import Draft202012Validator, SchemaError
+
+from agent_tools.formats import strict_mode_problem
+from agent_tools.registry import tool_schema_problem
 
 # \A and \Z rather than ^ and $: "$" would let a trailing newline through in
 # Python, and both PostgreSQL and Python read \A and \Z the same way.
@@ -26,6 +30,12 @@ validate_mode_key = RegexValidator(
     "A mode key is snake_case: lower-case letters, digits and underscores only "
     "(for example ddr_authoring).",
     code="invalid_mode_key",
+)
+
+validate_tool_name = RegexValidator(
+    TOOL_NAME_PATTERN,
+    "A tool name uses letters, digits, '_' and '-' only, at most 64 of them (for example agent_ddr_manager).",
+    code="invalid_tool_name",
 )
 
 _tool_name = re.compile(TOOL_NAME_PATTERN)
@@ -75,3 +85,25 @@ def validate_tool_names(value):
             code="invalid_tool_name",
             params={"names": ", ".join(repr(item) for item in bad)},
         )
+
+
+def empty_parameters():
+    """The parameters schema of a tool that takes no arguments."""
+    return {"type": "object", "properties": {}, "required": []}
+
+
+def validate_tool_parameters(value):
+    """A declared tool's parameters: valid JSON Schema, TUL-011's rules, and what OpenAI's strict mode can carry."""
+    try:
+        Draft202012Validator.check_schema(value)
+    except SchemaError as error:
+        where = "/".join(str(part) for part in error.absolute_path) or "the top level"
+        raise ValidationError(
+            "This is not a valid JSON Schema: %(problem)s (at %(where)s).",
+            code="invalid_json_schema",
+            params={"problem": error.message, "where": where},
+        ) from None
+    schema = {"type": "function", "name": "declared", "description": "declared", "parameters": value}
+    problem = tool_schema_problem(schema, "declared") or strict_mode_problem(value)
+    if problem:
+        raise ValidationError("%(problem)s", code="invalid_tool_parameters", params={"problem": problem})

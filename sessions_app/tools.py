@@ -56,6 +56,12 @@ class ModeChangeTool(AgentTool):
             },
         }
 
+    def schema_for_session(self, *, mode_keys):
+        # The model is shown the keys it may choose from, so it cannot invent one.
+        schema = self.get_schema()
+        schema["parameters"]["properties"]["mode"]["enum"] = list(mode_keys)
+        return schema
+
     def run(self, arguments_json, context):
         # The order of these checks and their messages are TUL-007 §3.4's.
         if arguments_json is None or not arguments_json.strip():

@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import organization_of
+from agent_tools.serializers import ToolFormatQuery
 from agent_tools.services import llm_context_json
 from aptix_site.api import Pagination, SettingsRateThrottle, error_responses
 from modes.catalog import UnknownModeError
@@ -28,7 +29,16 @@ def owned_session_or_404(request, session_id) -> AgentSession:
 class SessionContextResponse(serializers.Serializer):
     systemPrompt = serializers.CharField(help_text="The Mode Catalog block for the session's current mode.")
     tools = serializers.ListField(
-        child=serializers.DictField(), help_text="Schemas of the tools the mode enables, always agent_change_mode."
+        child=serializers.DictField(),
+        help_text="The tools the mode enables, always agent_change_mode (whose 'mode' lists the catalog's keys), "
+        "in the shape ?tool_format= asks for.",
+    )
+    clientTools = serializers.ListField(
+        child=serializers.CharField(), help_text="Names of the tools above that the agent's client executes itself."
+    )
+    unresolvedToolIds = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Tool ids the mode lists that name no registered or declared tool; the model is not told of them.",
     )
 
 
@@ -92,8 +102,15 @@ class SessionContextView(APIView):
     """Everything an agent needs for its next LLM call in this session."""
 
     @extend_schema(
-        operation_id="getSessionContext", responses={200: SessionContextResponse, **error_responses(400, 401, 404)}
+        operation_id="getSessionContext",
+        parameters=[ToolFormatQuery],
+        responses={200: SessionContextResponse, **error_responses(400, 401, 404)},
     )
     def get(self, request, session_id):
         session = owned_session_or_404(request, session_id)
-        return HttpResponse(llm_context_json(mode=session.mode), content_type="application/json")
+        query = ToolFormatQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return HttpResponse(
+            llm_context_json(mode=session.mode, tool_format=query.validated_data["tool_format"]),
+            content_type="application/json",
+        )

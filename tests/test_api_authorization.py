@@ -22,6 +22,8 @@ from rest_framework.test import APIClient
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 
+from .expected import tool_error
+
 pytestmark = pytest.mark.django_db
 
 PUBLIC_PATHS = {"/api/schema/", "/api/docs/"}
@@ -83,8 +85,8 @@ def test_a_tool_call_with_another_users_session_is_the_same_404_and_changes_noth
     assert database_state() == before
     for_random = answer(bob_client.post(url, {"arguments": TOOL_CALLS[tool], "sessionId": str(random_id)}, format="json"))
     assert for_alices[0] == for_random[0] == 404
-    assert for_alices[1] == {"detail": f"No session {alice_session.pk} was found for you."}
-    assert for_random[1] == {"detail": f"No session {random_id} was found for you."}
+    assert for_alices[1] == tool_error(f"No session {alice_session.pk} was found for you.")
+    assert for_random[1] == tool_error(f"No session {random_id} was found for you.")
     alice_session.refresh_from_db()
     assert alice_session.mode.key == "general"
 

@@ -21,6 +21,8 @@ from rest_framework.test import APIClient
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 
+from .expected import refusal_at, tool_error
+
 pytestmark = pytest.mark.django_db
 
 HELLO = "/api/tools/agent_hello_world/invoke/"
@@ -28,7 +30,7 @@ LIST_MODES = "/api/tools/agent_list_modes/invoke/"
 CHANGE_MODE = "/api/tools/agent_change_mode/invoke/"
 SESSIONS = "/api/sessions/"
 TOKEN = "/api/token/"
-INVALID_ARGUMENTS = {"arguments": ["Must be a JSON object, or a string holding a JSON object."]}
+INVALID_ARGUMENTS = "arguments: Must be a JSON object, or a string holding a JSON object."
 NUL_IN_BODY = {"detail": "Text in the request body must not contain NUL characters."}
 SURROGATE_IN_BODY = {"detail": "Text in the request body must not contain invalid Unicode (a lone surrogate)."}
 
@@ -67,10 +69,6 @@ def unchanged(alice_session, bob_session):
     return block
 
 
-def tool_error(message):
-    return {"successful": False, "result": None, "errorMessage": message}
-
-
 def send(client, url, body, content_type="application/json"):
     """POST a raw body (bytes or text) exactly as given."""
     return client.generic("POST", url, body, content_type=content_type)
@@ -99,7 +97,8 @@ def test_malformed_json_is_a_400_that_says_it_is_not_json(alice_client, unchange
     with unchanged():
         response = send(alice_client, url, body)
     assert response.status_code == 400
-    assert response.json()["detail"].startswith("JSON parse error - ")
+    body = response.json()
+    assert (body["errorMessage"] if "/invoke/" in url else body["detail"]).startswith("JSON parse error - ")
 
 
 @pytest.mark.parametrize("url", BODY_ENDPOINTS)
@@ -111,7 +110,7 @@ def test_a_body_that_is_not_an_object_is_a_400_naming_what_it_got(alice_client, 
     with unchanged():
         response = send(alice_client, url, body)
     assert response.status_code == 400
-    assert response.json() == {"non_field_errors": [f"Invalid data. Expected a dictionary, but got {kind}."]}
+    assert response.json() == refusal_at(url, {"non_field_errors": [f"Invalid data. Expected a dictionary, but got {kind}."]})
 
 
 @pytest.mark.parametrize("url", BODY_ENDPOINTS)
@@ -119,7 +118,7 @@ def test_a_json_null_body_is_a_400(alice_client, unchanged, url):
     with unchanged():
         response = send(alice_client, url, b"null")
     assert response.status_code == 400
-    assert response.json() == {"non_field_errors": ["No data provided"]}
+    assert response.json() == refusal_at(url, {"non_field_errors": ["No data provided"]})
 
 
 @pytest.mark.parametrize("content_type", ["text/plain", "application/xml", "multipart/form-data; boundary=x"])
@@ -128,7 +127,7 @@ def test_a_body_that_is_not_json_is_refused_as_an_unsupported_media_type(alice_c
     with unchanged():
         response = send(alice_client, url, b'{"title": "x"}', content_type=content_type)
     assert response.status_code == 415
-    assert response.json() == {"detail": f'Unsupported media type "{content_type}" in request.'}
+    assert response.json() == refusal_at(url, {"detail": f'Unsupported media type "{content_type}" in request.'})
 
 
 # --- arguments --------------------------------------------------------------------------------------------
@@ -146,7 +145,7 @@ def test_arguments_that_are_neither_an_object_nor_a_string_holding_one_are_a_400
     with unchanged():
         response = alice_client.post(url, {"arguments": arguments, "sessionId": str(alice_session.pk)}, format="json")
     assert response.status_code == 400
-    assert response.json() == INVALID_ARGUMENTS
+    assert response.json() == tool_error(INVALID_ARGUMENTS)
 
 
 def test_arguments_may_be_a_string_holding_the_object(alice_client, alice_session):
@@ -226,7 +225,10 @@ def test_envelope_fields_of_the_wrong_type_are_a_400_naming_the_field(alice_clie
     with unchanged():
         response = alice_client.post(url, body, format="json")
     assert response.status_code == 400, response.content
-    assert list(response.json()) == [field]
+    if "/invoke/" in url:
+        assert response.json()["errorMessage"].startswith(f"{field}: ")
+    else:
+        assert list(response.json()) == [field]
 
 
 @pytest.mark.parametrize(
@@ -272,7 +274,7 @@ def test_unknown_body_fields_are_a_400_naming_each_of_them(alice_client, unchang
     with unchanged():
         response = alice_client.post(url, body, format="json")
     assert response.status_code == 400
-    assert response.json() == {name: [f"Unknown field; accepted fields are {accepted}."] for name in unknown}
+    assert response.json() == refusal_at(url, {name: [f"Unknown field; accepted fields are {accepted}."] for name in unknown})
 
 
 @pytest.mark.parametrize(
@@ -331,8 +333,8 @@ def test_a_reason_over_1000_characters_is_refused_and_one_of_1000_is_recorded(al
         ),
         (SESSIONS, {"title": "t" * 201}, {"title": ["Ensure this field has no more than 200 characters."]}),
         (SESSIONS, {"mode": "m" * 65}, {"mode": ["Ensure this field has no more than 64 characters."]}),
-        (LIST_MODES, {"conversationId": "c" * 201}, {"conversationId": ["Ensure this field has no more than 200 characters."]}),
-        (LIST_MODES, {"sessionId": "s" * 65}, {"sessionId": ["Ensure this field has no more than 64 characters."]}),
+        (LIST_MODES, {"conversationId": "c" * 201}, tool_error("conversationId: Ensure this field has no more than 200 characters.")),
+        (LIST_MODES, {"sessionId": "s" * 65}, tool_error("sessionId: Ensure this field has no more than 64 characters.")),
     ],
     ids=["tool-filter", "hello-name", "title", "session-mode", "conversation-id", "session-id"],
 )
@@ -381,7 +383,7 @@ def test_a_body_over_64_kib_is_a_413_giving_the_size_and_the_limit(alice_client,
     with unchanged():
         response = send(alice_client, url, body)
     assert response.status_code == 413
-    assert response.json() == {"detail": f"The request body is {len(body)} bytes; the limit is 65536."}
+    assert response.json() == refusal_at(url, {"detail": f"The request body is {len(body)} bytes; the limit is 65536."})
 
 
 def test_a_body_of_exactly_the_limit_is_read(alice_client):
@@ -445,9 +447,9 @@ def test_a_chunked_body_is_refused_with_411_rather_than_read_as_empty(alice_clie
             HTTP_TRANSFER_ENCODING="chunked", CONTENT_LENGTH="",
         )
     assert response.status_code == 411
-    assert response.json() == {
-        "detail": "Send the request body with a Content-Length header; chunked bodies are not accepted."
-    }
+    assert response.json() == refusal_at(
+        url, {"detail": "Send the request body with a Content-Length header; chunked bodies are not accepted."}
+    )
 
 
 # --- Django's own request limits -------------------------------------------------------------------------
@@ -512,7 +514,7 @@ def test_deeply_nested_json_is_a_400_not_a_crash(alice_client, unchanged, url):
     with unchanged():
         response = send(alice_client, url, body)
     assert response.status_code == 400
-    assert response.json() == {"detail": "JSON parse error - the body is nested too deeply."}
+    assert response.json() == refusal_at(url, {"detail": "JSON parse error - the body is nested too deeply."})
 
 
 @pytest.mark.parametrize("url", [HELLO, LIST_MODES, CHANGE_MODE])
@@ -525,7 +527,7 @@ def test_deeply_nested_arguments_inside_a_string_are_a_400_not_a_crash(alice_cli
     with unchanged():
         response = alice_client.post(url, {"arguments": nested, "sessionId": str(alice_session.pk)}, format="json")
     assert response.status_code == 400, response.content
-    assert response.json() == INVALID_ARGUMENTS
+    assert response.json() == tool_error(INVALID_ARGUMENTS)
 
 
 # --- Session ids ------------------------------------------------------------------------------------------
@@ -539,7 +541,7 @@ def test_a_garbage_session_id_in_the_invoke_body_is_a_400_saying_ids_are_uuids(a
     with unchanged():
         response = alice_client.post(CHANGE_MODE, body, format="json")
     assert response.status_code == 400
-    assert response.json() == {"sessionId": [f"{session_id!r} is not a session id; session ids are UUIDs."]}
+    assert response.json() == tool_error(f"sessionId: {session_id!r} is not a session id; session ids are UUIDs.")
 
 
 @pytest.mark.parametrize("session_id", GARBAGE_IDS, ids=repr)
@@ -596,7 +598,7 @@ def test_nul_and_lone_surrogates_in_any_body_string_are_a_400_saying_so(
     with unchanged():
         response = send(alice_client, url, text)
     assert response.status_code == 400
-    assert response.json() == expected
+    assert response.json() == refusal_at(url, expected)
 
 
 @pytest.mark.parametrize(
@@ -652,7 +654,7 @@ def test_nul_anywhere_in_an_api_url_is_a_json_400_saying_so(alice_client, alice_
         response = alice_client.post(url, {}, format="json") if "invoke" in url else alice_client.get(url)
     assert response.status_code == 400
     assert response["Content-Type"] == "application/json", "an API client expects JSON, not an HTML page"
-    assert "NUL" in response.json()["detail"]
+    assert response.json() == refusal_at(url, {"detail": "NUL characters are not allowed in URLs, cookies or form data."})
 
 
 @pytest.mark.parametrize("template", URL_SLOTS)
@@ -730,7 +732,7 @@ def test_odd_unicode_in_an_argument_filter_is_answered_normally(alice_client):
     [
         ("mode-url", "Unknown mode key {!r}. Valid keys: general, ddr_authoring, workflow_authoring."),
         ("session-url", "No session {} was found for you."),
-        ("tool-url", "No tool is registered under the name {!r}."),
+        ("tool-url", "No tool is registered or declared under the name {!r}."),
     ],
 )
 def test_odd_unicode_in_a_url_is_named_exactly_in_the_404(alice_client, request_kind, expected):
@@ -742,7 +744,7 @@ def test_odd_unicode_in_a_url_is_named_exactly_in_the_404(alice_client, request_
     else:
         response = alice_client.post(f"/api/tools/{encoded}/invoke/", {}, format="json")
     assert response.status_code == 404
-    assert response.json() == {"detail": expected.format(ODD)}
+    assert response.json() == refusal_at(response.request["PATH_INFO"], {"detail": expected.format(ODD)})
 
 
 def test_odd_unicode_as_a_mode_key_is_a_400_that_names_it(alice_client, alice_session, unchanged):

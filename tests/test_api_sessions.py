@@ -4,21 +4,18 @@ from datetime import datetime
 
 import pytest
 
-from agent_tools.registry import registry
 from modes.catalog import build_system_prompt, get_mode
 from modes.models import AgentMode
 from sessions_app.models import AgentSession
 from sessions_app.services import create_session, set_session_mode
+
+from .expected import SEED_MODE_KEYS, session_schemas
 
 pytestmark = pytest.mark.django_db
 
 GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 SESSION_KEYS = {"id", "mode", "modeId", "title", "org", "parentId", "createdAt", "updatedAt"}
-
-
-def schemas(*names):
-    return [registry.get(name).get_schema() for name in sorted(names)]
 
 
 # --- POST /api/sessions/ ---------------------------------------------------------------------------------------
@@ -214,10 +211,12 @@ def test_context_is_the_system_prompt_and_the_tools_of_the_sessions_mode(alice_c
     response = alice_client.get(f"/api/sessions/{alice_session.pk}/context/")
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"systemPrompt", "tools"}
+    assert list(body) == ["systemPrompt", "tools", "clientTools", "unresolvedToolIds"]
     assert body["systemPrompt"] == build_system_prompt("general")
-    # general enables agent_change_mode, agent_list_modes, agent_hello_world (and an unregistered tool).
-    assert body["tools"] == schemas("agent_change_mode", "agent_hello_world", "agent_list_modes")
+    # general enables agent_change_mode, agent_list_modes, agent_hello_world and a tool nobody declared.
+    assert body["tools"] == session_schemas("agent_change_mode", "agent_hello_world", "agent_list_modes")
+    assert body["clientTools"] == []
+    assert body["unresolvedToolIds"] == ["agent_workflow_registry"]
 
 
 def test_context_follows_the_sessions_current_mode(alice, alice_client, alice_session):
@@ -225,7 +224,8 @@ def test_context_follows_the_sessions_current_mode(alice, alice_client, alice_se
     body = alice_client.get(f"/api/sessions/{alice_session.pk}/context/").json()
     assert body["systemPrompt"] == build_system_prompt("ddr_authoring")
     assert body["systemPrompt"].startswith("Current Mode: ddr_authoring\n")
-    assert body["tools"] == schemas("agent_change_mode", "agent_list_modes")
+    assert body["tools"] == session_schemas("agent_change_mode", "agent_list_modes")
+    assert body["unresolvedToolIds"] == ["agent_workflow_registry", "agent_ddr_manager"]
 
 
 @pytest.mark.parametrize(
@@ -244,7 +244,8 @@ def test_context_always_includes_agent_change_mode(alice, alice_client, tool_ids
     session = create_session(owner=alice, org=None, mode_key="narrow")
     body = alice_client.get(f"/api/sessions/{session.pk}/context/").json()
     assert [schema["name"] for schema in body["tools"]] == expected
-    assert body["tools"] == schemas(*expected)
+    assert body["tools"] == session_schemas(*expected, mode_keys=[*SEED_MODE_KEYS, "narrow"])
+    assert body["unresolvedToolIds"] == [name for name in tool_ids if name == "not_a_registered_tool"]
     assert body["systemPrompt"] == build_system_prompt("narrow")
     assert "- narrow: Use this mode for tests." in body["systemPrompt"]
 

@@ -7,10 +7,11 @@ import uuid
 import pytest
 from django.db import connection
 
-from agent_tools.registry import registry
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
+
+from .expected import CHANGE_MODE_SCHEMA, HELLO_WORLD_SCHEMA, LIST_MODES_SCHEMA, tool_error
 
 pytestmark = pytest.mark.django_db
 
@@ -35,9 +36,7 @@ def test_tool_list_returns_every_schema_sorted_by_name(alice_client):
     response = alice_client.get("/api/tools/")
     assert response.status_code == 200
     body = response.json()
-    assert list(body) == ["tools"]
-    assert [schema["name"] for schema in body["tools"]] == ["agent_change_mode", "agent_hello_world", "agent_list_modes"]
-    assert body["tools"] == [tool.get_schema() for tool in registry.tools()]
+    assert body == {"tools": [CHANGE_MODE_SCHEMA, HELLO_WORLD_SCHEMA, LIST_MODES_SCHEMA], "clientTools": []}
 
 
 # --- Success -------------------------------------------------------------------------------------------------
@@ -188,15 +187,16 @@ def test_change_mode_to_an_unknown_key_is_400_naming_it_and_listing_valid_keys(a
 def test_arguments_that_are_neither_an_object_nor_a_json_object_string_are_400(alice_client, arguments):
     response = invoke(alice_client, "agent_hello_world", {"arguments": arguments})
     assert response.status_code == 400
-    assert "arguments" in response.json()
+    assert envelope(response) == tool_error("arguments: Must be a JSON object, or a string holding a JSON object.")
 
 
 @pytest.mark.parametrize("field", ["user", "org", "owner", "session"])
 def test_identity_fields_in_the_body_are_refused_as_unknown(alice_client, bob, field):
     response = invoke(alice_client, "agent_hello_world", {"arguments": {"name": "Ada"}, field: bob.pk})
     assert response.status_code == 400
-    assert field in response.json()
-    assert "Unknown field" in response.json()[field][0]
+    assert envelope(response) == tool_error(
+        f"{field}: Unknown field; accepted fields are arguments, sessionId, conversationId."
+    )
 
 
 def test_a_body_that_is_not_a_json_object_is_400(alice_client):
@@ -209,7 +209,7 @@ def test_a_body_that_is_not_a_json_object_is_400(alice_client):
 def test_a_session_id_that_is_not_a_uuid_is_400(alice_client):
     response = invoke(alice_client, "agent_hello_world", {"arguments": {"name": "Ada"}, "sessionId": "abc"})
     assert response.status_code == 400
-    assert "sessionId" in response.json()
+    assert envelope(response) == tool_error("sessionId: 'abc' is not a session id; session ids are UUIDs.")
 
 
 # --- 404 --------------------------------------------------------------------------------------------------
@@ -218,12 +218,14 @@ def test_a_session_id_that_is_not_a_uuid_is_400(alice_client):
 def test_an_unknown_tool_is_404(alice_client):
     response = invoke(alice_client, "agent_time_travel", {"arguments": {}})
     assert response.status_code == 404
-    assert "agent_time_travel" in response.json()["detail"]
+    assert envelope(response) == tool_error("No tool is registered or declared under the name 'agent_time_travel'.")
 
 
 def test_a_nonexistent_session_is_404(alice_client):
-    response = invoke(alice_client, "agent_hello_world", {"arguments": {"name": "Ada"}, "sessionId": str(uuid.uuid4())})
+    session_id = uuid.uuid4()
+    response = invoke(alice_client, "agent_hello_world", {"arguments": {"name": "Ada"}, "sessionId": str(session_id)})
     assert response.status_code == 404
+    assert envelope(response) == tool_error(f"No session {session_id} was found for you.")
 
 
 # --- 403: the session's mode does not enable the tool ---------------------------------------------------------
@@ -245,8 +247,9 @@ def test_a_tool_the_sessions_mode_does_not_enable_is_403(alice_client, restricte
         alice_client, "agent_hello_world", {"arguments": {"name": "Ada"}, "sessionId": str(restricted_session.pk)}
     )
     assert response.status_code == 403
-    detail = response.json()["detail"]
-    assert "restricted" in detail and "agent_hello_world" in detail
+    assert envelope(response) == tool_error(
+        "Mode 'restricted' of this session does not enable the tool 'agent_hello_world'."
+    )
 
 
 def test_a_tool_the_sessions_mode_enables_is_allowed(alice_client, restricted_session):
@@ -294,3 +297,55 @@ def test_an_unexpected_failure_is_500_with_a_generic_message_and_is_logged(alice
     for leak in ("modes_agentmode", "no such table", "does not exist", "Traceback", "OperationalError", "ProgrammingError"):
         assert leak not in message
     assert any(record.exc_info for record in caplog.records if record.levelno >= logging.ERROR)
+
+
+# --- one envelope for every refusal -------------------------------------------------------------------------
+
+
+def test_every_refusal_of_the_invoke_endpoint_is_the_envelope_and_a_401_is_not(
+    alice, alice_client, anon_client, settings
+):
+    """One place that walks the statuses a client can meet; each is also tested where its cause is."""
+    from rest_framework.test import APIClient
+
+    url = "/api/tools/agent_hello_world/invoke/"
+    hello = {"arguments": {"name": "Ada"}}
+    cookie_client = APIClient(enforce_csrf_checks=True)
+    cookie_client.force_login(alice)
+    answers = {
+        400: alice_client.post(url, {**hello, "extra": 1}, format="json"),
+        403: cookie_client.post(url, hello, format="json"),  # a login cookie without its CSRF token
+        405: alice_client.get(url),
+        411: alice_client.generic("POST", url, b"{}", content_type="application/json", HTTP_TRANSFER_ENCODING="chunked"),
+        413: alice_client.generic("POST", url, b"{" + b" " * 70000 + b"}", content_type="application/json"),
+        415: alice_client.generic("POST", url, b"name=Ada", content_type="text/plain"),
+    }
+    settings.REST_FRAMEWORK = {  # the requests above have used up this rate
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "tool-invoke": "1/min"},
+    }
+    answers[429] = alice_client.post(url, hello, format="json")
+    for code, response in answers.items():
+        assert response.status_code == code, (code, response.content)
+        body = envelope(response)
+        assert (body["successful"], body["result"]) == (False, None), code
+        assert isinstance(body["errorMessage"], str) and body["errorMessage"], code
+    assert answers[403].json()["errorMessage"] == "CSRF Failed: CSRF cookie not set."
+    assert answers[405].json()["errorMessage"] == 'Method "GET" not allowed.'
+    assert answers[415].json()["errorMessage"] == 'Unsupported media type "text/plain" in request.'
+
+    unauthenticated = anon_client.post(url, hello, format="json")
+    assert unauthenticated.status_code == 401
+    assert unauthenticated.json() == {"detail": "Authentication credentials were not provided."}
+    assert unauthenticated["WWW-Authenticate"] == "Token"
+
+
+def test_a_failure_outside_the_view_is_the_envelope_on_the_invoke_url_too(rf):
+    # Django's own 500 page, for an error raised before DRF's handler could answer (in a middleware, say).
+    from aptix_site.errors import server_error
+
+    response = server_error(rf.post("/api/tools/agent_list_modes/invoke/"))
+    assert response.status_code == 500
+    assert json.loads(response.content) == tool_error("The server failed to handle this request.")
+    elsewhere = server_error(rf.get("/api/modes/"))
+    assert json.loads(elsewhere.content) == {"detail": "The server failed to handle this request."}

@@ -17,6 +17,8 @@ from django.contrib.staticfiles import finders
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from .expected import refusal_at
+
 SNAPSHOT = Path(__file__).with_name("openapi.yaml")
 REGENERATE = "python manage.py spectacular --file tests/openapi.yaml"
 
@@ -28,7 +30,7 @@ REQUIRED_ERRORS = {
     "getModeTools": {400, 401, 404},
     "getSystemPrompt": {400, 401},
     "listTools": {400, 401},
-    "invokeTool": {400, 401, 403, 404, 411, 413, 415, 429, 500},
+    "invokeTool": {400, 401, 403, 404, 405, 409, 411, 413, 415, 429, 500},
     "listSessions": {400, 401, 404},
     "createSession": {400, 401, 403, 411, 413, 415, 429},
     "getSession": {400, 401, 404},
@@ -220,6 +222,6 @@ def test_methods_the_schema_does_not_list_are_answered_405_with_the_documented_m
         for method in {"GET", "POST", "PUT", "PATCH", "DELETE"} - documented:
             response = alice_client.generic(method, url)
             assert response.status_code == 405, (method, path)
-            assert response.json() == {"detail": f'Method "{method}" not allowed.'}
+            assert response.json() == refusal_at(url, {"detail": f'Method "{method}" not allowed.'})
             allowed = {item.strip() for item in response["Allow"].split(",")}
             assert allowed - {"HEAD", "OPTIONS"} == documented, (method, path, allowed)

@@ -15,6 +15,8 @@ import pytest
 from django.db import connection, transaction
 from django.urls import get_resolver
 
+from .expected import tool_error
+
 pytestmark = pytest.mark.django_db
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
@@ -124,7 +126,7 @@ def test_production_responses_redirect_http_send_hsts_and_set_secure_cookies(tmp
 
 # --- No stack traces ------------------------------------------------------------------------------------
 
-GENERIC_500 = {"detail": "The server failed to handle this request."}
+GENERIC_500 = {"detail": "The server failed to handle this request."}  # the tool envelope's is tool_error()
 
 
 @pytest.fixture
@@ -182,7 +184,7 @@ def test_a_tool_call_on_a_real_database_failure_answers_a_generic_500(
     body = {"arguments": arguments, "sessionId": str(alice_session.pk) if name == "agent_change_mode" else None}
     response = broken_catalog_tables(lambda: alice_client.post(f"/api/tools/{name}/invoke/", body, format="json"))
     assert response.status_code == 500
-    assert response.json() == GENERIC_500
+    assert response.json() == tool_error("The server failed to handle this request.")
     assert_reveals_nothing(response)
 
 

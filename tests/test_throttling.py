@@ -39,7 +39,12 @@ def rates(settings):
 def assert_throttled(response):
     assert response.status_code == 429
     assert int(response["Retry-After"]) > 0
-    detail = response.json()["detail"]
+    body = response.json()
+    if "/invoke/" in response.request["PATH_INFO"]:  # the tool envelope, as every refusal there
+        assert (body["successful"], body["result"]) == (False, None)
+        detail = body["errorMessage"]
+    else:
+        detail = body["detail"]
     assert detail.startswith("Request was throttled. Expected available in ")
     assert detail.endswith(" seconds.")
 

@@ -8,7 +8,7 @@ import pytest
 
 from agent_tools.contract import AgentToolExecutionContext
 from agent_tools.registry import ToolRegistry, registry
-from agent_tools.services import tools_for_mode
+from modes.catalog import tools_for_mode
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.tools import ModeChangeTool

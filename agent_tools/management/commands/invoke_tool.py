@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from rest_framework.exceptions import APIException
 
 from agent_tools.services import invoke_tool
+from aptix_site.errors import error_message
 
 
 class Command(BaseCommand):
@@ -30,13 +31,8 @@ class Command(BaseCommand):
                 name=name, arguments=arguments, session_id=session, conversation_id=conversation, user=account
             )
         except APIException as error:
-            raise CommandError(_detail_text(error.detail)) from None
+            raise CommandError(error_message(error.detail)) from None
         self.stdout.write(json.dumps(result.as_envelope(), indent=2, ensure_ascii=False))
         if not result.successful:
             raise CommandError(result.error_message)
 
-
-def _detail_text(detail) -> str:
-    if isinstance(detail, dict):
-        return " ".join(f"{field}: {' '.join(map(str, messages))}" for field, messages in detail.items())
-    return str(detail)

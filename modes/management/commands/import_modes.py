@@ -37,3 +37,8 @@ class Command(BaseCommand):
         if result.default:
             self.stdout.write(f"default: {result.default}")
         self.stdout.write(summary[0].upper() + summary[1:])
+        for key, unresolved in result.unresolved_tool_ids.items():
+            self.stderr.write(
+                f"Warning (modes.W001): mode {key!r} lists tool ids that name no tool: {', '.join(unresolved)}.",
+                self.style.WARNING,
+            )

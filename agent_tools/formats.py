@@ -1,0 +1,163 @@
+"""
+The one converter from a tool's TUL-011 schema to each vendor's tool format, and the rules a
+parameters schema must keep so that every format, OpenAI's strict mode included, can carry it.
+
+A TUL-011 schema is {"type": "function", "name", "description", "parameters"}. The formats:
+
+- no format: that schema as it is;
+- "openai-chat": Chat Completions, {"type": "function", "function": {name, description, parameters}};
+- "openai-responses": the Responses API with "strict": true, whose parameters need
+  "additionalProperties": false on every object and every property in "required" (an optional
+  property becomes required and may be null);
+- "anthropic": the Messages API, {name, description, input_schema};
+- "mcp": an MCP tool, {name, description, inputSchema, annotations}.
+"""
+
+import copy
+
+from .registry import SIMPLE_TYPES
+
+TOOL_FORMATS = ("openai-chat", "openai-responses", "anthropic", "mcp")
+
+# The JSON-Schema keywords OpenAI's strict mode understands; a schema with any other is refused there.
+STRICT_KEYWORDS = frozenset(
+    {
+        "type", "description", "title", "properties", "required", "additionalProperties", "items", "enum",
+        "const", "anyOf", "format", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+        "multipleOf", "minItems", "maxItems",
+    }
+)
+STRICT_MAX_DEPTH = 10
+STRICT_MAX_PROPERTIES = 5000
+
+
+class UnknownToolFormat(ValueError):
+    def __init__(self, tool_format):
+        self.tool_format = tool_format
+        super().__init__(f"Unknown tool format {tool_format!r}; use one of: {', '.join(TOOL_FORMATS)}.")
+
+
+def format_tool(schema: dict, *, annotations: dict, tool_format: str | None) -> dict:
+    """The TUL-011 schema in tool_format (None: unchanged); annotations are MCP's hints about the tool."""
+    name, description, parameters = schema["name"], schema["description"], schema["parameters"]
+    if tool_format is None:
+        return schema
+    if tool_format == "openai-chat":
+        return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+    if tool_format == "openai-responses":
+        return {
+            "type": "function",
+            "name": name,
+            "description": description,
+            "parameters": strict_parameters(parameters),
+            "strict": True,
+        }
+    if tool_format == "anthropic":
+        return {"name": name, "description": description, "input_schema": parameters}
+    if tool_format == "mcp":
+        return {"name": name, "description": description, "inputSchema": parameters, "annotations": annotations}
+    raise UnknownToolFormat(tool_format)
+
+
+def format_tools(tools, *, tool_format: str | None, mode_keys: tuple[str, ...] | None = None) -> list[dict]:
+    """
+    Each tool's schema in tool_format. With mode_keys (the catalog's keys), each tool's schema is the
+    one a session's model is given (schema_for_session), not the plain registry one.
+    """
+    return [
+        format_tool(
+            tool.get_schema() if mode_keys is None else tool.schema_for_session(mode_keys=mode_keys),
+            annotations=tool.annotations(),
+            tool_format=tool_format,
+        )
+        for tool in tools
+    ]
+
+
+def strict_parameters(schema: dict) -> dict:
+    """A copy of a parameters schema as OpenAI's strict mode wants it; optional properties become nullable."""
+    strict = copy.deepcopy(schema)
+    _make_strict(strict)
+    return strict
+
+
+def _make_strict(node: dict) -> None:
+    for option in node.get("anyOf", ()):
+        _make_strict(option)
+    if isinstance(node.get("items"), dict):
+        _make_strict(node["items"])
+    properties = node.get("properties")
+    if properties is None:
+        return
+    optional = set(properties) - set(node.get("required", ()))
+    for name, spec in properties.items():
+        _make_strict(spec)
+        if name in optional:
+            _make_nullable(spec)
+    node["additionalProperties"] = False
+    node["required"] = list(properties)
+
+
+def _make_nullable(spec: dict) -> None:
+    if isinstance(spec.get("type"), str):
+        spec["type"] = [spec["type"], "null"]
+    if "enum" in spec and None not in spec["enum"]:
+        spec["enum"] = [*spec["enum"], None]
+    if "anyOf" in spec:
+        spec["anyOf"] = [*spec["anyOf"], {"type": "null"}]
+
+
+def strict_mode_problem(parameters: dict) -> str | None:
+    """
+    The first way a parameters schema breaks what strict mode can carry after strict_parameters(),
+    phrased for the person who wrote it; None if there is none.
+    """
+    count = 0
+
+    def problem(node, where, depth):
+        nonlocal count
+        if not isinstance(node, dict):
+            return f"{where} must be a schema object."
+        unsupported = sorted(set(node) - STRICT_KEYWORDS)
+        if unsupported:
+            return (
+                f"{where} uses {', '.join(unsupported)}, which OpenAI's strict mode does not support; "
+                f"the keywords it does are {', '.join(sorted(STRICT_KEYWORDS))}."
+            )
+        if depth > STRICT_MAX_DEPTH:
+            return f"{where} is nested more than {STRICT_MAX_DEPTH} levels deep; strict mode allows {STRICT_MAX_DEPTH}."
+        if "anyOf" in node:
+            options = node["anyOf"]
+            if not isinstance(options, list) or not options:
+                return f"{where}: anyOf must be a non-empty list of schemas."
+            return next(
+                filter(None, (problem(option, f"{where}.anyOf[{i}]", depth + 1) for i, option in enumerate(options))),
+                None,
+            )
+        kind = node.get("type")
+        if kind not in SIMPLE_TYPES:
+            return f"{where} must have a \"type\" of {', '.join(sorted(SIMPLE_TYPES))} (or an \"anyOf\")."
+        if kind == "array":
+            if "items" not in node:
+                return f"{where} is an array and must say what its \"items\" are."
+            return problem(node["items"], f"{where}.items", depth + 1)
+        if kind != "object":
+            return None
+        properties = node.get("properties")
+        if not isinstance(properties, dict):
+            return f"{where} is an object and must list its \"properties\"; strict mode allows no free-form objects."
+        if node.get("additionalProperties", False) is not False:
+            return f"{where} must not allow additional properties; leave additionalProperties out or set it to false."
+        required = node.get("required", [])
+        if not isinstance(required, list) or any(name not in properties for name in required):
+            return f"{where}: \"required\" must list only names from its properties."
+        count += len(properties)
+        if count > STRICT_MAX_PROPERTIES:
+            return f"the schema has more than {STRICT_MAX_PROPERTIES} properties; strict mode allows {STRICT_MAX_PROPERTIES}."
+        for name, spec in properties.items():
+            found = problem(spec, f"{where}.{name}", depth + 1)
+            if found:
+                return found
+        return None
+
+    return problem(parameters, "parameters", 1)
