@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "sessions_app",
     "accounts",
     "agent_tools",
+    "agent_api",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

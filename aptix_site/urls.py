@@ -13,7 +13,7 @@ urlpatterns = [
     path("api/token/", TokenView.as_view(), name="api-token"),
     path("api/", include("modes.urls")),
     path("api/", include("sessions_app.urls")),
-    path("api/", include("agent_tools.urls")),
+    path("api/", include("agent_api.urls")),
 ]
 
 handler400 = "aptix_site.errors.bad_request"

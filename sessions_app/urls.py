@@ -6,5 +6,4 @@ urlpatterns = [
     path("sessions/", views.SessionListCreateView.as_view(), name="session-list"),
     path("sessions/<str:session_id>/", views.SessionDetailView.as_view(), name="session-detail"),
     path("sessions/<str:session_id>/mode-changes/", views.ModeChangeListView.as_view(), name="session-mode-changes"),
-    path("sessions/<str:session_id>/context/", views.SessionContextView.as_view(), name="session-context"),
 ]

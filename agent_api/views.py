@@ -1,68 +1,23 @@
-"""REST endpoints for the agent tools: their schemas, and invoking one."""
+"""REST endpoints for an agent back-end: the tools' schemas, invoking one, and a session's context."""
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, extend_schema_field
-from rest_framework import serializers, status
+from django.http import HttpResponse
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from aptix_site.api import SettingsRateThrottle, StrictCharField, StrictSerializer, error_responses
+from agent_tools.contract import InvokeResult
+from aptix_site.api import SettingsRateThrottle, error_responses
+from sessions_app.views import owned_session_or_404
 
-from .contract import InvokeResult
-from .serializers import ToolFormatQuery
-from .services import invoke_tool, tool_list_payload
-
-
-# Documentation only: the schema says what invoke_tool accepts, an object or a string holding one for the
-# arguments and a UUID for the session id; the fields behave exactly as their bases.
-@extend_schema_field({"oneOf": [{"type": "object", "additionalProperties": {}}, {"type": "string"}]})
-class ArgumentsField(serializers.JSONField):
-    pass
-
-
-@extend_schema_field(OpenApiTypes.UUID)
-class SessionIdField(StrictCharField):
-    pass
-
-
-class Invocation(StrictSerializer):
-    """A tool call: its arguments, and the session and conversation it belongs to; other fields are refused."""
-
-    arguments = ArgumentsField(
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="The tool's arguments: a JSON object, or a string holding one.",
-    )
-    sessionId = SessionIdField(
-        required=False, allow_null=True, default=None, max_length=64, help_text="Id of one of your sessions."
-    )
-    conversationId = StrictCharField(
-        required=False,
-        allow_null=True,
-        allow_blank=True,
-        trim_whitespace=False,
-        default=None,
-        max_length=200,
-        help_text="Passed to the tool as it is.",
-    )
-
-
-class InvocationResponse(serializers.Serializer):
-    successful = serializers.BooleanField()
-    result = serializers.CharField(allow_null=True, help_text="The tool's JSON result, as a string.")
-    errorMessage = serializers.CharField(allow_null=True)
-
-
-class ToolSchemaListResponse(serializers.Serializer):
-    tools = serializers.ListField(
-        child=serializers.DictField(),
-        help_text="Every tool, registered or declared, sorted by name, in the shape ?tool_format= asks for.",
-    )
-    clientTools = serializers.ListField(
-        child=serializers.CharField(),
-        help_text="Names of the tools the agent's client executes itself; invoking one here answers 409.",
-    )
+from .serializers import (
+    Invocation,
+    InvocationResponse,
+    SessionContextResponse,
+    ToolFormatQuery,
+    ToolSchemaListResponse,
+)
+from .services import invoke_tool, llm_context_json, tool_list_payload
 
 
 class ToolListView(APIView):
@@ -120,3 +75,21 @@ class ToolInvokeView(APIView):
         else:
             code = status.HTTP_400_BAD_REQUEST
         return Response(result.as_envelope(), status=code)
+
+
+class SessionContextView(APIView):
+    """Everything an agent needs for its next LLM call in this session."""
+
+    @extend_schema(
+        operation_id="getSessionContext",
+        parameters=[ToolFormatQuery],
+        responses={200: SessionContextResponse, **error_responses(400, 401, 404)},
+    )
+    def get(self, request, session_id):
+        session = owned_session_or_404(request, session_id)
+        query = ToolFormatQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return HttpResponse(
+            llm_context_json(mode=session.mode, tool_format=query.validated_data["tool_format"]),
+            content_type="application/json",
+        )

@@ -1,4 +1,7 @@
-"""Invoking a tool for an authenticated user: the one code path behind the REST endpoint and invoke_tool."""
+"""
+What an agent back-end asks of the service, whichever way it asks (REST, MCP, a command): the tools'
+schemas, running a tool for an authenticated user, and a session's context for the next LLM call.
+"""
 
 import json
 
@@ -19,9 +22,9 @@ from sessions_app.exceptions import SessionNotFound
 from sessions_app.models import AgentSession
 from sessions_app.selectors import InvalidSessionId, get_owned_session
 
-from .contract import AgentToolExecutionContext, InvokeResult
-from .formats import format_tools
-from .registry import UnknownToolError
+from agent_tools.contract import AgentToolExecutionContext, InvokeResult
+from agent_tools.formats import format_tools
+from agent_tools.registry import UnknownToolError
 
 
 class ToolNotFound(exceptions.NotFound):

@@ -5,4 +5,5 @@ from . import views
 urlpatterns = [
     path("tools/", views.ToolListView.as_view(), name="tool-list"),
     path("tools/<str:name>/invoke/", views.ToolInvokeView.as_view(), name="tool-invoke"),
+    path("sessions/<str:session_id>/context/", views.SessionContextView.as_view(), name="session-context"),
 ]

@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from rest_framework.exceptions import APIException
 
-from agent_tools.services import invoke_tool
+from agent_api.services import invoke_tool
 from aptix_site.errors import error_message
 
 

@@ -1,0 +1,93 @@
+"""Request and response shapes of the agent API: a tool call, the tool list, a session's context."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from agent_tools.formats import TOOL_FORMATS
+from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField, StrictSerializer
+
+_VALID = ", ".join(TOOL_FORMATS)
+
+
+class ToolFormatField(PresentIfEmpty, serializers.ChoiceField):
+    pass
+
+
+class ToolFormatQuery(RequestSerializer):
+    tool_format = ToolFormatField(
+        choices=TOOL_FORMATS,
+        required=False,
+        default=None,
+        error_messages={"invalid_choice": f'"{{input}}" is not a tool format; use one of: {_VALID}.'},
+        help_text="The shape of each tool: left out, the TUL-011 registry schema; openai-chat (Chat Completions), "
+        "openai-responses (the Responses API, strict mode), anthropic (the Messages API) or mcp (an MCP tool).",
+    )
+
+
+# Documentation only: the schema says what invoke_tool accepts, an object or a string holding one for the
+# arguments and a UUID for the session id; the fields behave exactly as their bases.
+@extend_schema_field({"oneOf": [{"type": "object", "additionalProperties": {}}, {"type": "string"}]})
+class ArgumentsField(serializers.JSONField):
+    pass
+
+
+@extend_schema_field(OpenApiTypes.UUID)
+class SessionIdField(StrictCharField):
+    pass
+
+
+class Invocation(StrictSerializer):
+    """A tool call: its arguments, and the session and conversation it belongs to; other fields are refused."""
+
+    arguments = ArgumentsField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The tool's arguments: a JSON object, or a string holding one.",
+    )
+    sessionId = SessionIdField(
+        required=False, allow_null=True, default=None, max_length=64, help_text="Id of one of your sessions."
+    )
+    conversationId = StrictCharField(
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        trim_whitespace=False,
+        default=None,
+        max_length=200,
+        help_text="Passed to the tool as it is.",
+    )
+
+
+class InvocationResponse(serializers.Serializer):
+    successful = serializers.BooleanField()
+    result = serializers.CharField(allow_null=True, help_text="The tool's JSON result, as a string.")
+    errorMessage = serializers.CharField(allow_null=True)
+
+
+class ToolSchemaListResponse(serializers.Serializer):
+    tools = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="Every tool, registered or declared, sorted by name, in the shape ?tool_format= asks for.",
+    )
+    clientTools = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Names of the tools the agent's client executes itself; invoking one here answers 409.",
+    )
+
+
+class SessionContextResponse(serializers.Serializer):
+    systemPrompt = serializers.CharField(help_text="The Mode Catalog block for the session's current mode.")
+    tools = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="The tools the mode enables, always agent_change_mode (whose 'mode' lists the catalog's keys), "
+        "in the shape ?tool_format= asks for.",
+    )
+    clientTools = serializers.ListField(
+        child=serializers.CharField(), help_text="Names of the tools above that the agent's client executes itself."
+    )
+    unresolvedToolIds = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Tool ids the mode lists that name no registered or declared tool; the model is not told of them.",
+    )
