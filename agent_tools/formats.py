@@ -99,6 +99,10 @@ def _make_strict(node: dict) -> None:
 
 
 def _make_nullable(spec: dict) -> None:
+    if "const" in spec:  # a const admits one value: null becomes a second option
+        option = {name: spec.pop(name) for name in list(spec) if name not in ("description", "title")}
+        spec["anyOf"] = [option, {"type": "null"}]
+        return
     if isinstance(spec.get("type"), str):
         spec["type"] = [spec["type"], "null"]
     if "enum" in spec and None not in spec["enum"]:
@@ -130,12 +134,14 @@ def strict_mode_problem(parameters: dict) -> str | None:
             options = node["anyOf"]
             if not isinstance(options, list) or not options:
                 return f"{where}: anyOf must be a non-empty list of schemas."
+            if {"type", "properties", "items"} & set(node):
+                return f"{where}: anyOf cannot stand beside type, properties or items; put them in each option."
             return next(
                 filter(None, (problem(option, f"{where}.anyOf[{i}]", depth + 1) for i, option in enumerate(options))),
                 None,
             )
         kind = node.get("type")
-        if kind not in SIMPLE_TYPES:
+        if not isinstance(kind, str) or kind not in SIMPLE_TYPES:
             return f"{where} must have a \"type\" of {', '.join(sorted(SIMPLE_TYPES))} (or an \"anyOf\")."
         if kind == "array":
             if "items" not in node:

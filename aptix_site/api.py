@@ -180,7 +180,7 @@ class ErrorSerializer(serializers.Serializer):
 
 
 _ERROR_DESCRIPTIONS = {
-    400: "The request is invalid; the body says which field and why.",
+    400: "The request is invalid; the message says which field and why.",
     401: "No valid token or session.",
     403: "Refused: the session's mode does not enable this tool, or a request authenticated by a login "
     "cookie lacks its CSRF token.",

@@ -13,7 +13,10 @@ from django.forms.fields import InvalidJSONInput
 from django.http import HttpResponseRedirect
 from django.urls import reverse
 
+from aptix_site.text import unstorable_text
+
 from .catalog import current_catalog, unresolved_tool_ids
+from .checks import UNRESOLVED_TOOLS_HINT, unresolved_tools_message
 from .models import AgentMode, DeclaredTool
 from .services import set_default_mode
 
@@ -28,11 +31,7 @@ def deletion_refusal(mode: AgentMode) -> str | None:
 
 
 def unresolved_tools_warning(key: str, unresolved: list[str]) -> str:
-    return (
-        f"Warning (modes.W001): mode '{key}' lists tool ids that name no tool, so the model is not told of them: "
-        f"{', '.join(unresolved)}. Declare the ones the agent's client executes under Declared tools, or correct "
-        "the ids."
-    )
+    return f"Warning (modes.W001): {unresolved_tools_message(key, unresolved)} {UNRESOLVED_TOOLS_HINT}"
 
 
 @admin.register(AgentMode)
@@ -106,12 +105,30 @@ class AgentModeAdmin(admin.ModelAdmin):
 
 
 class SchemaJSONField(forms.JSONField):
-    """A JSON Schema, shown indented so that it can be read and edited."""
+    """
+    A JSON Schema, shown indented so that it can be read and edited. Text that Python's JSON reader
+    cannot take (nested too deeply, an integer of thousands of digits) is invalid JSON here, not a crash.
+    """
+
+    def to_python(self, value):
+        try:
+            return super().to_python(value)
+        except (RecursionError, ValueError):
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
+
+    def bound_data(self, data, initial):
+        try:
+            return super().bound_data(data, initial)
+        except (RecursionError, ValueError):
+            return InvalidJSONInput(data)
 
     def prepare_value(self, value):
         if isinstance(value, InvalidJSONInput):
             return value
-        return json.dumps(value, indent=2, ensure_ascii=False, cls=self.encoder)
+        text = json.dumps(value, indent=2, ensure_ascii=False, cls=self.encoder)
+        if unstorable_text(text):  # a lone surrogate cannot be sent as UTF-8: show it escaped
+            text = json.dumps(value, indent=2, cls=self.encoder)
+        return text
 
 
 @admin.register(DeclaredTool)

@@ -58,7 +58,8 @@ class CatalogSnapshot:
     by_id: dict[str, AgentMode] = field(init=False)
     available_modes_lines: tuple[str, ...] = field(init=False)
     search_texts: tuple[tuple[str, ...], ...] = field(init=False)
-    # The declared tools by name, less any that a registered server tool shadows (modes.W002).
+    # The declared tools by name, less any that a registered server tool shadows (modes.W002) or whose
+    # parameters no vendor would take (modes.W003): a mode that lists those finds them unresolved.
     client_tools: dict[str, ClientTool] = field(init=False)
     _memo: dict = field(init=False, default_factory=dict, repr=False, compare=False)
 
@@ -78,7 +79,7 @@ class CatalogSnapshot:
         set_(
             self,
             "client_tools",
-            {tool.name: tool.as_client_tool() for tool in self.declared_tools if not registry.has(tool.name)},
+            {tool.name: tool.as_client_tool() for tool in self.declared_tools if tool.is_usable()},
         )
 
     def memoized(self, key, build):

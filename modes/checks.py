@@ -19,7 +19,13 @@ from django.db.migrations.loader import MigrationLoader
 from agent_tools.registry import registry
 
 from .models import AgentMode, DeclaredTool
-from .validators import validate_mode_id, validate_mode_key, validate_single_line, validate_string_list
+from .validators import (
+    tool_parameters_problem,
+    validate_mode_id,
+    validate_mode_key,
+    validate_single_line,
+    validate_string_list,
+)
 
 
 def check_mode_catalog(app_configs=None, databases=None, **kwargs):
@@ -29,7 +35,12 @@ def check_mode_catalog(app_configs=None, databases=None, **kwargs):
         return []
     modes = list(AgentMode.objects.using(DEFAULT_DB_ALIAS))
     declared = list(DeclaredTool.objects.using(DEFAULT_DB_ALIAS))
-    return [*catalog_errors(modes), *_check_tool_ids(modes, declared), *_check_shadowed_declarations(declared)]
+    return [
+        *catalog_errors(modes),
+        *_check_tool_ids(modes, declared),
+        *_check_shadowed_declarations(declared),
+        *_check_declared_parameters(declared),
+    ]
 
 
 def catalog_is_migrated(using):
@@ -163,13 +174,23 @@ def _check_list_fields(modes):
     ]
 
 
+def unresolved_tools_message(key: str, unresolved: list[str]) -> str:
+    """modes.W001's words, wherever the warning is shown: check, admin, import."""
+    return f"Mode {key!r} lists tool ids that name no tool: {', '.join(map(repr, unresolved))}."
+
+
+UNRESOLVED_TOOLS_HINT = (
+    "The model is not told of these. Declare each tool the agent's client executes in the admin "
+    "(Declared tools), or correct or remove the id."
+)
+
+
 def _check_tool_ids(modes, declared):
-    declared_names = {tool.name for tool in declared}
+    declared_names = {tool.name for tool in declared if tool.is_usable()}
     return [
         Warning(
-            f"Mode {mode.key!r} lists tool ids that name no tool: {', '.join(map(repr, unresolved))}.",
-            hint="The model is not told of these. Declare each tool the agent's client executes in the admin "
-            "(Declared tools), or correct or remove the id.",
+            unresolved_tools_message(mode.key, unresolved),
+            hint=UNRESOLVED_TOOLS_HINT,
             obj=mode,
             id="modes.W001",
         )
@@ -190,6 +211,21 @@ def _check_shadowed_declarations(declared):
         )
         for tool in declared
         if registry.has(tool.name)
+    ]
+
+
+def _check_declared_parameters(declared):
+    return [
+        Warning(
+            f"Declared tool {tool.name!r} has parameters no vendor would take, so the model is not told of it: "
+            f"{problem}",
+            hint="Correct its parameters in the admin (Declared tools); the form says what is wrong.",
+            obj=tool,
+            id="modes.W003",
+        )
+        for tool in declared
+        for problem in [tool_parameters_problem(tool.parameters)]
+        if problem
     ]
 
 

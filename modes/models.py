@@ -17,6 +17,7 @@ from .validators import (
     WHEN_TO_USE_PATTERN,
     empty_parameters,
     new_mode_id,
+    tool_parameters_problem,
     validate_mode_id,
     validate_mode_key,
     validate_not_blank,
@@ -216,6 +217,10 @@ class DeclaredTool(models.Model):
             raise ValidationError(
                 {"name": f"{self.name!r} is a server tool registered in code; a declaration cannot shadow it."}
             )
+
+    def is_usable(self) -> bool:
+        """Whether the model may be told of this tool: no server tool has its name, and its schema is sound."""
+        return not registry.has(self.name) and tool_parameters_problem(self.parameters) is None
 
     def as_client_tool(self) -> ClientTool:
         return ClientTool(

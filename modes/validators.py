@@ -1,5 +1,6 @@
 """Validators for the formats AGN-014 §7 fixes: mode ids, mode keys, tool names, string lists."""
 
+import json
 import re
 import uuid
 
@@ -9,6 +10,7 @@ from jsonschema import Draft202012Validator, SchemaError
 
 from agent_tools.formats import strict_mode_problem
 from agent_tools.registry import tool_schema_problem
+from aptix_site.text import unstorable_text
 
 # \A and \Z rather than ^ and $: "$" would let a trailing newline through in
 # Python, and both PostgreSQL and Python read \A and \Z the same way.
@@ -92,18 +94,49 @@ def empty_parameters():
     return {"type": "object", "properties": {}, "required": []}
 
 
-def validate_tool_parameters(value):
-    """A declared tool's parameters: valid JSON Schema, TUL-011's rules, and what OpenAI's strict mode can carry."""
+# Deeper JSON than OpenAI's strict mode allows (10 levels of schemas, each two levels of JSON), with room to spare.
+MAX_PARAMETERS_NESTING = 40
+
+
+def tool_parameters_problem(value) -> str | None:
+    """
+    What is wrong with a declared tool's parameters, for the person who wrote them; None if nothing.
+    They must be plain, storable JSON, a valid JSON Schema, keep TUL-011's rules and what OpenAI's
+    strict mode can carry.
+    """
+    problem = unstorable_text(value)
+    if problem:
+        return f"The schema must not contain {problem}."
+    if _nesting(value) > MAX_PARAMETERS_NESTING:
+        return f"The schema is nested more than {MAX_PARAMETERS_NESTING} levels deep."
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        return "The schema must be plain JSON: NaN and Infinity are not JSON numbers."
     try:
         Draft202012Validator.check_schema(value)
     except SchemaError as error:
         where = "/".join(str(part) for part in error.absolute_path) or "the top level"
-        raise ValidationError(
-            "This is not a valid JSON Schema: %(problem)s (at %(where)s).",
-            code="invalid_json_schema",
-            params={"problem": error.message, "where": where},
-        ) from None
+        return f"This is not a valid JSON Schema: {error.message} (at {where})."
     schema = {"type": "function", "name": "declared", "description": "declared", "parameters": value}
-    problem = tool_schema_problem(schema, "declared") or strict_mode_problem(value)
+    return tool_schema_problem(schema, "declared") or strict_mode_problem(value)
+
+
+def validate_tool_parameters(value):
+    problem = tool_parameters_problem(value)
     if problem:
         raise ValidationError("%(problem)s", code="invalid_tool_parameters", params={"problem": problem})
+
+
+def _nesting(value) -> int:
+    """How deeply lists and objects nest in value, counted without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        if depth <= MAX_PARAMETERS_NESTING:  # deeper than that is refused anyway
+            stack.extend((child, depth + 1) for child in children)
+    return deepest

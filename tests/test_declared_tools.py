@@ -13,7 +13,6 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from modes.models import AgentMode, DeclaredTool
-from modes.startup import ensure_catalog_is_valid
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
@@ -116,9 +115,36 @@ def test_the_add_form_starts_from_a_schema_with_no_arguments(admin_client):
             ),
             "parameters must not allow additional properties; leave additionalProperties out or set it to false.",
         ),
+        (
+            json.dumps(
+                {
+                    "type": "object",
+                    "properties": {"n": {"type": "string", "anyOf": [{"type": "string"}], "description": "d"}},
+                    "required": [],
+                }
+            ),
+            "parameters.n: anyOf cannot stand beside type, properties or items; put them in each option.",
+        ),
+        (
+            json.dumps(
+                {
+                    "type": "object",
+                    "properties": {"n": {"type": "array", "items": {"type": ["string", "null"]}, "description": "d"}},
+                    "required": [],
+                }
+            ),
+            'parameters.n.items must have a "type" of array, boolean, integer, number, object, string (or an "anyOf").',
+        ),
+        ('{"type": "object", "properties": {}, "required": [], "title": "a\\u0000b"}', "The schema must not contain NUL characters."),
+        ('{"type": "object", "properties": {}, "required": [], "title": "\\ud800"}', "The schema must not contain invalid Unicode (a lone surrogate)."),
+        ('{"type": "object", "properties": {}, "required": [], "maximum": NaN}', "The schema must be plain JSON: NaN and Infinity are not JSON numbers."),
+        ('{"a": ' * 150 + "1" + "}" * 150, "The schema is nested more than 40 levels deep."),
+        ("[" * 100000 + "]" * 100000, "Enter a valid JSON."),
+        ('{"type": "object", "properties": {}, "required": [], "maximum": ' + "9" * 5000 + "}", "Enter a valid JSON."),
     ],
     ids=["not-json", "not-a-json-schema", "no-description", "not-an-object", "free-form-object", "minLength",
-         "open-object"],
+         "open-object", "anyOf-beside-type", "list-type", "nul", "lone-surrogate", "nan", "deep-schema", "deep-json",
+         "huge-integer"],
 )
 def test_a_bad_schema_is_refused_with_a_readable_error_and_nothing_saved(admin_client, parameters, message):
     response = declare(admin_client, parameters=parameters)
@@ -257,6 +283,7 @@ def run_check():
 
 
 def test_check_warns_of_each_mode_that_lists_tool_ids_naming_no_tool_and_still_passes():
+    # Servers start on this catalog too: test_startup's gunicorn serves the seed catalog, which has these warnings.
     output = run_check()
     assert (
         "ddr_authoring: (modes.W001) Mode 'ddr_authoring' lists tool ids that name no tool: "
@@ -277,10 +304,6 @@ def test_a_typo_in_a_tool_id_is_warned_of(custom_mode):
     assert "research: (modes.W001) Mode 'research' lists tool ids that name no tool: 'agent_list_mode'." in run_check()
 
 
-def test_servers_start_on_a_catalog_with_unresolved_tool_ids():
-    ensure_catalog_is_valid()  # raises ImproperlyConfigured on a broken catalog; warnings do not stop it
-
-
 def test_a_declaration_that_a_server_tool_shadows_is_warned_of_and_ignored(alice_client):
     # Written past the form's validation, as a deployment that registers a new server tool would find it.
     DeclaredTool.objects.create(name="agent_hello_world", description="An old client-side greeting.")
@@ -295,11 +318,29 @@ def test_a_declaration_that_a_server_tool_shadows_is_warned_of_and_ignored(alice
     assert response.status_code == 200
 
 
+def test_a_declaration_written_past_the_form_with_a_broken_schema_is_warned_of_and_left_out(alice, alice_client):
+    DeclaredTool.objects.create(name="agent_ddr_manager", description="Opens DDRs.", parameters="not a schema")
+    output = run_check()
+    assert (
+        "agent_ddr_manager: (modes.W003) Declared tool 'agent_ddr_manager' has parameters no vendor would take, so "
+        "the model is not told of it: This is not a valid JSON Schema: 'not a schema' is not of type 'object', "
+        "'boolean' (at the top level)." in output
+    )
+    assert "Mode 'ddr_authoring' lists tool ids that name no tool: 'agent_workflow_registry', 'agent_ddr_manager'." in output
+    session = create_session(owner=alice, org=None, mode_key="ddr_authoring")
+    for tool_format in ("openai-responses", "mcp"):
+        body = alice_client.get(f"/api/sessions/{session.pk}/context/", {"tool_format": tool_format}).json()
+        assert body["unresolvedToolIds"] == ["agent_workflow_registry", "agent_ddr_manager"]
+        listed = alice_client.get("/api/tools/", {"tool_format": tool_format})
+        assert listed.status_code == 200
+        assert "agent_ddr_manager" not in [tool["name"] for tool in listed.json()["tools"]]
+
+
 def test_the_mode_admin_page_shows_the_unresolved_tool_ids(admin_client):
     html = admin_client.get(reverse("admin:modes_agentmode_change", args=[DDR_ID])).content.decode()
     assert (
-        "Warning (modes.W001): mode &#x27;ddr_authoring&#x27; lists tool ids that name no tool, so the model is not "
-        "told of them: agent_workflow_registry, agent_ddr_manager." in html
+        "Warning (modes.W001): Mode &#x27;ddr_authoring&#x27; lists tool ids that name no tool: "
+        "&#x27;agent_workflow_registry&#x27;, &#x27;agent_ddr_manager&#x27;. The model is not told of these." in html
     )
 
 
@@ -313,8 +354,8 @@ def test_saving_a_mode_with_a_typo_in_a_tool_id_warns_the_admin(admin_client, cu
     )
     assert AgentMode.objects.get(pk=custom_mode.pk).associated_tool_ids == ["agent_list_modes", "agent_hello_wrold"]
     assert any(
-        message.startswith("Warning (modes.W001): mode 'research' lists tool ids that name no tool, so the model is "
-                           "not told of them: agent_hello_wrold.")
+        message.startswith("Warning (modes.W001): Mode 'research' lists tool ids that name no tool: "
+                           "'agent_hello_wrold'. The model is not told of these.")
         for message in messages_of(response)
     )
 
@@ -331,5 +372,5 @@ def test_import_reports_unresolved_tool_ids_per_mode_as_warnings(tmp_path):
     )
     out, err = io.StringIO(), io.StringIO()
     call_command("import_modes", str(path), stdout=out, stderr=err)
-    assert err.getvalue() == "Warning (modes.W001): mode 'research' lists tool ids that name no tool: agent_serch.\n"
+    assert err.getvalue() == "Warning (modes.W001): Mode 'research' lists tool ids that name no tool: 'agent_serch'.\n"
     assert AgentMode.objects.filter(key__in=["research", "quiet"]).count() == 2

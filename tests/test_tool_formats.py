@@ -45,7 +45,11 @@ STRICT_NODE = {
                 "items": {"$ref": "#/$defs/node"},
                 "anyOf": {"type": "array", "items": {"$ref": "#/$defs/node"}},
             },
-            "if": {"properties": {"type": {"const": "object"}}, "required": ["type"]},
+            # An object, or an optional object made nullable: ["object", "null"].
+            "if": {
+                "required": ["type"],
+                "properties": {"type": {"anyOf": [{"const": "object"}, {"type": "array", "contains": {"const": "object"}}]}},
+            },
             "then": {"required": ["properties", "required", "additionalProperties"],
                      "properties": {"additionalProperties": {"const": False}}},
         }
@@ -55,7 +59,8 @@ STRICT_NODE = {
     "properties": {"type": {"const": "object"}},
 }
 
-# A tool the agent's client executes, with a nested object, an array, an enum and an optional property.
+# A tool the agent's client executes: nested objects (one optional), an array, an enum, an anyOf, a const, and
+# optional properties at two depths.
 DDR_MANAGER_PARAMETERS = {
     "type": "object",
     "properties": {
@@ -70,6 +75,15 @@ DDR_MANAGER_PARAMETERS = {
             "required": ["id"],
         },
         "note": {"type": "string", "description": "A note for the log."},
+        "options": {
+            "type": "object",
+            "description": "How to save.",
+            "properties": {
+                "draft": {"type": "boolean", "description": "Save as a draft."},
+                "target": {"anyOf": [{"type": "string"}, {"type": "integer"}], "description": "A path or a slot."},
+            },
+        },
+        "format": {"type": "string", "const": "markdown", "description": "The file format."},
     },
     "required": ["action", "ddr"],
 }
@@ -94,6 +108,8 @@ def strict_mode_violations(parameters):
             walk(child, f"{where}.{name}")
         if isinstance(node.get("items"), dict):
             walk(node["items"], f"{where}.items")
+        for index, option in enumerate(node.get("anyOf", [])):
+            walk(option, f"{where}.anyOf[{index}]")
 
     walk(parameters, "parameters")
     return found
@@ -223,6 +239,20 @@ def test_the_strict_mode_check_catches_a_schema_strict_mode_refuses():
     assert strict_mode_violations(LIST_MODES_SCHEMA["parameters"])  # "required" is not every property
     assert strict_mode_violations(DDR_MANAGER_PARAMETERS)  # no additionalProperties: false
     assert strict_mode_violations({**CHANGE_MODE_SCHEMA["parameters"], "minProperties": 1})
+    nullable_open_object = {
+        "type": "object",
+        "properties": {"o": {"type": ["object", "null"], "properties": {}, "required": [], "additionalProperties": True}},
+        "required": ["o"],
+        "additionalProperties": False,
+    }
+    assert strict_mode_violations(nullable_open_object)
+    open_object_in_any_of = {
+        "type": "object",
+        "properties": {"o": {"anyOf": [{"type": "object", "properties": {"x": {"type": "string"}}, "required": []}]}},
+        "required": ["o"],
+        "additionalProperties": False,
+    }
+    assert strict_mode_violations(open_object_in_any_of)
 
 
 def test_a_declared_tools_optional_properties_become_nullable_at_every_depth(alice_client, ddr_manager):
@@ -234,6 +264,21 @@ def test_a_declared_tools_optional_properties_become_nullable_at_every_depth(ali
     assert ddr["required"] == ["id", "sections"]
     assert ddr["additionalProperties"] is False
     assert ddr["properties"]["sections"]["type"] == ["array", "null"]
+    assert parameters["properties"]["options"] == {
+        "type": ["object", "null"],
+        "description": "How to save.",
+        "properties": {
+            "draft": {"type": ["boolean", "null"], "description": "Save as a draft."},
+            "target": {
+                "anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}], "description": "A path or a slot."
+            },
+        },
+        "required": ["draft", "target"],
+        "additionalProperties": False,
+    }
+    assert parameters["properties"]["format"] == {
+        "description": "The file format.", "anyOf": [{"type": "string", "const": "markdown"}, {"type": "null"}]
+    }
     assert DeclaredTool.objects.get().parameters == DDR_MANAGER_PARAMETERS, "the stored schema is left as it was"
 
 

@@ -4,6 +4,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from modes.checks import unresolved_tools_message
 from modes.portable import PortableFileError, read_document
 from modes.services import import_modes
 
@@ -39,6 +40,6 @@ class Command(BaseCommand):
         self.stdout.write(summary[0].upper() + summary[1:])
         for key, unresolved in result.unresolved_tool_ids.items():
             self.stderr.write(
-                f"Warning (modes.W001): mode {key!r} lists tool ids that name no tool: {', '.join(unresolved)}.",
+                f"Warning (modes.W001): {unresolved_tools_message(key, unresolved)}",
                 self.style.WARNING,
             )
