@@ -83,22 +83,34 @@ def _client_tool_names(tools) -> list[str]:
 
 def invoke_tool(*, name: str, arguments, session_id, conversation_id, user) -> InvokeResult:
     """
-    Run the named tool for user. arguments is a dict, a JSON string of one, or None.
-    Raises ToolNotFound, SessionNotFound, ToolNotEnabled, ToolExecutedByClient or InvalidInvocation
-    before the tool runs; the tool's own failures come back in the InvokeResult.
+    Run the named tool for user, in the session session_id names if it is not None. arguments is a
+    dict, a JSON string of one, or None. Raises ToolNotFound, SessionNotFound, ToolNotEnabled,
+    ToolExecutedByClient or InvalidInvocation before the tool runs; the tool's own failures come
+    back in the InvokeResult.
     """
+    tool = _tool(name)
+    session = None if session_id is None else _owned_session(session_id, user)
+    return _run(tool, arguments=arguments, session=session, conversation_id=conversation_id, user=user)
+
+
+def run_tool(*, name: str, arguments, session: AgentSession | None, conversation_id, user) -> InvokeResult:
+    """invoke_tool for a caller that has already read the user's session (or has none)."""
+    return _run(_tool(name), arguments=arguments, session=session, conversation_id=conversation_id, user=user)
+
+
+def _tool(name):
     try:
-        tool = get_tool(name)
+        return get_tool(name)
     except UnknownToolError as error:
         raise ToolNotFound(str(error)) from None
-    session = None
-    if session_id is not None:
-        session = _owned_session(session_id, user)
-        if not mode_enables(session.mode, tool):
-            raise ToolNotEnabled(f"Mode {session.mode.key!r} of this session does not enable the tool {name!r}.")
+
+
+def _run(tool, *, arguments, session, conversation_id, user) -> InvokeResult:
+    if session is not None and not mode_enables(session.mode, tool):
+        raise ToolNotEnabled(f"Mode {session.mode.key!r} of this session does not enable the tool {tool.name!r}.")
     if not tool.is_tool_fully_executed_on_server:
         raise ToolExecutedByClient(
-            f"The tool {name!r} is executed by the agent's client, not by this service: "
+            f"The tool {tool.name!r} is executed by the agent's client, not by this service: "
             "run it in the client and give the model its result."
         )
     context = AgentToolExecutionContext(

@@ -32,8 +32,8 @@ class ToolListView(APIView):
         return Response(tool_list_payload(tool_format=query.validated_data["tool_format"]))
 
 
-# Every refusal below 401 and above, whatever raised it, is this envelope (aptix_site.errors.error_body).
-INVOKE_ERROR_CODES = (400, 403, 404, 405, 409, 411, 413, 415, 429, 500)
+# Every refusal, whatever raised it, is this envelope (aptix_site.errors.error_body).
+INVOKE_ERROR_CODES = (400, 401, 403, 404, 405, 409, 411, 413, 415, 429, 500)
 
 
 class ToolInvokeView(APIView):
@@ -49,11 +49,10 @@ class ToolInvokeView(APIView):
         request=Invocation,
         responses={
             200: InvocationResponse,
-            **error_responses(401),
             **error_responses(*INVOKE_ERROR_CODES, body=InvocationResponse),
         },
         description="Runs a tool and answers with its envelope (successful, result, errorMessage). Every refusal "
-        "but a 401 has that envelope too, with successful false and a message for a person in errorMessage: "
+        "has that envelope too, with successful false and a message for a person in errorMessage: "
         "the tool rejected its arguments (400), the API refused the request (400: a malformed body, an unknown "
         "field, a bad sessionId), the session's mode does not enable the tool (403), the tool or session is "
         "unknown (404), the agent's client executes the tool (409), or the tool failed unexpectedly (500).",

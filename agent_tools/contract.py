@@ -85,6 +85,8 @@ class AgentTool:
     always_available = False
     # A tool that only reads: MCP clients may call it without asking the user first.
     read_only = False
+    # A tool that works on a session (its context's session_id): served only where a session is known.
+    requires_session = False
 
     @property
     def name(self) -> str:

@@ -170,8 +170,7 @@ def api_exception_handler(exc, context):
     if response is None:
         logger.exception("unhandled error in %s", view.__class__.__name__, exc_info=exc)
         return Response(error_body(view, SERVER_ERROR_DETAIL), status=status.HTTP_500_INTERNAL_SERVER_ERROR)
-    if response.status_code != status.HTTP_401_UNAUTHORIZED:  # a 401 is about the credentials, never the view
-        response.data = error_body(view, response.data)
+    response.data = error_body(view, response.data)
     return response
 
 

@@ -9,14 +9,18 @@ from .errors import api_error_response
 LENGTH_REQUIRED = "Send the request body with a Content-Length header; chunked bodies are not accepted."
 
 
+# The REST API and the MCP endpoints.
+LIMITED_PATHS = ("/api/", "/mcp")
+
+
 class RequestBodyLimitMiddleware:
-    """Under /api/, a request that sends a body must say how long it is, and stay under the limit."""
+    """Under /api/ and /mcp, a request that sends a body must say how long it is, and stay under the limit."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        if request.path.startswith("/api/") and request.method not in ("GET", "HEAD", "OPTIONS"):
+        if request.path.startswith(LIMITED_PATHS) and request.method not in ("GET", "HEAD", "OPTIONS"):
             refusal = self._refusal(request.META)
             if refusal:
                 return api_error_response(request, *refusal)

@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "accounts",
     "agent_tools",
     "agent_api",
+    "mcp_server",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

@@ -14,6 +14,7 @@ urlpatterns = [
     path("api/", include("modes.urls")),
     path("api/", include("sessions_app.urls")),
     path("api/", include("agent_api.urls")),
+    path("", include("mcp_server.urls")),
 ]
 
 handler400 = "aptix_site.errors.bad_request"

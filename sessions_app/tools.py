@@ -27,6 +27,7 @@ class ModeChangeTool(AgentTool):
         "current session, and branch=true when the user wants to switch and start a new session."
     )
     always_available = True
+    requires_session = True
 
     @staticmethod
     def get_schema() -> dict:

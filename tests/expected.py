@@ -100,3 +100,24 @@ def session_schemas(*names, mode_keys=SEED_MODE_KEYS):
         change_mode_schema_in_session(mode_keys) if name == "agent_change_mode" else REGISTRY_SCHEMAS[name]
         for name in sorted(names)
     ]
+
+
+def seed_prompt(current_mode_key):
+    """The Mode Catalog block of AGN-014 §6.2 for the seed catalog, written out from the DDR's example."""
+    return "\n".join(
+        [
+            f"Current Mode: {current_mode_key}",
+            "",
+            "Available Modes:",
+            "- general: Use this mode for everyday Q&A, explanation, and lightweight assistance.",
+            "- ddr_authoring: Use this mode when the user wants to create, refine, or validate Aptix DDR "
+            "specifications following SYS-001.",
+            "- workflow_authoring: Use this mode when defining, editing, or validating Aptix workflows using TUL-006.",
+            "",
+            "Mode Switching:",
+            "- If the user’s request clearly matches another mode’s \"when to use\" description, you may recommend "
+            "switching.",
+            "- If the user expresses interest in switching, follow the instructions in the agent_change_mode tool.",
+            "- If you need more detail about modes, call the agent_list_modes tool.",
+        ]
+    )

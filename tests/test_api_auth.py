@@ -6,6 +6,8 @@ import pytest
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from .expected import refusal_at
+
 pytestmark = pytest.mark.django_db
 
 SOME_ID = "00000000-0000-4000-8000-000000000000"
@@ -37,7 +39,7 @@ def call(client, method, url):
 def test_anonymous_requests_get_401(anon_client, method, url):
     response = call(anon_client, method, url)
     assert response.status_code == 401
-    assert response.json() == {"detail": "Authentication credentials were not provided."}
+    assert response.json() == refusal_at(url, {"detail": "Authentication credentials were not provided."})
     assert response["WWW-Authenticate"] == "Token"
 
 
@@ -47,7 +49,7 @@ def test_an_unknown_token_gets_401(method, url, alice):
     client.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
     response = call(client, method, url)
     assert response.status_code == 401
-    assert response.json() == {"detail": "Invalid token."}
+    assert response.json() == refusal_at(url, {"detail": "Invalid token."})
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from rest_framework.test import APIClient
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 
-from .expected import tool_error
+from .expected import refusal_at, tool_error
 
 pytestmark = pytest.mark.django_db
 
@@ -143,7 +143,7 @@ def test_anonymous_requests_get_401_on_every_operation_but_the_token_endpoint(an
         assert response.json() == {"arguments": ["Unknown field; accepted fields are username, password."]}
     else:
         assert response.status_code == 401
-        assert response.json() == {"detail": "Authentication credentials were not provided."}
+        assert response.json() == refusal_at(url, {"detail": "Authentication credentials were not provided."})
         assert response["WWW-Authenticate"] == "Token"
 
 

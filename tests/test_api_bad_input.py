@@ -841,7 +841,7 @@ def test_a_broken_authorization_header_is_a_401_even_with_a_valid_request(
             payload = change_mode_body(alice_session) if body == "change" else body
             response = client.post(url, payload, format="json")
     assert response.status_code == 401
-    assert response.json() == {"detail": message}
+    assert response.json() == refusal_at(url, {"detail": message})
     assert response["WWW-Authenticate"] == "Token"
 
 

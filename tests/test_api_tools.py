@@ -302,7 +302,7 @@ def test_an_unexpected_failure_is_500_with_a_generic_message_and_is_logged(alice
 # --- one envelope for every refusal -------------------------------------------------------------------------
 
 
-def test_every_refusal_of_the_invoke_endpoint_is_the_envelope_and_a_401_is_not(
+def test_every_refusal_of_the_invoke_endpoint_is_the_envelope_a_401_too(
     alice, alice_client, anon_client, settings
 ):
     """One place that walks the statuses a client can meet; each is also tested where its cause is."""
@@ -336,7 +336,7 @@ def test_every_refusal_of_the_invoke_endpoint_is_the_envelope_and_a_401_is_not(
 
     unauthenticated = anon_client.post(url, hello, format="json")
     assert unauthenticated.status_code == 401
-    assert unauthenticated.json() == {"detail": "Authentication credentials were not provided."}
+    assert unauthenticated.json() == tool_error("Authentication credentials were not provided.")
     assert unauthenticated["WWW-Authenticate"] == "Token"
 
 

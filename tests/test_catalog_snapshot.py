@@ -5,10 +5,8 @@ across processes - each worker picks up another process's change by its next req
 
 import os
 import re
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,9 +17,10 @@ from modes import catalog
 from modes.catalog import build_system_prompt, current_catalog, find_modes, get_mode, get_mode_by_id
 from modes.models import AgentMode
 
+from .servers import Server, run_django
+
 ROOT = Path(__file__).resolve().parent.parent
 GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
-BIN = Path(sys.executable).parent
 
 
 @pytest.mark.django_db
@@ -69,12 +68,6 @@ def test_a_mode_newer_than_the_requests_snapshot_is_still_found_by_id():
 # --- Two worker processes -------------------------------------------------------------------------------
 
 
-def _free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def shared_database(tmp_path_factory):
     """A migrated SQLite file both servers use, with an admin who can log in."""
@@ -88,19 +81,6 @@ def shared_database(tmp_path_factory):
     run_django(env, "from django.contrib.auth.models import User; "
                "User.objects.create_superuser('root', 'root@localhost', 'root-password-123')")
     return env
-
-
-def run_django(env, code) -> str:
-    """What code prints when run in a fresh process with Django set up on the shared database."""
-    return subprocess.run(
-        [sys.executable, "-c", f"import django; django.setup(); {code}"],
-        cwd=ROOT,
-        env={**env, "DJANGO_SETTINGS_MODULE": "aptix_site.settings"},
-        check=True,
-        timeout=60,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
 
 
 @pytest.fixture(scope="module")
@@ -117,26 +97,9 @@ class Worker:
     """One gunicorn process with a single sync worker: every request it serves goes to that worker."""
 
     def __init__(self, env):
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.process = subprocess.Popen(
-            [str(BIN / "gunicorn"), "aptix_site.wsgi", "--workers", "1", "--bind", f"127.0.0.1:{self.port}"],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        self.server = Server("gunicorn", env, "--workers", "1")
+        self.base = self.server.base
         self.http = requests.Session()
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                self.http.get(f"{self.base}/admin/login/", timeout=2)
-                return
-            except requests.ConnectionError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError(f"gunicorn did not start: {self.process.stderr.read().decode()[-2000:]}")
-                time.sleep(0.2)
 
     def log_in(self, username, password):
         page = self.http.get(f"{self.base}/admin/login/", timeout=10)
@@ -170,12 +133,7 @@ class Worker:
         assert response.status_code == 200
 
     def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        self.server.stop()
 
 
 @pytest.fixture

@@ -1,0 +1,142 @@
+"""
+JSON-RPC 2.0 and the MCP messages this server answers, as plain data: the protocol versions it speaks,
+the error codes, and the shapes of requests and results. Nothing here knows about modes or sessions.
+
+Two versions are spoken: 2025-11-25, which opens with an `initialize` handshake, and 2026-07-28, which
+is stateless: each request names its version in `_meta`, and `server/discover` replaces the handshake.
+"""
+
+from dataclasses import dataclass
+
+HANDSHAKE_VERSION = "2025-11-25"
+STATELESS_VERSION = "2026-07-28"
+PROTOCOL_VERSIONS = (HANDSHAKE_VERSION, STATELESS_VERSION)
+VERSION_META = "io.modelcontextprotocol/protocolVersion"
+SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
+SERVER_INFO = {"name": "aptix-modes", "title": "Aptix Modes", "version": "1.0.0"}
+CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"listChanged": False, "subscribe": False}}
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+RESOURCE_NOT_FOUND = -32002
+HEADER_MISMATCH = -32020
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+# The HTTP status an error is sent with, as the SDK's own server does; any other code goes with 200.
+ERROR_HTTP_STATUS = {
+    PARSE_ERROR: 400,
+    INVALID_REQUEST: 400,
+    INVALID_PARAMS: 400,
+    HEADER_MISMATCH: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400,
+    METHOD_NOT_FOUND: 404,
+}
+# 2026-07-28 results of these say how long a client may keep them, and for whom.
+CACHEABLE_METHODS = {"server/discover", "tools/list", "resources/list", "resources/read"}
+
+
+class JsonRpcError(Exception):
+    """A request this server answers with a JSON-RPC error object rather than a result."""
+
+    def __init__(self, code: int, message: str, data=None):
+        super().__init__(message)
+        self.code, self.message, self.data = code, message, data
+
+
+@dataclass(frozen=True)
+class Message:
+    """One JSON-RPC message from a client: a request (it has an id) or a notification (it has none)."""
+
+    method: str
+    params: dict
+    id: int | str | None
+    is_notification: bool
+
+    version: str
+
+
+def read_message(body, *, header_version: str | None) -> Message | None:
+    """
+    The message in a parsed request body; None for a client's response to us (we send no requests).
+    header_version is the MCP-Protocol-Version header, which 2026-07-28 requests repeat from their _meta.
+    """
+    if isinstance(body, list):
+        raise JsonRpcError(INVALID_REQUEST, "Batches are not supported: send one JSON-RPC message per request.")
+    if not isinstance(body, dict) or body.get("jsonrpc") != "2.0":
+        raise JsonRpcError(INVALID_REQUEST, 'A JSON-RPC 2.0 message is an object with "jsonrpc": "2.0".')
+    if "method" not in body and ("result" in body or "error" in body):
+        return None
+    method, params = body.get("method"), body.get("params", {})
+    if not isinstance(method, str) or not method:
+        raise JsonRpcError(INVALID_REQUEST, 'A JSON-RPC request names its "method" as a string.')
+    if not isinstance(params, dict):
+        raise JsonRpcError(INVALID_PARAMS, f'The "params" of {method} must be an object.')
+    version = _asked_version(params, header_version)
+    if "id" not in body:
+        return Message(method=method, params=params, id=None, is_notification=True, version=version)
+    request_id = body["id"]
+    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+        raise JsonRpcError(INVALID_REQUEST, 'A JSON-RPC request\'s "id" is a string or an integer.')
+    return Message(method=method, params=params, id=request_id, is_notification=False, version=version)
+
+
+def _asked_version(params: dict, header_version: str | None) -> str:
+    """The version a request asks for in its _meta (2026-07-28); without one, the handshake's."""
+    meta = params.get("_meta")
+    asked = meta.get(VERSION_META) if isinstance(meta, dict) else None
+    if asked is None:
+        return HANDSHAKE_VERSION
+    if asked not in PROTOCOL_VERSIONS:
+        raise JsonRpcError(
+            UNSUPPORTED_PROTOCOL_VERSION,
+            f"Protocol version {asked!r} is not supported; this server speaks {', '.join(PROTOCOL_VERSIONS)}.",
+            {"supported": list(PROTOCOL_VERSIONS), "requested": asked},
+        )
+    if header_version is not None and header_version != asked:
+        raise JsonRpcError(
+            HEADER_MISMATCH, f"The MCP-Protocol-Version header says {header_version!r} but the request's _meta {asked!r}."
+        )
+    return asked
+
+
+def result_response(message: Message, result: dict) -> dict:
+    if message.version == STATELESS_VERSION:
+        result = {**result, "resultType": "complete", "_meta": {SERVER_INFO_META: SERVER_INFO}}
+        if message.method in CACHEABLE_METHODS:
+            # What is listed depends on the caller's session and on the catalog, which admins edit at any time.
+            result.update(ttlMs=0, cacheScope="private")
+    return {"jsonrpc": "2.0", "id": message.id, "result": result}
+
+
+def error_response(request_id, code: int, message: str, data=None) -> dict:
+    error = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def initialize_result(message: Message, *, instructions: str) -> dict:
+    asked = message.params.get("protocolVersion")
+    return {
+        # A version this server does not speak is answered with the one it does, as the specification says.
+        "protocolVersion": asked if asked in PROTOCOL_VERSIONS else HANDSHAKE_VERSION,
+        "capabilities": CAPABILITIES,
+        "serverInfo": SERVER_INFO,
+        "instructions": instructions,
+    }
+
+
+def discover_result(*, instructions: str) -> dict:
+    # Only 2026-07-28 is reached through discover; 2025-11-25 clients send initialize instead.
+    return {"supportedVersions": [STATELESS_VERSION], "capabilities": CAPABILITIES, "instructions": instructions}
+
+
+def text_result(payload_json: str, payload: dict) -> dict:
+    """A tool's successful result: its JSON as text, and the same object as structured content."""
+    return {"content": [{"type": "text", "text": payload_json}], "structuredContent": payload, "isError": False}
+
+
+def tool_error_result(message: str) -> dict:
+    """A failure the tool reports: the model sees the message and may try again."""
+    return {"content": [{"type": "text", "text": message}], "isError": True}

@@ -1,0 +1,120 @@
+"""
+What the MCP server answers, method by method, for a user and (on a session's endpoint) one of their
+sessions. Every answer comes from the services the REST API uses: the tool registry and run_tool, the
+catalog's prompt block, listing and mode details.
+"""
+
+import json
+
+from rest_framework.exceptions import APIException
+
+from agent_api.services import run_tool
+from agent_tools.formats import format_tools
+from aptix_site.text import compact_json
+from modes.catalog import UnknownModeError, all_tools, build_system_prompt, current_catalog, find_modes, get_mode
+from modes.catalog import tools_for_mode
+from modes.listing import mode_detail_payload, render_markdown
+
+from . import protocol
+from .protocol import INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND, JsonRpcError, Message
+
+CATALOG_URI = "modes://catalog"
+MODE_URI_PREFIX = "modes://modes/"
+
+
+def answer(message: Message, *, user, session, before_tool_call) -> dict:
+    """The result of a request; JsonRpcError for one that has none. before_tool_call() runs before a tool does."""
+    method = message.method
+    if method in ("initialize", "server/discover"):
+        instructions = build_system_prompt(session.mode.key if session else None)
+        if method == "initialize":
+            return protocol.initialize_result(message, instructions=instructions)
+        return protocol.discover_result(instructions=instructions)
+    if method == "ping":
+        return {}
+    if method == "tools/list":
+        mode_keys = tuple(current_catalog().by_key) if session else None
+        return {"tools": format_tools(served_tools(session), tool_format="mcp", mode_keys=mode_keys)}
+    if method == "tools/call":
+        return call_tool(message.params, user=user, session=session, before_tool_call=before_tool_call)
+    if method == "resources/list":
+        return {"resources": catalog_resources()}
+    if method == "resources/read":
+        return {"contents": [read_resource(message.params.get("uri"))]}
+    raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {method}.")
+
+
+def served_tools(session) -> list:
+    """
+    The tools this endpoint runs: in a session, the server tools its mode enables (the agent's client runs
+    its declared tools itself); without one, the server tools that need no session.
+    """
+    if session is not None:
+        return [tool for tool in tools_for_mode(session.mode) if tool.is_tool_fully_executed_on_server]
+    return [tool for tool in all_tools() if tool.is_tool_fully_executed_on_server and not tool.requires_session]
+
+
+def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
+    name, arguments = params.get("name"), params.get("arguments", {})
+    if not isinstance(name, str) or name not in {tool.name for tool in served_tools(session)}:
+        raise JsonRpcError(INVALID_PARAMS, _unknown_tool_message(name, session))
+    if not isinstance(arguments, dict):
+        raise JsonRpcError(INVALID_PARAMS, f"The arguments of {name} must be an object.")
+    if session is not None and "sessionId" in arguments:
+        # This endpoint's session is the one a tool works on; naming it again is harmless, naming another is not.
+        if str(arguments["sessionId"]) != str(session.pk):
+            return protocol.tool_error_result(
+                f"This MCP endpoint serves session {session.pk}; {name} cannot work on another session here."
+            )
+        arguments = {key: value for key, value in arguments.items() if key != "sessionId"}
+    before_tool_call()
+    try:
+        result = run_tool(name=name, arguments=arguments, session=session, conversation_id=None, user=user)
+    except APIException as error:  # the catalog changed since the tool list was read
+        return protocol.tool_error_result(str(error.detail))
+    if not result.successful:
+        return protocol.tool_error_result(result.error_message)
+    return protocol.text_result(result.result, json.loads(result.result))
+
+
+def _unknown_tool_message(name, session) -> str:
+    if session is None and any(tool.name == name and tool.requires_session for tool in all_tools()):
+        return f"Unknown tool: {name} needs a session; connect to /mcp/sessions/<session id>/ to call it."
+    if session is not None:
+        return f"Unknown tool: {name!s}. Mode {session.mode.key!r} of this session does not enable it."
+    return f"Unknown tool: {name!s}."
+
+
+def catalog_resources() -> list[dict]:
+    return [
+        {
+            "uri": CATALOG_URI,
+            "name": "catalog",
+            "title": "Mode catalog",
+            "description": "Every mode, built-in then custom, with when to use it, its tools and the totals.",
+            "mimeType": "text/markdown",
+        },
+        *(
+            {
+                "uri": f"{MODE_URI_PREFIX}{mode.key}",
+                "name": mode.key,
+                "title": mode.display_name,
+                "description": mode.when_to_use,
+                "mimeType": "application/json",
+            }
+            for mode in current_catalog().modes
+        ),
+    ]
+
+
+def read_resource(uri) -> dict:
+    if uri == CATALOG_URI:
+        modes = find_modes()
+        return {"uri": uri, "mimeType": "text/markdown", "text": render_markdown(modes, catalog=modes)}
+    if isinstance(uri, str) and uri.startswith(MODE_URI_PREFIX):
+        try:
+            mode = get_mode(uri[len(MODE_URI_PREFIX):])
+        except UnknownModeError as error:
+            raise JsonRpcError(RESOURCE_NOT_FOUND, f"Resource not found: {error}", {"uri": uri}) from None
+        return {"uri": uri, "mimeType": "application/json", "text": compact_json(mode_detail_payload(mode))}
+    raise JsonRpcError(RESOURCE_NOT_FOUND, f"Resource not found: {uri!r}.", {"uri": uri})

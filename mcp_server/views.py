@@ -1,0 +1,56 @@
+"""
+The MCP endpoints: MCP's streamable HTTP transport, stateless, each POST answered with one JSON message
+(or 202 for a notification). /mcp/ serves what needs no session; /mcp/sessions/<id>/ one of the caller's
+sessions (anyone else's is 404, as over REST). Authentication is the API token as a bearer token, and the
+REST throttle for tool calls applies to tools/call.
+"""
+
+from django.http import HttpResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from aptix_site.api import SettingsRateThrottle
+from sessions_app.views import owned_session_or_404
+
+from . import protocol
+from .authentication import BearerTokenAuthentication
+from .server import answer
+
+
+class McpView(APIView):
+    schema = None  # MCP is described by its own specification, not the REST API's OpenAPI schema
+    authentication_classes = [BearerTokenAuthentication]
+    throttle_classes = []  # tools/call alone is throttled, once the message is read
+    throttle_scope = "tool-invoke"
+
+    @staticmethod
+    def error_body(message: str) -> dict:
+        # Refused before a message was read (an unknown session, a body too large, ...): there is no id.
+        return protocol.error_response(None, protocol.INVALID_REQUEST, message)
+
+    def post(self, request, session_id=None):
+        session = None if session_id is None else owned_session_or_404(request, session_id)
+        try:
+            body = request.data
+        except exceptions.ParseError as error:
+            return Response(protocol.error_response(None, protocol.PARSE_ERROR, str(error.detail)), status=400)
+        try:
+            message = protocol.read_message(body, header_version=request.headers.get("MCP-Protocol-Version"))
+            if message is None or message.is_notification:
+                return HttpResponse(status=status.HTTP_202_ACCEPTED)
+            result = answer(
+                message, user=request.user, session=session, before_tool_call=lambda: self._throttle_tool_call(request)
+            )
+        except protocol.JsonRpcError as error:
+            request_id = body.get("id") if isinstance(body, dict) else None
+            return Response(
+                protocol.error_response(request_id, error.code, error.message, error.data),
+                status=protocol.ERROR_HTTP_STATUS.get(error.code, status.HTTP_200_OK),
+            )
+        return Response(protocol.result_response(message, result))
+
+    def _throttle_tool_call(self, request):
+        throttle = SettingsRateThrottle()
+        if not throttle.allow_request(request, self):
+            self.throttled(request, throttle.wait())

@@ -1,0 +1,147 @@
+"""
+Real servers for the tests that need one: a scratch database of the kind the suite runs on (an SQLite file,
+or a PostgreSQL database of its own on the suite's server), migrated by `manage.py migrate`, and the app
+served from it by gunicorn (the production command), uvicorn (ASGI) or runserver, each on a free port.
+Everything is removed when the test is done; the shared PostgreSQL server itself is never stopped.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+import psycopg
+import requests
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+START_TIMEOUT = 60
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def run_django(env, code) -> str:
+    """What code prints when run in a fresh process with Django set up on env's database."""
+    return subprocess.run(
+        [sys.executable, "-c", f"import django; django.setup(); {code}"],
+        cwd=ROOT,
+        env={**env, "DJANGO_SETTINGS_MODULE": "aptix_site.settings"},
+        check=True,
+        timeout=60,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
+def run_django_json(env, code):
+    """run_django for code that prints one JSON document."""
+    return json.loads(run_django(env, code))
+
+
+@contextmanager
+def scratch_database(tmp_path):
+    """The environment of a migrated database of the suite's kind (SQLite or PostgreSQL), dropped afterwards."""
+    base = {key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
+    config = settings.DATABASES["default"]
+    if config["ENGINE"].endswith("sqlite3"):
+        env = {**base, "DATABASE_URL": f"sqlite:///{tmp_path / 'scratch.sqlite3'}"}
+        _migrate(env)
+        yield env
+        return
+    name = f"aptix_scratch_{uuid.uuid4().hex[:12]}"
+    server = {"host": config["HOST"] or "127.0.0.1", "port": config["PORT"] or 5432, "user": config["USER"]}
+    with psycopg.connect(dbname="postgres", autocommit=True, password=config["PASSWORD"] or None, **server) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        credentials = f"{server['user']}:{config['PASSWORD']}" if config["PASSWORD"] else server["user"]
+        env = {**base, "DATABASE_URL": f"postgres://{credentials}@{server['host']}:{server['port']}/{name}"}
+        _migrate(env)
+        yield env
+    finally:
+        with psycopg.connect(dbname="postgres", autocommit=True, password=config["PASSWORD"] or None, **server) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _migrate(env):
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True, timeout=180
+    )
+
+
+def production_env(env, **overrides):
+    """Settings as production has them (DEBUG off), for plain HTTP on loopback."""
+    return {
+        **env,
+        "DEBUG": "0",
+        "SECRET_KEY": "servers-in-tests-only",
+        "SECURE_SSL_REDIRECT": "0",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        **overrides,
+    }
+
+
+class Server:
+    """The app served by a real server process on a free port of 127.0.0.1."""
+
+    COMMANDS = {
+        "gunicorn": lambda port: [str(BIN / "gunicorn"), "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}"],
+        "uvicorn": lambda port: [str(BIN / "uvicorn"), "aptix_site.asgi:application", "--port", str(port)],
+        "runserver": lambda port: [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
+    }
+
+    def __init__(self, kind, env, *extra_args):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        # A file rather than a pipe: a server that logs more than a pipe holds would stop, waiting for a reader.
+        self.log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [*self.COMMANDS[kind](self.port), *extra_args],
+            cwd=ROOT,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                requests.get(f"{self.base}/admin/login/", timeout=2)
+                return
+            except requests.ConnectionError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"{kind} did not start: {self.output()[-2000:]}")
+                time.sleep(0.2)
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+    def output(self) -> str:
+        """What the server has logged so far."""
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
+
+
+@contextmanager
+def serving(kind, env, *extra_args):
+    server = Server(kind, env, *extra_args)
+    try:
+        yield server
+    finally:
+        server.stop()
+        server.log.close()

@@ -1,0 +1,502 @@
+"""
+The MCP server, driven by the official `mcp` SDK client (unmocked) against the app served as in production
+(gunicorn), on a scratch database of the suite's kind, SQLite or PostgreSQL; and, for the transport alone,
+under ASGI (uvicorn) and runserver. Raw HTTP shows what the SDK hides: statuses, headers, malformed input.
+"""
+
+import asyncio
+import json
+import uuid
+
+import httpx2
+import pytest
+import requests
+from mcp import Client, ClientSession, MCPError
+from mcp.client.streamable_http import streamable_http_client
+
+from .expected import CHANGE_MODE_SCHEMA, HELLO_WORLD_SCHEMA, LIST_MODES_SCHEMA, SEED_MODE_KEYS, seed_prompt
+from .servers import production_env, run_django, run_django_json, scratch_database, serving
+
+SETUP = """
+import json
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from accounts.models import Membership, Organization
+users = {}
+for name in ("alice", "bob"):
+    user = get_user_model().objects.create_user(username=name)
+    org = Organization.objects.create(name=name.title(), slug=name)
+    Membership.objects.create(user=user, organization=org)
+    users[name] = Token.objects.create(user=user).key
+print(json.dumps(users))
+"""
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory):
+    with scratch_database(tmp_path_factory.mktemp("mcp")) as env:
+        yield {"env": env, "tokens": run_django_json(env, SETUP)}
+
+
+@pytest.fixture(scope="module")
+def server(database):
+    # One worker, so that throttle counts (per process without Redis) are one count.
+    with serving("gunicorn", production_env(database["env"], TOOL_INVOKE_RATE="1000/min"), "--workers", "1") as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def alice_token(database):
+    return database["tokens"]["alice"]
+
+
+@pytest.fixture(scope="module")
+def bob_token(database):
+    return database["tokens"]["bob"]
+
+
+def new_session(server, token, mode=None):
+    """A new session of the token's user, made through the REST API."""
+    body = {"mode": mode} if mode else {}
+    response = requests.post(f"{server.base}/api/sessions/", json=body, headers={"Authorization": f"Token {token}"})
+    assert response.status_code == 201, response.text
+    return response.json()["id"]
+
+
+def mode_changes(server, token, session_id):
+    response = requests.get(
+        f"{server.base}/api/sessions/{session_id}/mode-changes/", headers={"Authorization": f"Token {token}"}
+    )
+    assert response.status_code == 200
+    return response.json()["results"]
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+async def in_session(url, token, work, *, version="2026-07-28"):
+    """work(session) with a ClientSession that opened with 2025-11-25's handshake or 2026-07-28's discover."""
+    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write):
+            async with ClientSession(read, write) as session:
+                opened = await (session.initialize() if version == "2025-11-25" else session.discover())
+                return opened, await work(session)
+
+
+def post_jsonrpc(url, token, body, **headers):
+    """A raw POST, as a client that is not the SDK might send it."""
+    return requests.post(
+        url,
+        data=body if isinstance(body, (bytes, str)) else json.dumps(body),
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        },
+        timeout=30,
+    )
+
+
+def dump(value):
+    return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+# --- connecting, in both protocol versions -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+def test_each_version_is_answered_with_itself_and_the_default_modes_prompt(server, alice_token, version):
+    async def nothing(session):
+        return None
+
+    opened, _ = run(in_session(f"{server.base}/mcp/", alice_token, nothing, version=version))
+    if version == "2025-11-25":
+        assert opened.protocol_version == "2025-11-25"
+        assert opened.server_info.name == "aptix-modes"
+    else:
+        assert opened.supported_versions == ["2026-07-28"]
+    assert opened.instructions == seed_prompt("general")
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto", "2026-07-28"])
+def test_the_high_level_client_lists_and_calls_in_every_mode(server, alice_token, mode):
+    async def work():
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {alice_token}"}, timeout=30) as http:
+            async with Client(streamable_http_client(f"{server.base}/mcp/", http_client=http), mode=mode) as client:
+                tools = await client.list_tools()
+                result = await client.call_tool("agent_hello_world", {"name": "Ada"})
+                return client.protocol_version, [tool.name for tool in tools.tools], result
+
+    negotiated, names, result = run(work())
+    assert negotiated == ("2025-11-25" if mode == "legacy" else "2026-07-28")
+    assert names == ["agent_hello_world", "agent_list_modes"]
+    assert result.is_error is False
+    assert result.structured_content["message"] == "Hello, Ada! Welcome to Aptix."
+
+
+def test_a_session_endpoints_instructions_are_its_current_modes_prompt(server, alice_token):
+    session_id = new_session(server, alice_token, mode="workflow_authoring")
+
+    async def nothing(session):
+        return None
+
+    for version in ("2025-11-25", "2026-07-28"):
+        opened, _ = run(in_session(f"{server.base}/mcp/sessions/{session_id}/", alice_token, nothing, version=version))
+        assert opened.instructions == seed_prompt("workflow_authoring")
+
+
+# --- tools at /mcp/ ------------------------------------------------------------------------------------
+
+
+def test_the_sessionless_endpoint_lists_the_tools_that_need_no_session_from_the_registry(server, alice_token):
+    async def list_tools(session):
+        return await session.list_tools()
+
+    _, tools = run(in_session(f"{server.base}/mcp/", alice_token, list_tools))
+    assert [dump(tool) for tool in tools.tools] == [
+        {
+            "name": "agent_hello_world",
+            "description": HELLO_WORLD_SCHEMA["description"],
+            "inputSchema": HELLO_WORLD_SCHEMA["parameters"],
+            "annotations": READ_ONLY,
+        },
+        {
+            "name": "agent_list_modes",
+            "description": LIST_MODES_SCHEMA["description"],
+            "inputSchema": LIST_MODES_SCHEMA["parameters"],
+            "annotations": READ_ONLY,
+        },
+    ]
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+def test_a_call_answers_the_result_as_json_text_and_as_structured_content(server, alice_token, version):
+    async def call(session):
+        return await session.call_tool("agent_list_modes", {"filter": "ddr", "includeExamples": True})
+
+    _, result = run(in_session(f"{server.base}/mcp/", alice_token, call, version=version))
+    assert result.is_error is False
+    assert [content.type for content in result.content] == ["text"]
+    assert json.loads(result.content[0].text) == result.structured_content
+    assert [mode["key"] for mode in result.structured_content["modes"]] == ["ddr_authoring"]
+    assert result.structured_content["modes"][0]["exampleUtterances"] != []
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"name": "  "}, "HelloWorldTool requires a non-empty 'name' string."),
+        ({}, "HelloWorldTool requires a non-empty 'name' string."),
+        ({"name": "Ada", "mood": "happy"}, "HelloWorldTool does not accept 'mood'; its arguments are name."),
+    ],
+)
+def test_arguments_the_tool_rejects_are_an_error_result_with_its_message(server, alice_token, arguments, message):
+    async def call(session):
+        return await session.call_tool("agent_hello_world", arguments)
+
+    _, result = run(in_session(f"{server.base}/mcp/", alice_token, call))
+    assert result.is_error is True
+    assert [content.text for content in result.content] == [message]
+    assert result.structured_content is None
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("agent_time_travel", "Unknown tool: agent_time_travel."),
+        (
+            "agent_change_mode",
+            "Unknown tool: agent_change_mode needs a session; connect to /mcp/sessions/<session id>/ to call it.",
+        ),
+    ],
+)
+def test_a_tool_this_endpoint_does_not_serve_is_a_json_rpc_error(server, alice_token, name, message):
+    async def call(session):
+        with pytest.raises(MCPError) as caught:
+            await session.call_tool(name, {})
+        return caught.value
+
+    _, error = run(in_session(f"{server.base}/mcp/", alice_token, call))
+    assert (error.error.code, error.error.message) == (-32602, message)
+
+
+# --- a session's endpoint ----------------------------------------------------------------------------------
+
+
+def test_a_session_lists_exactly_what_its_mode_enables_and_follows_a_mode_change(server, alice_token):
+    session_id = new_session(server, alice_token)
+    url = f"{server.base}/mcp/sessions/{session_id}/"
+
+    async def change_and_list(session):
+        before = await session.list_tools()
+        changed = await session.call_tool(
+            "agent_change_mode", {"mode": "ddr_authoring", "branch": False, "reason": "The user wants a DDR."}
+        )
+        after = await session.list_tools()
+        return before, changed, after
+
+    _, (before, changed, after) = run(in_session(url, alice_token, change_and_list))
+    assert [tool.name for tool in before.tools] == ["agent_change_mode", "agent_hello_world", "agent_list_modes"]
+    change_mode = dump(before.tools[0])
+    assert change_mode["inputSchema"]["properties"]["mode"]["enum"] == SEED_MODE_KEYS
+    assert change_mode["annotations"]["readOnlyHint"] is False
+    assert change_mode["description"] == CHANGE_MODE_SCHEMA["description"]
+    assert changed.is_error is False
+    assert changed.structured_content == {
+        "success": True, "mode": "ddr_authoring", "branch": False, "reason": "The user wants a DDR."
+    }
+    # ddr_authoring enables agent_list_modes (and tools nobody declared, which are not served).
+    assert [tool.name for tool in after.tools] == ["agent_change_mode", "agent_list_modes"]
+    [audit] = mode_changes(server, alice_token, session_id)
+    assert {key: audit[key] for key in ("fromMode", "toMode", "reason", "branch", "changedBy")} == {
+        "fromMode": "general", "toMode": "ddr_authoring", "reason": "The user wants a DDR.", "branch": False,
+        "changedBy": "alice",
+    }
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (
+            {"mode": "poetry", "branch": False, "reason": "x"},
+            "Unknown mode key 'poetry'. Valid keys: general, ddr_authoring, workflow_authoring.",
+        ),
+        (
+            {"mode": "ddr_authoring", "branch": False, "reason": " "},
+            "ModeChangeTool requires a non-empty 'reason' string explaining why the mode change is needed.",
+        ),
+        ({"mode": "ddr_authoring", "reason": "x"}, "ModeChangeTool requires a 'branch' boolean flag."),
+    ],
+    ids=["unknown-mode", "empty-reason", "no-branch"],
+)
+def test_a_mode_change_the_tool_refuses_is_an_error_result_and_changes_nothing(server, alice_token, arguments, message):
+    # The listed schema rules these out already (an enum, required fields); the tool refuses them all the same.
+    session_id = new_session(server, alice_token)
+
+    async def call(session):
+        return await session.call_tool("agent_change_mode", arguments)
+
+    _, result = run(in_session(f"{server.base}/mcp/sessions/{session_id}/", alice_token, call))
+    assert (result.is_error, [content.text for content in result.content]) == (True, [message])
+    assert mode_changes(server, alice_token, session_id) == []
+
+
+def test_a_mode_change_naming_another_session_is_refused_and_naming_this_one_is_fine(server, alice_token):
+    session_id, other_id = new_session(server, alice_token), new_session(server, alice_token)
+    change = {"mode": "ddr_authoring", "branch": False, "reason": "The user agreed."}
+
+    async def calls(session):
+        other = await session.call_tool("agent_change_mode", {**change, "sessionId": other_id})
+        same = await session.call_tool("agent_change_mode", {**change, "sessionId": session_id})
+        return other, same
+
+    _, (other, same) = run(in_session(f"{server.base}/mcp/sessions/{session_id}/", alice_token, calls))
+    assert other.is_error is True
+    assert other.content[0].text == (
+        f"This MCP endpoint serves session {session_id}; agent_change_mode cannot work on another session here."
+    )
+    assert same.is_error is False
+    assert mode_changes(server, alice_token, other_id) == []
+    assert len(mode_changes(server, alice_token, session_id)) == 1
+
+
+def test_a_branch_over_mcp_is_an_audited_change_with_a_new_session(server, alice_token):
+    session_id = new_session(server, alice_token)
+
+    async def call(session):
+        return await session.call_tool(
+            "agent_change_mode", {"mode": "workflow_authoring", "branch": True, "reason": "Start the workflow apart."}
+        )
+
+    _, result = run(in_session(f"{server.base}/mcp/sessions/{session_id}/", alice_token, call))
+    branch_id = result.structured_content["branchSessionId"]
+    [audit] = mode_changes(server, alice_token, session_id)
+    assert (audit["toMode"], audit["branch"], audit["branchSessionId"]) == ("workflow_authoring", True, branch_id)
+
+
+# --- resources -----------------------------------------------------------------------------------------------
+
+
+def test_resources_are_the_catalog_listing_and_each_mode_as_rest_gives_it(server, database, alice_token):
+    async def read_all(session):
+        listed = await session.list_resources()
+        catalog = await session.read_resource("modes://catalog")
+        general = await session.read_resource("modes://modes/general")
+        return listed, catalog, general
+
+    _, (listed, catalog, general) = run(in_session(f"{server.base}/mcp/", alice_token, read_all))
+    assert [(str(resource.uri), resource.mime_type) for resource in listed.resources] == [
+        ("modes://catalog", "text/markdown"),
+        ("modes://modes/general", "application/json"),
+        ("modes://modes/ddr_authoring", "application/json"),
+        ("modes://modes/workflow_authoring", "application/json"),
+    ]
+    printed = run_django(
+        database["env"], "from django.core.management import call_command; call_command('list_modes', format='markdown')"
+    )
+    assert catalog.contents[0].text == printed
+    assert printed.startswith("# Available Modes") and "Total: 3 modes (3 built-in, 0 custom)" in printed
+    rest = requests.get(f"{server.base}/api/modes/general/", headers={"Authorization": f"Token {alice_token}"})
+    assert json.loads(general.contents[0].text) == rest.json()
+
+
+def test_an_unknown_resource_is_a_json_rpc_error(server, alice_token):
+    async def read(session):
+        with pytest.raises(MCPError) as caught:
+            await session.read_resource("modes://modes/poetry")
+        return caught.value
+
+    _, error = run(in_session(f"{server.base}/mcp/", alice_token, read))
+    assert error.error.code == -32002
+    assert error.error.message == (
+        "Resource not found: Unknown mode key 'poetry'. Valid keys: general, ddr_authoring, workflow_authoring."
+    )
+
+
+# --- authentication and ownership ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("authorization", [None, "Bearer " + "0" * 40, "Bearer not-a-token", "Token abc"])
+def test_no_token_or_a_bad_one_is_401_with_a_bearer_challenge(server, authorization):
+    headers = {"Authorization": authorization} if authorization else {}
+    response = requests.post(
+        f"{server.base}/mcp/", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers
+    )
+    assert response.status_code == 401
+    assert response.headers["WWW-Authenticate"] == "Bearer"
+
+
+def test_the_sdk_client_gets_an_error_for_a_bad_token(server):
+    async def nothing(session):
+        return None
+
+    with pytest.raises(ExceptionGroup) as caught:
+        run(in_session(f"{server.base}/mcp/", "0" * 40, nothing))
+    errors = caught.value.exceptions[0].exceptions
+    assert [(error.error.code, error.error.message) for error in errors] == [(-32600, "Invalid token.")]
+
+
+def test_another_users_session_is_the_same_404_as_an_unknown_one_and_changes_nothing(server, alice_token, bob_token):
+    bobs = new_session(server, bob_token)
+    body = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "agent_change_mode", "arguments": {"mode": "ddr_authoring", "branch": False, "reason": "x"}},
+    }
+    answers = {
+        session_id: post_jsonrpc(f"{server.base}/mcp/sessions/{session_id}/", alice_token, body)
+        for session_id in (bobs, str(uuid.uuid4()), "not-a-session")
+    }
+    for session_id, response in answers.items():
+        assert response.status_code == 404
+        assert response.json() == {
+            "jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": f"No session {session_id} was found for you."}
+        }
+    assert mode_changes(server, bob_token, bobs) == []
+
+
+# --- bad input ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body, status, code",
+    [
+        (b'{"jsonrpc": "2.0", "id": 1, "method": ', 400, -32700),
+        (b"[]", 400, -32600),
+        (b'[{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]', 400, -32600),
+        (b'{"id": 1, "method": "tools/list"}', 400, -32600),
+        (b'{"jsonrpc": "2.0", "id": true, "method": "tools/list"}', 400, -32600),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": [1]}', 400, -32602),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "prompts/get"}', 404, -32601),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "agent_change_mode", '
+         b'"arguments": ["ddr_authoring"]}}', 400, -32602),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 5}}', 400, -32602),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": '
+         b'{"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}}', 400, -32022),
+    ],
+    ids=["not-json", "empty-batch", "batch", "no-jsonrpc", "bool-id", "params-list", "unknown-method",
+         "arguments-list", "name-not-text", "unsupported-version"],
+)
+def test_malformed_messages_get_json_rpc_errors_never_5xx_and_change_nothing(server, alice_token, body, status, code):
+    session_id = new_session(server, alice_token)
+    response = post_jsonrpc(f"{server.base}/mcp/sessions/{session_id}/", alice_token, body)
+    assert response.status_code == status, response.text
+    assert response.json()["error"]["code"] == code
+    assert isinstance(response.json()["error"]["message"], str)
+    assert mode_changes(server, alice_token, session_id) == []
+
+
+def test_an_oversized_body_is_413(server, alice_token):
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"pad": "x" * 70000}})
+    response = post_jsonrpc(f"{server.base}/mcp/", alice_token, body)
+    assert response.status_code == 413
+    assert response.json()["error"]["message"].endswith("bytes; the limit is 65536.")
+
+
+def test_a_notification_is_accepted_with_no_body(server, alice_token):
+    response = post_jsonrpc(f"{server.base}/mcp/", alice_token, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    assert (response.status_code, response.content) == (202, b"")
+
+
+def test_get_and_delete_are_405_since_the_server_keeps_no_stream_or_session(server, alice_token):
+    for method in ("GET", "DELETE"):
+        response = requests.request(method, f"{server.base}/mcp/", headers={"Authorization": f"Bearer {alice_token}"})
+        assert response.status_code == 405
+        assert response.headers["Allow"].startswith("POST")
+
+
+def test_the_url_works_without_its_trailing_slash(server, alice_token):
+    response = post_jsonrpc(f"{server.base}/mcp", alice_token, {"jsonrpc": "2.0", "id": 3, "method": "ping"})
+    assert response.json() == {"jsonrpc": "2.0", "id": 3, "result": {}}
+
+
+def test_a_mismatched_version_header_is_refused(server, alice_token):
+    body = {
+        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
+        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
+    }
+    response = post_jsonrpc(f"{server.base}/mcp/", alice_token, body, **{"MCP-Protocol-Version": "2025-11-25"})
+    assert (response.status_code, response.json()["error"]["code"]) == (400, -32020)
+
+
+def test_initialize_asking_for_an_unknown_version_is_offered_the_handshake_version(server, alice_token):
+    body = {
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2030-01-01", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}},
+    }
+    response = post_jsonrpc(f"{server.base}/mcp/", alice_token, body)
+    assert response.json()["result"]["protocolVersion"] == "2025-11-25"
+
+
+# --- throttling ---------------------------------------------------------------------------------------------
+
+
+def test_the_rest_throttle_applies_to_tool_calls(database, alice_token):
+    with serving("gunicorn", production_env(database["env"], TOOL_INVOKE_RATE="2/min"), "--workers", "1") as slow:
+        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "agent_list_modes"}}
+        answers = [post_jsonrpc(f"{slow.base}/mcp/", alice_token, call) for _ in range(3)]
+        listing = post_jsonrpc(f"{slow.base}/mcp/", alice_token, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    assert [response.status_code for response in answers] == [200, 200, 429]
+    assert int(answers[2].headers["Retry-After"]) > 0
+    assert answers[2].json()["error"]["message"].startswith("Request was throttled.")
+    assert listing.status_code == 200, "only tool calls are throttled"
+
+
+# --- ASGI and runserver ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["uvicorn", "runserver"])
+def test_the_mcp_server_works_under_asgi_and_runserver(database, alice_token, kind):
+    env = production_env(database["env"]) if kind == "uvicorn" else {**database["env"], "DEBUG": "1"}
+
+    async def call(session):
+        return await session.call_tool("agent_list_modes", {})
+
+    with serving(kind, env) as other:
+        opened, result = run(in_session(f"{other.base}/mcp/", alice_token, call))
+    assert opened.instructions == seed_prompt("general")
+    assert [mode["key"] for mode in result.structured_content["modes"]] == SEED_MODE_KEYS
