@@ -41,7 +41,7 @@ class ToolInvokeView(APIView):
     throttle_scope = "tool-invoke"
 
     @staticmethod
-    def error_body(message: str) -> dict:
+    def error_body(message: str, status: int) -> dict:
         return InvokeResult.from_error(message).as_envelope()
 
     @extend_schema(

@@ -165,12 +165,12 @@ def api_exception_handler(exc, context):
         # Django answers them outside a view, but 413 for a body over the limit.
         log_suspicious_request(exc)
         status_code = 413 if isinstance(exc, RequestDataTooBig) else 400
-        return Response(error_body(view, refusal_detail(exc)), status=status_code)
+        return Response(error_body(view, refusal_detail(exc), status_code), status=status_code)
     response = exception_handler(exc, context)
     if response is None:
         logger.exception("unhandled error in %s", view.__class__.__name__, exc_info=exc)
-        return Response(error_body(view, SERVER_ERROR_DETAIL), status=status.HTTP_500_INTERNAL_SERVER_ERROR)
-    response.data = error_body(view, response.data)
+        return Response(error_body(view, SERVER_ERROR_DETAIL, 500), status=status.HTTP_500_INTERNAL_SERVER_ERROR)
+    response.data = error_body(view, response.data, response.status_code)
     return response
 
 

@@ -5,7 +5,7 @@ DRF's error handler (a middleware, say), gets a body it can parse rather than
 an HTML page.
 
 An error body is {"detail": message}, unless the view the URL names answers its
-errors in a shape of its own: a view class with an error_body(message) method
+errors in a shape of its own: a view class with an error_body(message, status) method
 (the tool invocation's envelope) gets that shape wherever the refusal comes from.
 """
 
@@ -35,14 +35,14 @@ def error_message(detail) -> str:
     return str(detail)
 
 
-def error_body(view, detail) -> dict:
+def error_body(view, detail, status: int) -> dict:
     """
     The body of an error answer from this view (a view class or instance, or None): detail is a
     message, or a body DRF built (messages by field, or {"detail": message}).
     """
     shape = getattr(view, "error_body", None)
     if shape:
-        return shape(error_message(detail))
+        return shape(error_message(detail), status)
     return detail if isinstance(detail, (dict, list)) else {"detail": detail}
 
 
@@ -52,7 +52,7 @@ def api_error_response(request, detail, status: int) -> JsonResponse:
         view = getattr(resolve(request.path_info).func, "view_class", None)
     except Resolver404:
         view = None
-    return JsonResponse(error_body(view, detail), status=status)
+    return JsonResponse(error_body(view, detail, status), status=status)
 
 
 def refusal_detail(exception) -> str:

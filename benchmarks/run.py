@@ -5,7 +5,8 @@ worker per core; production settings), drives it from loopback with wrk, and
 prints requests/s and p50/p99 latency per endpoint. Two baselines run in the
 same pass: a DRF view with the same token authentication returning a constant
 JSON, and a plain Django view returning constant bytes; each endpoint's
-throughput is shown as a ratio to the DRF one.
+throughput is shown as a ratio to the DRF one. A tools/call of agent_list_modes
+over MCP is also shown as a ratio to the same call over REST, round by round.
 The machine is shared and noisy, so every endpoint is measured in several
 rounds, each right after a slice of the DRF baseline, and the table shows its
 median round. Then the catalog is grown to 1,000 modes and the listing is
@@ -52,7 +53,7 @@ def main():
     if not shutil.which("wrk"):
         sys.exit("wrk is not installed: apt-get install wrk")
 
-    rows = []
+    rows, pairs = [], []
     for database in options.databases.split(","):
         with tempfile.TemporaryDirectory() as workdir:
             env = _environment(database, Path(workdir))
@@ -60,7 +61,9 @@ def main():
             fixture = _prepare(env, "--user")
             print(f"[{database}] in-process, {fixture['modes']} modes: {_timings(fixture)}", flush=True)
             with _server(env, options.workers) as base:
-                rows += _measure_all(base, fixture, database, options)
+                measured = _measure_all(base, fixture, database, options)
+                rows += measured
+                pairs += _paired_ratios(measured, database)
                 large = _prepare(env, "--modes", str(options.large_catalog))
                 print(f"[{database}] in-process, {large['modes']} modes: {_timings(large)}", flush=True)
                 rows += _measure_large_catalog(base, fixture, database, options, large["modes"])
@@ -68,6 +71,8 @@ def main():
                 _drop_postgres_database()
     print()
     print(_table(rows))
+    print()
+    print("\n".join(pairs))
 
 
 def _environment(database, workdir):
@@ -182,7 +187,29 @@ def _endpoints(fixture):
         ("POST agent_list_modes", "POST", "/api/tools/agent_list_modes/invoke/", [json.dumps({"arguments": {}})]),
         ("GET /api/sessions/<id>/context/", "GET", f"/api/sessions/{session}/context/", None),
         ("POST agent_change_mode", "POST", "/api/tools/agent_change_mode/invoke/", change_bodies),
+        (MCP_LIST_MODES, "POST", "/mcp/", [MCP_CALL_BODY]),
     ]
+
+
+MCP_LIST_MODES = "MCP tools/call agent_list_modes"
+MCP_CALL_BODY = json.dumps(
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "agent_list_modes", "arguments": {}}}
+)
+# (endpoint, the endpoint it is compared with round by round, the goal for the ratio of their throughputs)
+PAIRED = [(MCP_LIST_MODES, "POST agent_list_modes", 0.8)]
+
+
+def _paired_ratios(rows, database):
+    by_label = {row["endpoint"]: row for row in rows}
+    lines = []
+    for label, reference, goal in PAIRED:
+        ratios = sorted(a["rps"] / b["rps"] for a, b in zip(by_label[label]["rounds"], by_label[reference]["rounds"]))
+        median = ratios[len(ratios) // 2]
+        lines.append(
+            f"[{database}] {label} / {reference}: x{median:.2f} (rounds {', '.join(f'{r:.2f}' for r in ratios)}; "
+            f"goal {goal}: {'met' if median >= goal else 'NOT met'})"
+        )
+    return lines
 
 
 def _measure_all(base, fixture, database, options):
@@ -215,7 +242,10 @@ def _measure_in_rounds(base, fixture, database, options, endpoints):
                 f"(baseline {baseline['rps']:.0f}/s, x{samples[label][-1]['ratio']:.2f})",
                 flush=True,
             )
-    return [{"db": database, "endpoint": label, **_median_round(results)} for label, results in samples.items()]
+    return [
+        {"db": database, "endpoint": label, **_median_round(results), "rounds": results}
+        for label, results in samples.items()
+    ]
 
 
 def _median_round(results):
@@ -224,8 +254,11 @@ def _median_round(results):
 
 
 def _wrk(url, method, bodies, fixture, options, *, warm_up):
+    mcp = url.endswith("/mcp/")
     script = [
-        'wrk.headers["Authorization"] = "Token %s"' % fixture["token"],
+        # An MCP client sends the API token as a bearer token, and accepts JSON or an event stream.
+        f'wrk.headers["Authorization"] = "{"Bearer" if mcp else "Token"} %s"' % fixture["token"],
+        *(['wrk.headers["Accept"] = "application/json, text/event-stream"'] if mcp else []),
         'wrk.headers["Content-Type"] = "application/json"',
     ]
     if bodies:

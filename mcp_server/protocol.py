@@ -20,6 +20,7 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002
 HEADER_MISMATCH = -32020
 UNSUPPORTED_PROTOCOL_VERSION = -32022
@@ -75,8 +76,8 @@ def read_message(body, *, header_version: str | None) -> Message | None:
     version = _asked_version(params, header_version)
     if "id" not in body:
         return Message(method=method, params=params, id=None, is_notification=True, version=version)
-    request_id = body["id"]
-    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+    request_id = request_id_of(body)
+    if request_id is None:
         raise JsonRpcError(INVALID_REQUEST, 'A JSON-RPC request\'s "id" is a string or an integer.')
     return Message(method=method, params=params, id=request_id, is_notification=False, version=version)
 
@@ -98,6 +99,12 @@ def _asked_version(params: dict, header_version: str | None) -> str:
             HEADER_MISMATCH, f"The MCP-Protocol-Version header says {header_version!r} but the request's _meta {asked!r}."
         )
     return asked
+
+
+def request_id_of(body):
+    """The id to answer an error with: the request's, if it has a valid one; null otherwise."""
+    request_id = body.get("id") if isinstance(body, dict) else None
+    return request_id if isinstance(request_id, (int, str)) and not isinstance(request_id, bool) else None
 
 
 def result_response(message: Message, result: dict) -> dict:

@@ -11,8 +11,15 @@ from rest_framework.exceptions import APIException
 from agent_api.services import run_tool
 from agent_tools.formats import format_tools
 from aptix_site.text import compact_json
-from modes.catalog import UnknownModeError, all_tools, build_system_prompt, current_catalog, find_modes, get_mode
-from modes.catalog import tools_for_mode
+from modes.catalog import (
+    UnknownModeError,
+    all_tools,
+    build_system_prompt,
+    current_catalog,
+    find_modes,
+    get_mode,
+    tools_for_mode,
+)
 from modes.listing import mode_detail_payload, render_markdown
 
 from . import protocol

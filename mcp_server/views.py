@@ -25,9 +25,10 @@ class McpView(APIView):
     throttle_scope = "tool-invoke"
 
     @staticmethod
-    def error_body(message: str) -> dict:
+    def error_body(message: str, status: int) -> dict:
         # Refused before a message was read (an unknown session, a body too large, ...): there is no id.
-        return protocol.error_response(None, protocol.INVALID_REQUEST, message)
+        code = protocol.INTERNAL_ERROR if status >= 500 else protocol.INVALID_REQUEST
+        return protocol.error_response(None, code, message)
 
     def post(self, request, session_id=None):
         session = None if session_id is None else owned_session_or_404(request, session_id)
@@ -43,9 +44,8 @@ class McpView(APIView):
                 message, user=request.user, session=session, before_tool_call=lambda: self._throttle_tool_call(request)
             )
         except protocol.JsonRpcError as error:
-            request_id = body.get("id") if isinstance(body, dict) else None
             return Response(
-                protocol.error_response(request_id, error.code, error.message, error.data),
+                protocol.error_response(protocol.request_id_of(body), error.code, error.message, error.data),
                 status=protocol.ERROR_HTTP_STATUS.get(error.code, status.HTTP_200_OK),
             )
         return Response(protocol.result_response(message, result))

@@ -430,6 +430,13 @@ def test_malformed_messages_get_json_rpc_errors_never_5xx_and_change_nothing(ser
     assert mode_changes(server, alice_token, session_id) == []
 
 
+def test_an_error_answers_the_requests_id_or_null_when_it_has_no_valid_one(server, alice_token):
+    url = f"{server.base}/mcp/"
+    assert post_jsonrpc(url, alice_token, {"jsonrpc": "2.0", "id": "r-9", "method": "nope"}).json()["id"] == "r-9"
+    assert post_jsonrpc(url, alice_token, {"jsonrpc": "2.0", "id": True, "method": "ping"}).json()["id"] is None
+    assert post_jsonrpc(url, alice_token, {"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}).json()["id"] is None
+
+
 def test_an_oversized_body_is_413(server, alice_token):
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"pad": "x" * 70000}})
     response = post_jsonrpc(f"{server.base}/mcp/", alice_token, body)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from django.db import connection, transaction
 from django.urls import get_resolver
+from rest_framework.test import APIClient
 
 from .expected import tool_error
 
@@ -185,6 +186,18 @@ def test_a_tool_call_on_a_real_database_failure_answers_a_generic_500(
     response = broken_catalog_tables(lambda: alice_client.post(f"/api/tools/{name}/invoke/", body, format="json"))
     assert response.status_code == 500
     assert response.json() == tool_error("The server failed to handle this request.")
+    assert_reveals_nothing(response)
+
+
+def test_an_mcp_tool_call_on_a_real_database_failure_is_a_json_rpc_internal_error(broken_catalog_tables, alice):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {alice.auth_token.key}")
+    body = {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "agent_list_modes"}}
+    response = broken_catalog_tables(lambda: client.post("/mcp/", body, format="json"))
+    assert response.status_code == 500
+    assert response.json() == {
+        "jsonrpc": "2.0", "id": None, "error": {"code": -32603, "message": "The server failed to handle this request."}
+    }
     assert_reveals_nothing(response)
 
 
