@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from aptix_site.text import unstorable_text
+from aptix_site.text import DuplicateKey, refuse_duplicate_keys, unstorable_text
 
 logger = logging.getLogger(__name__)
 
@@ -129,7 +129,9 @@ def load_arguments(arguments_json: str | None, *, empty_message: str | None, lab
             raise ToolArgumentError(empty_message)
         return {}
     try:
-        arguments = json.loads(arguments_json)
+        arguments = json.loads(arguments_json, object_pairs_hook=refuse_duplicate_keys)
+    except DuplicateKey as error:
+        raise ToolArgumentError(f"{label} arguments must not give a key twice: {error}.") from None
     except (ValueError, RecursionError):
         raise ToolArgumentError(f"{label} arguments must be a JSON object.") from None
     if not isinstance(arguments, dict):

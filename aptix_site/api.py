@@ -1,5 +1,6 @@
 """Plumbing shared by every REST endpoint: strict request serializers, pagination, the error handler."""
 
+import codecs
 import copy
 import logging
 
@@ -12,24 +13,28 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.fields import empty
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.parsers import JSONParser
+from rest_framework.parsers import JSONParser, get_encoding
+from rest_framework.utils import json
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import exception_handler
 
 from .errors import SERVER_ERROR_DETAIL, error_body, log_suspicious_request, refusal_detail
-from .text import unstorable_text
+from .text import refuse_duplicate_keys, unstorable_text
 
 logger = logging.getLogger("aptix_site.api")
 
 
 class StrictJSONParser(JSONParser):
-    """JSON bodies whose text can be stored: no NUL characters, no lone surrogates, sane nesting."""
+    """
+    JSON bodies whose text can be stored (no NUL characters, no lone surrogates, sane nesting), and that
+    say one thing: a key given twice in one object is refused rather than resolved by the last one winning.
+    """
 
     def parse(self, stream, media_type=None, parser_context=None):
         try:
-            data = super().parse(stream, media_type, parser_context)
+            data = self._load(stream, parser_context)
             problem = unstorable_text(data)
         except RecursionError:
             raise exceptions.ParseError("JSON parse error - the body is nested too deeply.") from None
@@ -41,6 +46,15 @@ class StrictJSONParser(JSONParser):
         if problem:
             raise exceptions.ParseError(f"Text in the request body must not contain {problem}.")
         return data
+
+    def _load(self, stream, parser_context):
+        # JSONParser.parse, with the duplicate-key hook.
+        decoded = codecs.getreader(get_encoding(parser_context or {}))(stream)
+        parse_constant = json.strict_constant if self.strict else None
+        try:
+            return json.load(decoded, parse_constant=parse_constant, object_pairs_hook=refuse_duplicate_keys)
+        except ValueError as error:
+            raise exceptions.ParseError(f"JSON parse error - {error}") from None
 
 
 class SettingsRateThrottle(ScopedRateThrottle):

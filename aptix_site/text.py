@@ -1,5 +1,5 @@
-"""Text helpers shared by the apps: compact JSON, and spotting text from outside that the database or a
-UTF-8 encoder would refuse later (with a 500 instead of a 400)."""
+"""Text helpers shared by the apps: compact JSON, spotting text from outside that the database or a
+UTF-8 encoder would refuse later (with a 500 instead of a 400), and JSON objects that give a key twice."""
 
 import json
 
@@ -7,7 +7,6 @@ import json
 def compact_json(payload) -> str:
     """JSON text as the API renders it: no spaces, Unicode kept as it is."""
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-
 
 
 def unstorable_text(value) -> str | None:
@@ -31,3 +30,18 @@ def unstorable_text(value) -> str | None:
         if problem:
             return problem
     return None
+
+
+class DuplicateKey(ValueError):
+    def __init__(self, key):
+        super().__init__(f"the key {key!r} appears twice in one object")
+
+
+def refuse_duplicate_keys(pairs):
+    """json's object_pairs_hook: an object as a dict, unless a key comes twice (json would keep the last)."""
+    data = {}
+    for key, value in pairs:
+        if key in data:
+            raise DuplicateKey(key)
+        data[key] = value
+    return data

@@ -882,3 +882,30 @@ def test_an_accept_header_the_endpoint_cannot_meet_gets_its_one_format_not_406(a
     response = alice_client.get(url, **headers)
     assert response.status_code == 200
     assert response["Content-Type"] == content_type
+
+
+@pytest.mark.parametrize("url", BODY_ENDPOINTS)
+@pytest.mark.parametrize(
+    "body, key",
+    [
+        (b'{"title": "a", "title": "b"}', "title"),
+        (b'{"arguments": {"name": "Ada", "name": "Eve"}}', "name"),
+        (b'{"mode": "general", "x": [{"k": 1, "k": 2}]}', "k"),
+    ],
+    ids=["top-level", "nested", "in-a-list"],
+)
+def test_a_key_given_twice_in_one_object_is_a_400_naming_it(alice_client, unchanged, url, body, key):
+    # json would keep the last value silently; a client that sends two means one of them is a mistake.
+    with unchanged():
+        response = send(alice_client, url, body)
+    assert response.status_code == 400
+    assert response.json() == refusal_at(url, {"detail": f"JSON parse error - the key {key!r} appears twice in one object"})
+
+
+def test_a_key_given_twice_in_arguments_sent_as_a_string_is_refused_by_the_tool(alice_client, unchanged):
+    with unchanged():
+        response = alice_client.post(HELLO, {"arguments": '{"name": "Ada", "name": "Eve"}'}, format="json")
+    assert response.status_code == 400
+    assert response.json() == tool_error(
+        "HelloWorldTool arguments must not give a key twice: the key 'name' appears twice in one object."
+    )
