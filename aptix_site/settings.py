@@ -12,6 +12,7 @@ Everything that differs between machines comes from the environment:
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -78,6 +79,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -91,7 +93,25 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a lockout found during the login into its answer.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Password guessing (django-axes): after LOGIN_FAILURE_LIMIT failed logins for one user name from one address,
+# the admin login and POST /api/token/ refuse that pair for LOGIN_LOCKOUT_MINUTES. Failures are logged (user
+# name and address, never the password); admins unlock under "Access attempts" or with axes_reset_username.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_LOCKOUT_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "accounts.lockout.client_address"
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.admin_lockout_response"
+# The log names the user name and the address (the password is never logged).
+AXES_SENSITIVE_PARAMETERS = []
 
 ROOT_URLCONF = "aptix_site.urls"
 
