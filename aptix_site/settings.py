@@ -213,11 +213,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
-# Throttle counters live in Redis when REDIS_URL is set, so every worker shares them.
+# Throttle counters live in Redis when REDIS_URL is set, so every worker shares them; while Redis cannot be
+# reached, each process counts on its own (aptix_site.cache). Short timeouts: a Redis that hangs must not.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 CACHES = {
     "default": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        {
+            "BACKEND": "aptix_site.cache.FailoverRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
         if REDIS_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )

@@ -145,3 +145,27 @@ def serving(kind, env, *extra_args):
     finally:
         server.stop()
         server.log.close()
+
+
+@contextmanager
+def redis_server(port):
+    """A Redis of the test's own on 127.0.0.1:port, keeping nothing on disk; stopped on exit."""
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("redis-server did not start")
+                time.sleep(0.05)
+        yield process
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -153,8 +153,8 @@ def cache_backend_with(env_changes):
     return result.stdout.strip()
 
 
-def test_with_redis_url_the_cache_is_django_redis_cache():
-    assert cache_backend_with({"REDIS_URL": REDIS_TEST_URL}) == "django.core.cache.backends.redis.RedisCache"
+def test_with_redis_url_the_cache_is_redis_with_a_per_process_fallback():
+    assert cache_backend_with({"REDIS_URL": REDIS_TEST_URL}) == "aptix_site.cache.FailoverRedisCache"
 
 
 def test_without_redis_url_the_cache_is_local_memory():

@@ -1,0 +1,70 @@
+"""
+The cache behind the throttles when REDIS_URL is set: Redis, shared by every worker; and while Redis cannot
+be reached, each process's own memory, so that throttled requests (logins, tool calls, new sessions) keep
+working with per-process counts instead of failing. One warning is logged when an outage starts and one
+when it ends; Redis is tried again every few seconds, so shared counting resumes with no restart.
+"""
+
+import logging
+import threading
+import time
+
+from django.core.cache.backends.locmem import LocMemCache
+from django.core.cache.backends.redis import RedisCache
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+logger = logging.getLogger("aptix_site.cache")
+
+OUTAGE_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError)
+
+
+def _with_failover(method):
+    def call(self, *args, **kwargs):
+        return self._failover(method, *args, **kwargs)
+
+    call.__name__ = method
+    return call
+
+
+class FailoverRedisCache(RedisCache):
+    retry_seconds = 5  # how long an outage is assumed to last before Redis is tried again
+
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._fallback = LocMemCache(f"redis-failover-{id(self)}", {"TIMEOUT": params.get("TIMEOUT", 300)})
+        self._lock = threading.Lock()
+        self._down_until = None  # while set: the monotonic time before which Redis is not tried again
+
+    def _failover(self, method, *args, **kwargs):
+        down_until = self._down_until
+        if down_until is not None and time.monotonic() < down_until:
+            return getattr(self._fallback, method)(*args, **kwargs)
+        try:
+            result = getattr(super(), method)(*args, **kwargs)
+        except OUTAGE_ERRORS as error:
+            with self._lock:
+                if self._down_until is None:
+                    logger.warning(
+                        "Redis cannot be reached (%s); throttles count per process until it answers again.", error
+                    )
+                self._down_until = time.monotonic() + self.retry_seconds
+            return getattr(self._fallback, method)(*args, **kwargs)
+        if down_until is not None:
+            with self._lock:
+                if self._down_until is not None:
+                    logger.warning("Redis answers again; throttles count in Redis, shared by every worker.")
+                    self._down_until = None
+        return result
+
+    add = _with_failover("add")
+    get = _with_failover("get")
+    set = _with_failover("set")
+    touch = _with_failover("touch")
+    delete = _with_failover("delete")
+    get_many = _with_failover("get_many")
+    has_key = _with_failover("has_key")
+    incr = _with_failover("incr")
+    set_many = _with_failover("set_many")
+    delete_many = _with_failover("delete_many")
+    clear = _with_failover("clear")

@@ -1,0 +1,79 @@
+"""
+With REDIS_URL set and Redis gone, logins and throttled writes keep working: the throttles count per process,
+one warning is logged for the outage (not one per request), and shared counting in Redis resumes when Redis
+is back, with no restart. Redis here is a server of the test's own, on a port of its own.
+"""
+
+import logging
+import time
+
+import pytest
+import redis
+from django.core.cache import caches
+from rest_framework.test import APIClient
+
+from aptix_site.cache import FailoverRedisCache
+
+from .servers import free_port, redis_server
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def own_redis(settings, monkeypatch):
+    """The default cache pointed at a Redis of our own; yields (port, start) where start() runs it again."""
+    monkeypatch.setattr(FailoverRedisCache, "retry_seconds", 0.3)
+    port = free_port()
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "aptix_site.cache.FailoverRedisCache",
+            "LOCATION": f"redis://127.0.0.1:{port}/0",
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {"tool-invoke": "5/min", "session-create": "1000/min", "token": "1000/min"},
+    }
+    yield port
+    caches["default"].close()
+
+
+def hello(client):
+    return client.post("/api/tools/agent_hello_world/invoke/", {"arguments": {"name": "Ada"}}, format="json")
+
+
+def redis_keys(port):
+    return [key.decode() for key in redis.Redis(port=port).keys("*")]
+
+
+def test_throttled_requests_and_logins_keep_working_while_redis_is_down_and_count_in_redis_again_after(
+    own_redis, alice, alice_client, caplog
+):
+    port = own_redis
+    with redis_server(port):
+        assert [hello(alice_client).status_code for _ in range(2)] == [200, 200]
+        assert any("tool-invoke" in key for key in redis_keys(port)), "the count is in Redis"
+
+    with caplog.at_level(logging.WARNING, logger="aptix_site.cache"):
+        during = [hello(alice_client).status_code for _ in range(6)]
+        token = APIClient().post(
+            "/api/token/", {"username": "alice", "password": "alice-password-123"}, format="json"
+        )
+        session = alice_client.post("/api/sessions/", {}, format="json")
+    # Counted in this process alone from the outage on: five calls, then the sixth is throttled.
+    assert during == [200, 200, 200, 200, 200, 429]
+    assert (token.status_code, session.status_code) == (200, 201)
+    outage_warnings = [record.getMessage() for record in caplog.records if record.name == "aptix_site.cache"]
+    assert len(outage_warnings) == 1
+    assert outage_warnings[0].startswith("Redis cannot be reached (")
+
+    caplog.clear()
+    with redis_server(port), caplog.at_level(logging.WARNING, logger="aptix_site.cache"):
+        time.sleep(0.4)  # past the retry interval
+        assert hello(alice_client).status_code == 200  # a fresh count in the fresh Redis
+        assert any("tool-invoke" in key for key in redis_keys(port)), "counting is shared again"
+        assert [record.getMessage() for record in caplog.records if record.name == "aptix_site.cache"] == [
+            "Redis answers again; throttles count in Redis, shared by every worker."
+        ]
+
