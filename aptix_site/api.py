@@ -20,7 +20,14 @@ from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import exception_handler
 
-from .errors import SERVER_ERROR_DETAIL, error_body, log_suspicious_request, refusal_detail
+from .errors import (
+    SERVER_ERROR_DETAIL,
+    database_unavailable_response,
+    database_unreachable,
+    error_body,
+    log_suspicious_request,
+    refusal_detail,
+)
 from .text import refuse_duplicate_keys, unstorable_text
 
 logger = logging.getLogger("aptix_site.api")
@@ -180,6 +187,8 @@ def api_exception_handler(exc, context):
         log_suspicious_request(exc)
         status_code = 413 if isinstance(exc, RequestDataTooBig) else 400
         return Response(error_body(view, refusal_detail(exc), status_code), status=status_code)
+    if database_unreachable(exc):
+        return database_unavailable_response(context["request"], view)
     response = exception_handler(exc, context)
     if response is None:
         logger.exception("unhandled error in %s", view.__class__.__name__, exc_info=exc)

@@ -10,15 +10,46 @@ errors in a shape of its own: a view class with an error_body(message, status) m
 """
 
 import logging
+import sys
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
-from django.http import JsonResponse
+from django.db import InterfaceError, OperationalError, connection
+from django.http import HttpResponse, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views import defaults
 
 API_PREFIX = "/api/"
+MCP_PREFIX = "/mcp"
 SERVER_ERROR_DETAIL = "The server failed to handle this request."
+DATABASE_UNAVAILABLE_DETAIL = "The service's database cannot be reached just now; try again in a few seconds."
+DATABASE_RETRY_AFTER_SECONDS = 5
+
+logger = logging.getLogger("aptix_site.errors")
+
+
+def database_unreachable(exception) -> bool:
+    """
+    Whether exception is the database being out of reach (down, restarting, the network cut, SQLite's lock
+    held too long) rather than a fault of the query, which stays a 500.
+    """
+    if not isinstance(exception, (OperationalError, InterfaceError)):
+        return False
+    if "database is locked" in str(exception):
+        return True
+    raw = connection.connection  # None: the connection could not even be opened
+    return raw is None or bool(getattr(raw, "broken", False) or getattr(raw, "closed", False))
+
+
+def database_unavailable_response(request, view=None):
+    """503 with Retry-After: JSON under /api/ and /mcp (in the view's error shape), plain text elsewhere."""
+    logger.warning("database unreachable while serving %s %s", request.method, request.path)
+    if request.path.startswith((API_PREFIX, MCP_PREFIX)):
+        response = api_error_response(request, DATABASE_UNAVAILABLE_DETAIL, 503, view=view)
+    else:
+        response = HttpResponse(DATABASE_UNAVAILABLE_DETAIL, status=503, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
+    return response
 
 
 def error_message(detail) -> str:
@@ -46,12 +77,13 @@ def error_body(view, detail, status: int) -> dict:
     return detail if isinstance(detail, (dict, list)) else {"detail": detail}
 
 
-def api_error_response(request, detail, status: int) -> JsonResponse:
+def api_error_response(request, detail, status: int, view=None) -> JsonResponse:
     """An error answered before or outside a view, in the shape of the view the URL names."""
-    try:
-        view = getattr(resolve(request.path_info).func, "view_class", None)
-    except Resolver404:
-        view = None
+    if view is None:
+        try:
+            view = getattr(resolve(request.path_info).func, "view_class", None)
+        except Resolver404:
+            pass
     return JsonResponse(error_body(view, detail, status), status=status)
 
 
@@ -82,6 +114,9 @@ def page_not_found(request, exception):
 
 
 def server_error(request):
+    # Django calls this while handling the exception, so it is still at hand.
+    if database_unreachable(sys.exc_info()[1]):
+        return database_unavailable_response(request)
     if request.path.startswith(API_PREFIX):
         return api_error_response(request, SERVER_ERROR_DETAIL, 500)
     return defaults.server_error(request)

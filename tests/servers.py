@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from contextlib import contextmanager
@@ -47,6 +48,26 @@ def run_django(env, code) -> str:
 def run_django_json(env, code):
     """run_django for code that prints one JSON document."""
     return json.loads(run_django(env, code))
+
+
+USERS = """
+import json
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from accounts.models import Membership, Organization
+tokens = {{}}
+for name in {names!r}:
+    user = get_user_model().objects.create_user(username=name, password=name + "-password-123")
+    org = Organization.objects.create(name=name.title(), slug=name)
+    Membership.objects.create(user=user, organization=org)
+    tokens[name] = Token.objects.create(user=user).key
+print(json.dumps(tokens))
+"""
+
+
+def make_users(env, *names) -> dict:
+    """Users (password '<name>-password-123'), each in an organization of their own; their API tokens by name."""
+    return run_django_json(env, USERS.format(names=names))
 
 
 @contextmanager
@@ -169,3 +190,74 @@ def redis_server(port):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+class TcpProxy:
+    """
+    A TCP forwarder of the test's own from a free port of 127.0.0.1 to upstream, which the test can cut
+    (every connection closed, new ones refused) and restore: a database outage without stopping the database.
+    """
+
+    def __init__(self, upstream_host, upstream_port):
+        self.upstream = (upstream_host, upstream_port)
+        self.port = free_port()
+        self._sockets = set()
+        self._lock = threading.Lock()
+        self._listener = None
+        self.restore()
+
+    def restore(self):
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def cut(self):
+        listener, self._listener = self._listener, None
+        try:
+            listener.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in accept(), which close() alone does not
+        except OSError:
+            pass
+        listener.close()
+        with self._lock:
+            for sock in self._sockets:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                sock.close()
+            self._sockets.clear()
+
+    close = cut
+
+    def _accept(self, listener):
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return  # cut
+            try:
+                server = socket.create_connection(self.upstream, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            server.settimeout(None)
+            with self._lock:
+                self._sockets.update((client, server))
+            for source, target in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(source, target), daemon=True).start()
+
+    def _pump(self, source, target):
+        try:
+            while data := source.recv(65536):
+                target.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, target):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass

@@ -15,28 +15,15 @@ from mcp import Client, ClientSession, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
 from .expected import CHANGE_MODE_SCHEMA, HELLO_WORLD_SCHEMA, LIST_MODES_SCHEMA, SEED_MODE_KEYS, seed_prompt
-from .servers import production_env, run_django, run_django_json, scratch_database, serving
+from .servers import make_users, production_env, run_django, scratch_database, serving
 
-SETUP = """
-import json
-from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
-from accounts.models import Membership, Organization
-users = {}
-for name in ("alice", "bob"):
-    user = get_user_model().objects.create_user(username=name)
-    org = Organization.objects.create(name=name.title(), slug=name)
-    Membership.objects.create(user=user, organization=org)
-    users[name] = Token.objects.create(user=user).key
-print(json.dumps(users))
-"""
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory):
     with scratch_database(tmp_path_factory.mktemp("mcp")) as env:
-        yield {"env": env, "tokens": run_django_json(env, SETUP)}
+        yield {"env": env, "tokens": make_users(env, "alice", "bob")}
 
 
 @pytest.fixture(scope="module")
