@@ -36,6 +36,13 @@ class FailoverRedisCache(RedisCache):
         self._lock = threading.Lock()
         self._down_until = None  # while set: the monotonic time before which Redis is not tried again
 
+    def reachable(self) -> bool:
+        """Whether Redis answers now (for the readiness check; it does not change where counts go)."""
+        try:
+            return bool(self._cache.get_client().ping())
+        except OUTAGE_ERRORS:
+            return False
+
     def _failover(self, method, *args, **kwargs):
         down_until = self._down_until
         if down_until is not None and time.monotonic() < down_until:

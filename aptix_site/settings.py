@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "agent_tools",
     "agent_api",
     "mcp_server",
+    "health",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

@@ -5,6 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.views import TokenView
+from health.views import healthz, readyz
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -15,6 +16,8 @@ urlpatterns = [
     path("api/", include("sessions_app.urls")),
     path("api/", include("agent_api.urls")),
     path("", include("mcp_server.urls")),
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
 ]
 
 handler400 = "aptix_site.errors.bad_request"

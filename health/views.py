@@ -1,0 +1,46 @@
+"""
+GET /healthz: the process is up (it touches nothing else). GET /readyz: it can serve, which needs the
+database and a sound mode catalog; a Redis outage makes it "degraded" but still ready, since throttles then
+count per process. Both are public JSON, 200 or 503, and name no host, error or internal detail.
+"""
+
+from django.core.cache import caches
+from django.db import DatabaseError
+from django.http import JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+
+from modes.checks import catalog_errors
+from modes.models import AgentMode
+
+
+@never_cache
+@require_safe
+def healthz(request):
+    return JsonResponse({"status": "ok"})
+
+
+@never_cache
+@require_safe
+def readyz(request):
+    checks = {"database": "ok", "catalog": "ok", "cache": _cache_state()}
+    try:
+        if catalog_errors(list(AgentMode.objects.all())):
+            checks["catalog"] = "broken"
+    except DatabaseError:
+        checks["database"] = checks["catalog"] = "unavailable"
+    if checks["database"] != "ok" or checks["catalog"] != "ok":
+        status, code = "unavailable", 503
+    elif checks["cache"] == "unavailable":
+        status, code = "degraded", 200
+    else:
+        status, code = "ok", 200
+    return JsonResponse({"status": status, "checks": checks}, status=code)
+
+
+def _cache_state() -> str:
+    """The throttles' shared cache: "ok", "unavailable" (counting per process meanwhile), or "per-process"."""
+    reachable = getattr(caches["default"], "reachable", None)
+    if reachable is None:
+        return "per-process"  # no REDIS_URL: each process counts on its own by design
+    return "ok" if reachable() else "unavailable"
