@@ -56,6 +56,7 @@ class ClientTool:
 
     is_tool_fully_executed_on_server = False
     always_available = False
+    requires_session = False
 
     def get_schema(self) -> dict:
         return {"type": "function", "name": self.name, "description": self.description, "parameters": self.parameters}

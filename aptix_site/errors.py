@@ -108,6 +108,11 @@ def bad_request(request, exception):
 
 
 def page_not_found(request, exception):
+    if request.path.startswith(MCP_PREFIX):
+        return JsonResponse(
+            {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "No MCP endpoint has this URL."}},
+            status=404,
+        )
     if request.path.startswith(API_PREFIX):
         return JsonResponse({"detail": "No API endpoint has this URL; /api/docs/ lists them."}, status=404)
     return defaults.page_not_found(request, exception)

@@ -6,6 +6,7 @@ Two versions are spoken: 2025-11-25, which opens with an `initialize` handshake,
 is stateless: each request names its version in `_meta`, and `server/discover` replaces the handshake.
 """
 
+import base64
 from dataclasses import dataclass
 
 HANDSHAKE_VERSION = "2025-11-25"
@@ -57,10 +58,10 @@ class Message:
     version: str
 
 
-def read_message(body, *, header_version: str | None) -> Message | None:
+def read_message(body, *, headers) -> Message | None:
     """
     The message in a parsed request body; None for a client's response to us (we send no requests).
-    header_version is the MCP-Protocol-Version header, which 2026-07-28 requests repeat from their _meta.
+    headers are the request's: 2026-07-28 requests repeat their version, method and name there.
     """
     if isinstance(body, list):
         raise JsonRpcError(INVALID_REQUEST, "Batches are not supported: send one JSON-RPC message per request.")
@@ -73,7 +74,7 @@ def read_message(body, *, header_version: str | None) -> Message | None:
         raise JsonRpcError(INVALID_REQUEST, 'A JSON-RPC request names its "method" as a string.')
     if not isinstance(params, dict):
         raise JsonRpcError(INVALID_PARAMS, f'The "params" of {method} must be an object.')
-    version = _asked_version(params, header_version)
+    version = _asked_version(method, params, headers)
     if "id" not in body:
         return Message(method=method, params=params, id=None, is_notification=True, version=version)
     request_id = request_id_of(body)
@@ -82,23 +83,55 @@ def read_message(body, *, header_version: str | None) -> Message | None:
     return Message(method=method, params=params, id=request_id, is_notification=False, version=version)
 
 
-def _asked_version(params: dict, header_version: str | None) -> str:
-    """The version a request asks for in its _meta (2026-07-28); without one, the handshake's."""
+def _asked_version(method: str, params: dict, headers) -> str:
+    """
+    The version a request asks for: 2026-07-28 names it in params._meta and repeats it, the method and the
+    tool or resource in headers, which must agree (a gateway may act on the headers alone); 2025-11-25 sends
+    the MCP-Protocol-Version header after its handshake.
+    """
+    header = headers.get("MCP-Protocol-Version")
     meta = params.get("_meta")
     asked = meta.get(VERSION_META) if isinstance(meta, dict) else None
     if asked is None:
-        return HANDSHAKE_VERSION
+        if header is None or header == HANDSHAKE_VERSION:
+            return HANDSHAKE_VERSION
+        if header == STATELESS_VERSION:
+            raise JsonRpcError(HEADER_MISMATCH, f"A {STATELESS_VERSION} request names its version in params._meta too.")
+        raise _unsupported(header)
+    if not isinstance(asked, str):
+        raise JsonRpcError(INVALID_PARAMS, f"params._meta's {VERSION_META} must be a string.")
     if asked not in PROTOCOL_VERSIONS:
-        raise JsonRpcError(
-            UNSUPPORTED_PROTOCOL_VERSION,
-            f"Protocol version {asked!r} is not supported; this server speaks {', '.join(PROTOCOL_VERSIONS)}.",
-            {"supported": list(PROTOCOL_VERSIONS), "requested": asked},
-        )
-    if header_version is not None and header_version != asked:
-        raise JsonRpcError(
-            HEADER_MISMATCH, f"The MCP-Protocol-Version header says {header_version!r} but the request's _meta {asked!r}."
-        )
+        raise _unsupported(asked)
+    _require_header(headers, "MCP-Protocol-Version", asked)
+    if asked == STATELESS_VERSION:
+        _require_header(headers, "Mcp-Method", method)
+        named = params.get("uri") if method == "resources/read" else params.get("name")
+        if method in ("tools/call", "resources/read") and isinstance(named, str):
+            _require_header(headers, "Mcp-Name", named)
     return asked
+
+
+def _require_header(headers, name: str, expected: str) -> None:
+    value = headers.get(name)
+    if value is not None and value.startswith("=?base64?") and value.endswith("?="):
+        # How the SDK sends a value that is not printable ASCII.
+        try:
+            value = base64.b64decode(value[len("=?base64?"):-2], validate=True).decode("utf-8")
+        except (ValueError, UnicodeDecodeError):
+            pass
+    if value != expected:
+        raise JsonRpcError(
+            HEADER_MISMATCH, f"The {name} header must repeat the request's {expected[:100]!r}; it was {(value or '')[:100]!r}."
+        )
+
+
+def _unsupported(version) -> JsonRpcError:
+    shown = str(version)[:40]
+    return JsonRpcError(
+        UNSUPPORTED_PROTOCOL_VERSION,
+        f"Protocol version {shown!r} is not supported; this server speaks {', '.join(PROTOCOL_VERSIONS)}.",
+        {"supported": list(PROTOCOL_VERSIONS), "requested": shown},
+    )
 
 
 def request_id_of(body):
@@ -108,7 +141,8 @@ def request_id_of(body):
 
 
 def result_response(message: Message, result: dict) -> dict:
-    if message.version == STATELESS_VERSION:
+    # server/discover exists only in 2026-07-28, whatever the request said of its version.
+    if message.version == STATELESS_VERSION or message.method == "server/discover":
         result = {**result, "resultType": "complete", "_meta": {SERVER_INFO_META: SERVER_INFO}}
         if message.method in CACHEABLE_METHODS:
             # What is listed depends on the caller's session and on the catalog, which admins edit at any time.
@@ -124,10 +158,9 @@ def error_response(request_id, code: int, message: str, data=None) -> dict:
 
 
 def initialize_result(message: Message, *, instructions: str) -> dict:
-    asked = message.params.get("protocolVersion")
     return {
-        # A version this server does not speak is answered with the one it does, as the specification says.
-        "protocolVersion": asked if asked in PROTOCOL_VERSIONS else HANDSHAKE_VERSION,
+        # The one version spoken through a handshake; a client that asked for another may take it or leave.
+        "protocolVersion": HANDSHAKE_VERSION,
         "capabilities": CAPABILITIES,
         "serverInfo": SERVER_INFO,
         "instructions": instructions,

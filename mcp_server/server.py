@@ -21,6 +21,7 @@ from modes.catalog import (
     tools_for_mode,
 )
 from modes.listing import mode_detail_payload, render_markdown
+from sessions_app.selectors import InvalidSessionId, parse_session_id
 
 from . import protocol
 from .protocol import INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND, JsonRpcError, Message
@@ -63,13 +64,15 @@ def served_tools(session) -> list:
 
 def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
     name, arguments = params.get("name"), params.get("arguments", {})
-    if not isinstance(name, str) or name not in {tool.name for tool in served_tools(session)}:
+    if not isinstance(name, str):
+        raise JsonRpcError(INVALID_PARAMS, "tools/call needs the tool's name, as a string.")
+    if name not in {tool.name for tool in served_tools(session)}:
         raise JsonRpcError(INVALID_PARAMS, _unknown_tool_message(name, session))
     if not isinstance(arguments, dict):
         raise JsonRpcError(INVALID_PARAMS, f"The arguments of {name} must be an object.")
     if session is not None and "sessionId" in arguments:
         # This endpoint's session is the one a tool works on; naming it again is harmless, naming another is not.
-        if str(arguments["sessionId"]) != str(session.pk):
+        if not _names_session(arguments["sessionId"], session):
             return protocol.tool_error_result(
                 f"This MCP endpoint serves session {session.pk}; {name} cannot work on another session here."
             )
@@ -84,12 +87,23 @@ def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
     return protocol.text_result(result.result, json.loads(result.result))
 
 
-def _unknown_tool_message(name, session) -> str:
-    if session is None and any(tool.name == name and tool.requires_session for tool in all_tools()):
-        return f"Unknown tool: {name} needs a session; connect to /mcp/sessions/<session id>/ to call it."
-    if session is not None:
-        return f"Unknown tool: {name!s}. Mode {session.mode.key!r} of this session does not enable it."
-    return f"Unknown tool: {name!s}."
+def _names_session(value, session) -> bool:
+    try:
+        return parse_session_id(value) == session.pk
+    except InvalidSessionId:
+        return False
+
+
+def _unknown_tool_message(name: str, session) -> str:
+    known = next((tool for tool in all_tools() if tool.name == name), None)
+    shown = name[:100]
+    if known is not None and not known.is_tool_fully_executed_on_server:
+        return f"Unknown tool: {shown} is run by the agent's client, not by this server."
+    if known is not None and session is None and known.requires_session:
+        return f"Unknown tool: {shown} needs a session; connect to /mcp/sessions/<session id>/ to call it."
+    if known is not None and session is not None:
+        return f"Unknown tool: {shown}. Mode {session.mode.key!r} of this session does not enable it."
+    return f"Unknown tool: {shown}."
 
 
 def catalog_resources() -> list[dict]:
@@ -115,13 +129,15 @@ def catalog_resources() -> list[dict]:
 
 
 def read_resource(uri) -> dict:
+    if not isinstance(uri, str):
+        raise JsonRpcError(INVALID_PARAMS, "resources/read needs the resource's uri, as a string.")
     if uri == CATALOG_URI:
         modes = find_modes()
         return {"uri": uri, "mimeType": "text/markdown", "text": render_markdown(modes, catalog=modes)}
-    if isinstance(uri, str) and uri.startswith(MODE_URI_PREFIX):
+    if uri.startswith(MODE_URI_PREFIX):
         try:
             mode = get_mode(uri[len(MODE_URI_PREFIX):])
         except UnknownModeError as error:
-            raise JsonRpcError(RESOURCE_NOT_FOUND, f"Resource not found: {error}", {"uri": uri}) from None
+            raise JsonRpcError(RESOURCE_NOT_FOUND, f"Resource not found: {error}", {"uri": uri[:200]}) from None
         return {"uri": uri, "mimeType": "application/json", "text": compact_json(mode_detail_payload(mode))}
-    raise JsonRpcError(RESOURCE_NOT_FOUND, f"Resource not found: {uri!r}.", {"uri": uri})
+    raise JsonRpcError(RESOURCE_NOT_FOUND, f"Resource not found: {uri[:200]!r}.", {"uri": uri[:200]})

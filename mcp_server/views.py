@@ -19,6 +19,7 @@ from .server import answer
 
 
 class McpView(APIView):
+    http_method_names = ["post"]  # no event stream to GET, no session to DELETE
     schema = None  # MCP is described by its own specification, not the REST API's OpenAPI schema
     authentication_classes = [BearerTokenAuthentication]
     throttle_classes = []  # tools/call alone is throttled, once the message is read
@@ -37,9 +38,9 @@ class McpView(APIView):
         except exceptions.ParseError as error:
             return Response(protocol.error_response(None, protocol.PARSE_ERROR, str(error.detail)), status=400)
         try:
-            message = protocol.read_message(body, header_version=request.headers.get("MCP-Protocol-Version"))
+            message = protocol.read_message(body, headers=request.headers)
             if message is None or message.is_notification:
-                return HttpResponse(status=status.HTTP_202_ACCEPTED)
+                return HttpResponse(status=status.HTTP_202_ACCEPTED, content_type="application/json")
             result = answer(
                 message, user=request.user, session=session, before_tool_call=lambda: self._throttle_tool_call(request)
             )

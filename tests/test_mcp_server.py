@@ -17,6 +17,8 @@ from mcp.client.streamable_http import streamable_http_client
 from .expected import CHANGE_MODE_SCHEMA, HELLO_WORLD_SCHEMA, LIST_MODES_SCHEMA, SEED_MODE_KEYS, seed_prompt
 from .servers import make_users, production_env, run_django, scratch_database, serving
 
+CHANGE_TO_DDR = {"mode": "ddr_authoring", "branch": False, "reason": "The user agreed."}
+
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
 
@@ -494,3 +496,95 @@ def test_the_mcp_server_works_under_asgi_and_runserver(database, alice_token, ki
         opened, result = run(in_session(f"{other.base}/mcp/", alice_token, call))
     assert opened.instructions == seed_prompt("general")
     assert [mode["key"] for mode in result.structured_content["modes"]] == SEED_MODE_KEYS
+
+
+# --- what 2026-07-28 repeats in headers must agree with the body --------------------------------------------
+
+
+def modern(method, params, request_id=1):
+    """A 2026-07-28 request body, and the headers the SDK sends with it."""
+    body = {
+        "jsonrpc": "2.0", "id": request_id, "method": method,
+        "params": {**params, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
+    }
+    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+    if method == "tools/call":
+        headers["Mcp-Name"] = params["name"]
+    return body, headers
+
+
+def test_headers_that_disagree_with_the_body_are_refused_and_change_nothing(server, alice_token):
+    session_id = new_session(server, alice_token)
+    url = f"{server.base}/mcp/sessions/{session_id}/"
+    body, headers = modern("tools/call", {"name": "agent_change_mode", "arguments": CHANGE_TO_DDR})
+    for name, value in [("Mcp-Method", "tools/list"), ("Mcp-Name", "agent_list_modes"), ("MCP-Protocol-Version", None)]:
+        sent = {key: val for key, val in {**headers, name: value}.items() if val is not None}
+        response = post_jsonrpc(url, alice_token, body, **sent)
+        assert (response.status_code, response.json()["error"]["code"]) == (400, -32020), name
+    assert mode_changes(server, alice_token, session_id) == []
+    agreeing = post_jsonrpc(url, alice_token, body, **headers)
+    assert agreeing.json()["result"]["structuredContent"]["mode"] == "ddr_authoring"
+    assert len(mode_changes(server, alice_token, session_id)) == 1
+
+
+def test_an_unsupported_version_header_is_400(server, alice_token):
+    response = post_jsonrpc(
+        f"{server.base}/mcp/", alice_token, {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        **{"MCP-Protocol-Version": "1999-01-01"},
+    )
+    assert (response.status_code, response.json()["error"]["code"]) == (400, -32022)
+
+
+def test_a_tools_call_sent_as_a_notification_runs_nothing(server, alice_token):
+    session_id = new_session(server, alice_token)
+    notification = {
+        "jsonrpc": "2.0", "method": "tools/call", "params": {"name": "agent_change_mode", "arguments": CHANGE_TO_DDR}
+    }
+    response = post_jsonrpc(f"{server.base}/mcp/sessions/{session_id}/", alice_token, notification)
+    assert (response.status_code, response.content) == (202, b"")
+    assert mode_changes(server, alice_token, session_id) == []
+
+
+def test_a_declared_tool_is_not_served_here_since_the_agents_client_runs_it(server, database, alice_token):
+    run_django(
+        database["env"],
+        "from modes.models import DeclaredTool; DeclaredTool.objects.get_or_create("
+        "name='agent_workflow_registry', defaults={'description': 'Workflows, in the client.'})",
+    )
+    session_id = new_session(server, alice_token)  # general lists agent_workflow_registry
+
+    async def call(session):
+        listed = await session.list_tools()
+        with pytest.raises(MCPError) as caught:
+            await session.call_tool("agent_workflow_registry", {})
+        return listed, caught.value
+
+    for url in (f"{server.base}/mcp/", f"{server.base}/mcp/sessions/{session_id}/"):
+        _, (listed, error) = run(in_session(url, alice_token, call))
+        assert "agent_workflow_registry" not in [tool.name for tool in listed.tools]
+        assert (error.error.code, error.error.message) == (
+            -32602, "Unknown tool: agent_workflow_registry is run by the agent's client, not by this server."
+        )
+
+
+def test_a_resource_without_a_uri_is_invalid_params(server, alice_token):
+    response = post_jsonrpc(
+        f"{server.base}/mcp/", alice_token, {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": 5}}
+    )
+    assert (response.status_code, response.json()["error"]["code"]) == (400, -32602)
+
+
+def test_the_sessions_own_id_in_any_form_is_this_session(server, alice_token):
+    session_id = new_session(server, alice_token)
+
+    async def call(session):
+        return await session.call_tool("agent_change_mode", {**CHANGE_TO_DDR, "sessionId": session_id.upper()})
+
+    _, result = run(in_session(f"{server.base}/mcp/sessions/{session_id}/", alice_token, call))
+    assert result.is_error is False
+
+
+def test_an_unknown_mcp_url_is_a_json_404(server, alice_token):
+    response = post_jsonrpc(f"{server.base}/mcp/elsewhere/", alice_token, {"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert response.status_code == 404
+    assert response.json()["error"]["message"] == "No MCP endpoint has this URL."
