@@ -7,7 +7,7 @@ PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/aptix_modes
 TEST_ENV := SECRET_KEY=tests-only-not-a-secret SECURE_SSL_REDIRECT=0
 PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: install install-test run test test-sqlite test-postgres
+.PHONY: install install-test run serve test test-sqlite test-postgres
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,7 +19,7 @@ $(VENV)/.installed-runtime: requirements.txt | $(BIN)/python
 
 $(VENV)/.installed-test: requirements.txt requirements-test.txt | $(BIN)/python
 	$(PIP_INSTALL) -r requirements-test.txt
-	touch $@
+	touch $@ $(VENV)/.installed-runtime
 
 install: $(VENV)/.installed-runtime
 
@@ -30,6 +30,16 @@ run: install
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	DEBUG=1 $(BIN)/python manage.py create_local_admin
 	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
+
+# Serves the app for production with Granian: settings from the environment (SECRET_KEY, DATABASE_URL, ...),
+# bound to HOST:PORT, one worker process per core. A client that is slow to send its headers holds no
+# thread and is closed after 30 s; one slow to send its body holds one of a worker's 256 threads.
+HOST ?= 127.0.0.1
+PORT ?= 8000
+WORKERS ?= $(shell $(PYTHON) -c 'import os; print(os.cpu_count() or 1)')
+serve: install
+	exec $(BIN)/granian --interface wsgi --host $(HOST) --port $(PORT) --workers $(WORKERS) \
+		--http1-header-read-timeout 30000 --no-ws aptix_site.wsgi:application
 
 # The whole suite, on SQLite and then on PostgreSQL.
 test: test-sqlite test-postgres

@@ -1,4 +1,4 @@
-"""WSGI entry point (gunicorn aptix_site.wsgi). It refuses to load on a broken mode catalog."""
+"""WSGI entry point (`make serve` runs it under Granian). It refuses to load on a broken mode catalog."""
 
 import os
 

@@ -7,6 +7,7 @@ Everything is removed when the test is done; the shared PostgreSQL server itself
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -116,6 +117,8 @@ class Server:
     """The app served by a real server process on a free port of 127.0.0.1."""
 
     COMMANDS = {
+        # The README's production command, as an operator runs it.
+        "make-serve": lambda port: ["make", "-s", "serve", "HOST=127.0.0.1", f"PORT={port}", f"PYTHON={sys.executable}"],
         "gunicorn": lambda port: [str(BIN / "gunicorn"), "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}"],
         "uvicorn": lambda port: [str(BIN / "uvicorn"), "aptix_site.asgi:application", "--port", str(port)],
         "runserver": lambda port: [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
@@ -132,6 +135,7 @@ class Server:
             env=env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: make's children are stopped with it
         )
         deadline = time.monotonic() + START_TIMEOUT
         while True:
@@ -145,12 +149,18 @@ class Server:
                 time.sleep(0.2)
 
     def stop(self):
-        self.process.terminate()
+        self._signal(signal.SIGTERM)
         try:
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            self._signal(signal.SIGKILL)
             self.process.wait(timeout=10)
+
+    def _signal(self, number):
+        try:
+            os.killpg(self.process.pid, number)
+        except ProcessLookupError:
+            pass
 
     def output(self) -> str:
         """What the server has logged so far."""

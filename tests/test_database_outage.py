@@ -2,7 +2,7 @@
 While the database cannot be reached, requests are answered 503 with Retry-After and the usual error body,
 never 500, and the service recovers by itself once the database is back. The outage is a TCP proxy of the
 test's own, cut and restored in front of the shared PostgreSQL server, which is never stopped; the app is
-served as in production (gunicorn) from a scratch database.
+served as in production (`make serve`) from a scratch database.
 """
 
 import time
@@ -30,7 +30,7 @@ def outage(tmp_path_factory):
         proxy = TcpProxy(address.hostname, address.port)
         through_proxy = env["DATABASE_URL"].replace(address.netloc.split("@")[-1], f"127.0.0.1:{proxy.port}")
         try:
-            with serving("gunicorn", production_env(env, DATABASE_URL=through_proxy), "--workers", "1") as server:
+            with serving("make-serve", production_env(env, DATABASE_URL=through_proxy), "WORKERS=1") as server:
                 yield server, proxy, token
         finally:
             proxy.close()

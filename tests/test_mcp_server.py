@@ -1,6 +1,6 @@
 """
 The MCP server, driven by the official `mcp` SDK client (unmocked) against the app served as in production
-(gunicorn), on a scratch database of the suite's kind, SQLite or PostgreSQL; and, for the transport alone,
+(`make serve`, Granian), on a scratch database of the suite's kind, SQLite or PostgreSQL; and, for the transport alone,
 under ASGI (uvicorn) and runserver. Raw HTTP shows what the SDK hides: statuses, headers, malformed input.
 """
 
@@ -31,7 +31,7 @@ def database(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(database):
     # One worker, so that throttle counts (per process without Redis) are one count.
-    with serving("gunicorn", production_env(database["env"], TOOL_INVOKE_RATE="1000/min"), "--workers", "1") as server:
+    with serving("make-serve", production_env(database["env"], TOOL_INVOKE_RATE="1000/min"), "WORKERS=1") as server:
         yield server
 
 
@@ -472,7 +472,7 @@ def test_initialize_asking_for_an_unknown_version_is_offered_the_handshake_versi
 
 
 def test_the_rest_throttle_applies_to_tool_calls(database, alice_token):
-    with serving("gunicorn", production_env(database["env"], TOOL_INVOKE_RATE="2/min"), "--workers", "1") as slow:
+    with serving("make-serve", production_env(database["env"], TOOL_INVOKE_RATE="2/min"), "WORKERS=1") as slow:
         call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "agent_list_modes"}}
         answers = [post_jsonrpc(f"{slow.base}/mcp/", alice_token, call) for _ in range(3)]
         listing = post_jsonrpc(f"{slow.base}/mcp/", alice_token, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
@@ -485,9 +485,9 @@ def test_the_rest_throttle_applies_to_tool_calls(database, alice_token):
 # --- ASGI and runserver ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["uvicorn", "runserver"])
-def test_the_mcp_server_works_under_asgi_and_runserver(database, alice_token, kind):
-    env = production_env(database["env"]) if kind == "uvicorn" else {**database["env"], "DEBUG": "1"}
+@pytest.mark.parametrize("kind", ["gunicorn", "uvicorn", "runserver"])
+def test_the_mcp_server_works_under_gunicorn_asgi_and_runserver(database, alice_token, kind):
+    env = {**database["env"], "DEBUG": "1"} if kind == "runserver" else production_env(database["env"])
 
     async def call(session):
         return await session.call_tool("agent_list_modes", {})
