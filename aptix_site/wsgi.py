@@ -1,4 +1,7 @@
-"""WSGI entry point (`make serve` runs it under Granian). It refuses to load on a broken mode catalog."""
+"""
+WSGI entry point (`make serve` runs it under Granian). It refuses to load on a broken mode catalog, and
+keeps the server process's environment (SECRET_KEY, DATABASE_URL, ...) out of each request's META.
+"""
 
 import os
 
@@ -6,7 +9,9 @@ from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aptix_site.settings")
 
-application = get_wsgi_application()
+from aptix_site.process_environment import WithoutProcessEnvironment  # noqa: E402
+
+application = WithoutProcessEnvironment(get_wsgi_application())
 
 from modes.startup import ensure_catalog_is_valid  # noqa: E402  (needs the app registry)
 
