@@ -1,7 +1,8 @@
 """
 Benchmark harness. For each database (SQLite, PostgreSQL) it migrates a fresh
-database, serves the app under gunicorn as deployed (gunicorn.conf.py, one sync
-worker per core; production settings), drives it from loopback with wrk, and
+database, serves the app as deployed (`make serve`: Granian, one worker per core;
+production settings; `--server gunicorn` for the former sync setup,
+gunicorn.conf.py), drives it from loopback with wrk, and
 prints requests/s and p50/p99 latency per endpoint. Two baselines run in the
 same pass: a DRF view with the same token authentication returning a constant
 JSON, and a plain Django view returning constant bytes; each endpoint's
@@ -13,7 +14,7 @@ median round. Then the catalog is grown to 1,000 modes and the listing is
 measured again.
 
     .venv/bin/python benchmarks/run.py [--duration 2] [--rounds 5] [--connections 16] [--workers N]
-                                       [--databases sqlite,postgres]
+                                       [--databases sqlite,postgres] [--server make-serve|gunicorn]
 
 Needs wrk (Debian package `wrk`). Traffic goes to 127.0.0.1 only and every run
 is bounded by --duration.
@@ -25,6 +26,7 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -44,8 +46,10 @@ def main():
     parser.add_argument("--duration", type=int, default=2, help="Seconds per endpoint (and its baseline) per round.")
     parser.add_argument("--rounds", type=int, default=5, help="Rounds; each endpoint's median round is shown.")
     parser.add_argument("--connections", type=int, default=16, help="Concurrent wrk connections.")
+    parser.add_argument("--workers", type=int, help="Worker processes; by default one per core.")
     parser.add_argument(
-        "--workers", type=int, help="gunicorn sync workers; by default gunicorn.conf.py's, one per core."
+        "--server", choices=["make-serve", "gunicorn"], default="make-serve",
+        help="make serve (Granian), or gunicorn's sync workers as served before.",
     )
     parser.add_argument("--databases", default="sqlite,postgres")
     parser.add_argument("--large-catalog", type=int, default=1000, help="Modes in the large-catalog pass.")
@@ -60,7 +64,7 @@ def main():
             _run([BIN / "python", "manage.py", "migrate", "--noinput", "-v0"], env)
             fixture = _prepare(env, "--user")
             print(f"[{database}] in-process, {fixture['modes']} modes: {_timings(fixture)}", flush=True)
-            with _server(env, options.workers) as base:
+            with _server(env, options.workers, options.server) as base:
                 measured = _measure_all(base, fixture, database, options)
                 rows += measured
                 pairs += _paired_ratios(measured, database)
@@ -134,21 +138,26 @@ def _timings(fixture):
 
 
 class _server:
-    """gunicorn with sync workers on a free loopback port, stopped on exit."""
+    """The app served on a free loopback port, by `make serve` or by gunicorn's sync workers; stopped on exit."""
 
-    def __init__(self, env, workers):
+    def __init__(self, env, workers, server):
         self.env = env
         self.workers = workers
+        self.server = server
+
+    def _command(self, port):
+        if self.server == "gunicorn":
+            return [str(BIN / "gunicorn"), "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}", "--log-level", "warning",
+                    *(["--workers", str(self.workers)] if self.workers is not None else [])]
+        return ["make", "-s", "serve", "HOST=127.0.0.1", f"PORT={port}", f"PYTHON={sys.executable}",
+                *([f"WORKERS={self.workers}"] if self.workers is not None else [])]
 
     def __enter__(self):
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         self.process = subprocess.Popen(
-            [str(BIN / "gunicorn"), "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}", "--log-level", "warning",
-             *(["--workers", str(self.workers)] if self.workers is not None else [])],
-            cwd=ROOT,
-            env=self.env,
+            self._command(port), cwd=ROOT, env=self.env, start_new_session=True  # make's children stop with it
         )
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 30
@@ -158,17 +167,17 @@ class _server:
                 return base
             except OSError:
                 if self.process.poll() is not None:
-                    raise SystemExit("gunicorn exited before serving") from None
+                    raise SystemExit(f"{self.server} exited before serving") from None
                 time.sleep(0.2)
-        self.process.kill()
-        raise SystemExit("gunicorn did not start within 30 s")
+        os.killpg(self.process.pid, signal.SIGKILL)
+        raise SystemExit(f"{self.server} did not start within 30 s")
 
     def __exit__(self, *exc):
-        self.process.terminate()
+        os.killpg(self.process.pid, signal.SIGTERM)
         try:
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            os.killpg(self.process.pid, signal.SIGKILL)
 
 
 BASELINE_DRF = ("DRF + token auth (baseline)", "GET", "/bench/drf/", None)
