@@ -34,6 +34,7 @@ def unstorable_text(value) -> str | None:
 
 class DuplicateKey(ValueError):
     def __init__(self, key):
+        self.key = key
         super().__init__(f"the key {key!r} appears twice in one object")
 
 

@@ -10,7 +10,7 @@ import json
 
 import yaml
 
-from aptix_site.text import unstorable_text
+from aptix_site.text import DuplicateKey, refuse_duplicate_keys, unstorable_text
 
 from .models import AgentMode
 
@@ -70,7 +70,9 @@ def _parse(text: str):
     # JSON first: YAML reads most JSON, but not all of it (tab indents, escaped surrogate pairs such as
     # an emoji written by json.dumps, control characters), and export_modes writes JSON too.
     try:
-        return json.loads(text, object_pairs_hook=_mapping_without_repeated_keys)
+        return json.loads(text, object_pairs_hook=refuse_duplicate_keys)
+    except DuplicateKey as error:
+        raise _repeated_key_error(error.key) from None
     except json.JSONDecodeError as json_error:
         try:
             return yaml.load(text, Loader=_YAMLLoaderWithoutRepeatedKeys)
@@ -81,15 +83,6 @@ def _parse(text: str):
 
 def _repeated_key_error(key) -> PortableFileError:
     return PortableFileError([f"The field {key!r} is given twice in one mapping; keep one of them."])
-
-
-def _mapping_without_repeated_keys(pairs):
-    mapping = {}
-    for key, value in pairs:
-        if key in mapping:
-            raise _repeated_key_error(key)
-        mapping[key] = value
-    return mapping
 
 
 class _YAMLLoaderWithoutRepeatedKeys(yaml.SafeLoader):
