@@ -31,21 +31,30 @@ run: install
 	DEBUG=1 $(BIN)/python manage.py create_local_admin
 	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
 
-# Serves the app for production with Granian: settings from the environment (SECRET_KEY, DATABASE_URL, ...),
-# bound to HOST:PORT, one worker process per core. A client that is slow to send its headers holds no
-# thread and is closed after 30 s; one slow to send its body holds one of a worker's 256 threads.
+# Serves the app for production (deploy/serve): nginx on HOST:PORT in front, reading whole requests and closing
+# slow or idle connections, and Granian running the app behind it in WORKERS processes (default: one per core).
+# Settings come from the environment (SECRET_KEY, DATABASE_URL, ...).
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print(os.cpu_count() or 1)')
-serve: install
-	exec $(BIN)/granian --interface wsgi --host $(HOST) --port $(PORT) --workers $(WORKERS) \
-		--http1-header-read-timeout 30000 --no-ws aptix_site.wsgi:application
+NGINX := $(VENV)/nginx/usr/sbin/nginx
+APT_DOWNLOAD := apt-get download -q -o APT::Sandbox::User=root nginx
+serve: install $(NGINX)
+	HOST=$(HOST) PORT=$(PORT) WORKERS=$(WORKERS) NGINX_BIN=$(NGINX) VENV_BIN=$(BIN) exec deploy/serve
 
-# The whole suite, on SQLite and then on PostgreSQL.
+# nginx from Debian's package, unpacked into the virtualenv: no system service is installed or started.
+$(NGINX): | $(BIN)/python
+	rm -rf $(VENV)/nginx-download && mkdir -p $(VENV)/nginx-download
+	cd $(VENV)/nginx-download && ($(APT_DOWNLOAD) || (apt-get update -q && $(APT_DOWNLOAD)))
+	dpkg-deb -x $(VENV)/nginx-download/nginx_*.deb $(VENV)/nginx
+	rm -rf $(VENV)/nginx-download
+	$(NGINX) -v
+
+# The whole suite, on SQLite and then on PostgreSQL (some tests serve the app with make serve).
 test: test-sqlite test-postgres
 
-test-sqlite: install-test
+test-sqlite: install-test $(NGINX)
 	env -u DATABASE_URL $(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
-test-postgres: install-test
+test-postgres: install-test $(NGINX)
 	$(TEST_ENV) DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -209,7 +209,7 @@ _ERROR_DESCRIPTIONS = {
     404: "Not found (or not yours).",
     405: "The operation does not take this HTTP method.",
     409: "The tool is declared for the agent's client, which executes it; this service does not.",
-    411: "The body was sent without a Content-Length (chunked).",
+    411: "The body reached the app without a Content-Length (chunked, where no proxy read it whole first).",
     413: "The request body is too large.",
     415: "The body is not in a media type this operation reads (JSON).",
     429: "Too many requests; retry after the Retry-After header's seconds.",

@@ -201,7 +201,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "The agent mode catalog, the agent tools and agent sessions. "
     "Every endpoint but the schema, its documentation and POST /api/token/ needs a token "
     "(Authorization: Token <key>) or a logged-in session. A method an endpoint does not list is answered 405, "
-    "and a POST body sent without a Content-Length (chunked) 411.",
+    "and a POST body that reaches the app without a Content-Length (chunked, where no proxy read it whole first) 411.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],

@@ -1,5 +1,6 @@
 """
-No server starts on a broken mode catalog (AGN-014 §7.6): gunicorn, runserver, the ASGI module, `check --database`.
+No server starts on a broken mode catalog (AGN-014 §7.6): `make serve`, gunicorn, runserver, the ASGI module,
+`check --database`.
 
 Each test runs real processes against its own SQLite file, whatever database the suite itself uses. The
 template database is made once per module by `manage.py migrate` on an empty file, which also shows
@@ -90,6 +91,16 @@ def db_without_default(intact_db):
     finally:
         db.close()
     return intact_db
+
+
+def test_make_serve_refuses_to_start_on_a_catalog_without_default_and_leaves_nothing_listening(db_without_default):
+    port = free_port()
+    code, output = run(["make", "-s", "serve", f"PORT={port}", f"PYTHON={PYTHON}"], db_without_default)
+    assert code != 0
+    assert "Refusing to serve: the mode catalog is broken." in output
+    assert "modes.E005" in output
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=5)
 
 
 def test_gunicorn_refuses_to_start_on_a_catalog_without_default(db_without_default):
