@@ -96,9 +96,15 @@ def scratch_database(tmp_path):
 
 
 def _migrate(env):
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True, timeout=180
-    )
+    run_manage(env, "migrate", "--noinput", "-v0", timeout=180)
+
+
+def run_manage(env, *arguments, timeout=60) -> str:
+    """What a management command prints, run as an operator runs it, on env's database."""
+    return subprocess.run(
+        [sys.executable, "manage.py", *arguments], cwd=ROOT, env=env, check=True, timeout=timeout,
+        capture_output=True, text=True,
+    ).stdout
 
 
 def production_env(env, **overrides):

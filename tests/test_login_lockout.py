@@ -1,17 +1,21 @@
 """
 Password guessing (django-axes): failed logins at the admin and at POST /api/token/ are logged with the user
 name and the address, never the password, and after LOGIN_FAILURE_LIMIT failures one user name from one
-address is locked out with a clear message, until the cool-off passes or an admin unlocks it.
+address is locked out with a clear message, until the cool-off passes or an admin unlocks it. In-process, and
+against a live `make serve`, where the address is the one nginx saw, whatever X-Forwarded-For a client sends.
 """
 
 import io
 import logging
 
 import pytest
+import requests
 from axes.models import AccessAttempt
 from django.core.management import call_command
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
+
+from .servers import make_users, production_env, run_manage, scratch_database, serving
 
 pytestmark = pytest.mark.django_db
 
@@ -120,3 +124,43 @@ def test_the_address_is_the_one_the_throttles_trust(client, root, settings):
     for attempt in range(5):
         token_login(client, f"wrong-{attempt}", HTTP_X_FORWARDED_FOR=f"10.0.0.{attempt}")
     assert token_login(client, "root-password-123").status_code == 429
+
+
+def test_a_live_server_locks_out_guessing_from_a_real_address_logs_it_and_the_command_unlocks(tmp_path):
+    with scratch_database(tmp_path) as env:
+        make_users(env, "root")
+        with serving("make-serve", production_env(env, TOKEN_RATE="1000/min"), "WORKERS=1") as server:
+
+            def token_login(password, spoofed):
+                # A client cannot pick its address: nginx adds the real one, and only that entry is trusted.
+                return requests.post(
+                    f"{server.base}/api/token/", json={"username": "root", "password": password},
+                    headers={"X-Forwarded-For": spoofed}, timeout=30,
+                )
+
+            answers = [token_login(f"hunter-{attempt}", f"10.0.0.{attempt}") for attempt in range(5)]
+            assert [answer.status_code for answer in answers] == [400, 400, 400, 400, 429]
+            locked = token_login("root-password-123", "10.0.0.9")
+            assert (locked.status_code, locked.headers["Retry-After"]) == (429, "900")
+            assert locked.json() == {"detail": f"{LOCKED_OUT} Expected available in 900 seconds."}
+            assert admin_login_over_http(server.base, "root-password-123").status_code == 429
+
+            log = server.output()
+            axes_lines = [line for line in log.splitlines() if line.startswith("AXES: ")]
+            assert sum("login failure by {" in line for line in axes_lines) >= 5
+            assert any(line.startswith("AXES: Locking out {") for line in axes_lines)
+            assert all('{username: "root", ip_address: "127.0.0.1",' in line for line in axes_lines)
+            assert "hunter-" not in log and "10.0.0." not in log
+
+            run_manage(env, "axes_reset_username", "root")
+            assert token_login("root-password-123", "10.0.0.9").status_code == 200
+
+
+def admin_login_over_http(base, password):
+    """The admin's login form posted as a browser would (its CSRF cookie is Secure, so it is sent by hand)."""
+    form = requests.get(f"{base}/admin/login/", timeout=30)
+    csrf = form.cookies["csrftoken"]
+    return requests.post(
+        f"{base}/admin/login/", data={"username": "root", "password": password, "csrfmiddlewaretoken": csrf},
+        headers={"Cookie": f"csrftoken={csrf}"}, allow_redirects=False, timeout=30,
+    )

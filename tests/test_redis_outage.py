@@ -1,7 +1,8 @@
 """
 With REDIS_URL set and Redis gone, logins and throttled writes keep working: the throttles count per process,
 one warning is logged for the outage (not one per request), and shared counting in Redis resumes when Redis
-is back, with no restart. Redis here is a server of the test's own, on a port of its own.
+is back, with no restart: in-process, and against a live `make serve`. Redis here is a server of the test's
+own, on a port of its own.
 """
 
 import logging
@@ -9,14 +10,14 @@ import time
 
 import pytest
 import redis
+import requests
 from django.core.cache import caches
 from rest_framework.test import APIClient
 
 from aptix_site.cache import FailoverRedisCache
 
-from .servers import free_port, redis_server
+from .servers import free_port, make_users, production_env, redis_server, scratch_database, serving
 
-pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
@@ -47,6 +48,7 @@ def redis_keys(port):
     return [key.decode() for key in redis.Redis(port=port).keys("*")]
 
 
+@pytest.mark.django_db
 def test_throttled_requests_and_logins_keep_working_while_redis_is_down_and_count_in_redis_again_after(
     own_redis, alice, alice_client, caplog
 ):
@@ -77,3 +79,41 @@ def test_throttled_requests_and_logins_keep_working_while_redis_is_down_and_coun
             "Redis answers again; throttles count in Redis, shared by every worker."
         ]
 
+
+
+def test_a_live_server_keeps_serving_through_a_redis_outage_and_counts_in_redis_again_after(tmp_path):
+    port = free_port()
+    with scratch_database(tmp_path) as env:
+        token = make_users(env, "alice")["alice"]
+        env = production_env(env, REDIS_URL=f"redis://127.0.0.1:{port}/0", TOOL_INVOKE_RATE="5/min")
+        with redis_server(port) as first_redis, serving("make-serve", env, "WORKERS=1") as server:
+            auth = {"Authorization": f"Token {token}"}
+
+            def hello():
+                return requests.post(
+                    f"{server.base}/api/tools/agent_hello_world/invoke/", json={"arguments": {"name": "Ada"}},
+                    headers=auth, timeout=30,
+                ).status_code
+
+            assert [hello(), hello()] == [200, 200]
+            assert any("tool-invoke" in key for key in redis_keys(port)), "the count is in Redis"
+
+            first_redis.terminate()
+            first_redis.wait(timeout=10)
+            during = [hello() for _ in range(6)]
+            login = requests.post(
+                f"{server.base}/api/token/", json={"username": "alice", "password": "alice-password-123"}, timeout=30
+            )
+            session = requests.post(f"{server.base}/api/sessions/", json={}, headers=auth, timeout=30)
+            # The worker counts on its own from the outage on: five calls, then the sixth is throttled.
+            assert during == [200, 200, 200, 200, 200, 429]
+            assert (login.status_code, session.status_code) == (200, 201)
+            assert server.output().count("Redis cannot be reached (") == 1
+
+            with redis_server(port):
+                deadline = time.monotonic() + 15  # the worker tries Redis again 5 s into an outage
+                while not any("tool-invoke" in key for key in redis_keys(port)):
+                    assert time.monotonic() < deadline, "counting did not move back to Redis"
+                    assert hello() in (200, 429)
+                    time.sleep(0.5)
+                assert "Redis answers again; throttles count in Redis, shared by every worker." in server.output()
