@@ -1,4 +1,4 @@
-"""Production settings plus the two baseline endpoints the benchmark compares against."""
+"""Production settings plus the in-stack diagnostic view (benchmarks/urls.py) that the harness also measures."""
 
 from aptix_site.settings import *  # noqa: F403
 

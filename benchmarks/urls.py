@@ -1,6 +1,8 @@
-"""The app's URLs plus the baselines: a DRF view with the same authentication, and a plain Django view."""
+"""
+The app's URLs plus a diagnostic: a constant DRF view inside this project's own stack (its settings, middleware,
+authentication). Set against the reference project's constant view, it shows what the stack itself costs.
+"""
 
-from django.http import HttpResponse
 from django.urls import path
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -13,12 +15,4 @@ class ConstantDRFView(APIView):
         return Response({"ok": True})
 
 
-def constant_plain_view(request):
-    return HttpResponse(b"ok", content_type="text/plain")
-
-
-urlpatterns = [
-    *app_urlpatterns,
-    path("bench/drf/", ConstantDRFView.as_view()),
-    path("bench/plain/", constant_plain_view),
-]
+urlpatterns = [*app_urlpatterns, path("bench/drf/", ConstantDRFView.as_view())]
