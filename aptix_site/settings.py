@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "agent_api",
     "mcp_server",
     "health",
+    "front_door",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
