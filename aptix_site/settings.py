@@ -218,10 +218,11 @@ API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Aptix Modes API",
+    # Markdown, which Swagger UI renders as HTML: text in angle brackets goes in backticks, or it is taken for a tag.
     "DESCRIPTION": "The agent mode catalog, the agent tools and agent sessions. "
-    "Every endpoint but the schema, its documentation and POST /api/token/ needs a token "
-    "(Authorization: Token <key>) or a logged-in session. A method an endpoint does not list is answered 405, "
-    "and a POST body sent without a Content-Length (chunked) 411.",
+    "Every endpoint but the schema, its documentation and `POST /api/token/` needs a token "
+    "(`Authorization: Token <key>`) or a logged-in session. A method an endpoint does not list is answered 405, "
+    "and a POST body sent without a `Content-Length` (chunked) 411.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
