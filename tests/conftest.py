@@ -213,3 +213,12 @@ def modes_restored_after_flush(django_db_setup, django_db_blocker):
             for row in rows:
                 model.objects.filter(pk=row[pk_name]).update(**row)  # update() keeps the given timestamps
         assert _modes_app_snapshot() == before, "the modes tables were not restored"
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Name the folders the browser test kept its screenshots in, so that CI's output says where they are."""
+    from .browser import SCREENSHOTS_KEY
+
+    for folder in config.stash.get(SCREENSHOTS_KEY, []):
+        shots = sorted(path.name for path in folder.glob("*.png"))
+        terminalreporter.write_line(f"Browser screenshots ({len(shots)}): {folder}/")
