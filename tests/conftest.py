@@ -47,6 +47,13 @@ def unconstrained_catalog(db):
             cursor.execute("PRAGMA ignore_check_constraints = OFF")
 
 
+@pytest.fixture
+def fast_password_hashing(settings):
+    """For tests that log in through the admin: admin_client creates a superuser per test, and the production
+    hasher takes most of a second."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture(autouse=True)
 def fresh_throttle_counters():
     """Throttle counters live in the cache; each test starts with none."""

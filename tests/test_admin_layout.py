@@ -8,27 +8,12 @@ from django.urls import reverse
 
 from modes.models import AgentMode
 
-pytestmark = pytest.mark.django_db
+from .expected import LIST_FIELDS
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
 CHANGELIST = reverse("admin:modes_agentmode_changelist")
 DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
-LIST_FIELDS = [
-    "mode_instructions",
-    "behavior_hints",
-    "human_role_hints",
-    "example_utterances",
-    "associated_tool_ids",
-    "tool_group_hints",
-    "rag_scope_hints",
-    "strong_signals",
-    "weak_signals",
-]
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
 
 def ddr_form(client) -> str:
     return client.get(reverse("admin:modes_agentmode_change", args=[DDR_ID])).content.decode()

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from modes.models import AgentMode, DeclaredTool
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
 DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
@@ -36,11 +36,6 @@ LIST_MODES_DESCRIPTION = (
     "Lists the configured agent modes (read-only): key, name, description, when to use, default flag and role hints; "
     "optionally example utterances and a text filter."
 )
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def change_page(client, pk) -> str:
