@@ -1,3 +1,5 @@
+"""The front door: what a person or a program finds at the service's address (GET /)."""
+
 from django.apps import AppConfig
 
 

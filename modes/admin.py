@@ -1,6 +1,6 @@
 """
-Admin for the mode catalog: review, search, reorder, add custom modes, switch the default; and
-declare the tools that the agent's client executes.
+Admin for the mode catalog: review (with a preview of what a session in the mode receives), search,
+reorder, add custom modes, switch the default; and declare the tools that the agent's client executes.
 """
 
 import json
