@@ -28,6 +28,19 @@ def env_flag(name, default=False):
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def env_int(name, default: int) -> int:
+    value = os.environ.get(name)
+    if value is None or value.strip() == "":
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        number = -1
+    if number < 0:
+        raise ImproperlyConfigured(f"{name} must be a whole number, 0 or more; it is {value!r}.")
+    return number
+
+
 def env_list(name, default):
     value = os.environ.get(name)
     if value is None or value.strip() == "":
@@ -54,7 +67,7 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 SECURE_SSL_REDIRECT = env_flag("SECURE_SSL_REDIRECT", not DEBUG)
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
-SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0" if DEBUG else "31536000"))
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_flag("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
 SECURE_HSTS_PRELOAD = env_flag("SECURE_HSTS_PRELOAD", not DEBUG)
 if env_flag("SECURE_PROXY_SSL_HEADER"):
@@ -70,6 +83,7 @@ INSTALLED_APPS = [
     "agent_api",
     "mcp_server",
     "health",
+    "front_door",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -105,8 +119,8 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
-AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_LOCKOUT_MINUTES", "15")))
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "accounts.lockout.client_address"
@@ -134,13 +148,19 @@ TEMPLATES = [
 WSGI_APPLICATION = "aptix_site.wsgi.application"
 ASGI_APPLICATION = "aptix_site.asgi.application"
 
-DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=600,
-        conn_health_checks=True,
-    )
-}
+try:
+    DATABASES = {
+        "default": dj_database_url.config(
+            default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+            conn_max_age=600,
+            conn_health_checks=True,
+        )
+    }
+except ValueError as error:  # an unknown scheme, a port that is not a number: never echo the URL (a password)
+    raise ImproperlyConfigured(
+        f"DATABASE_URL is not a database URL this service can use ({type(error).__name__}); "
+        "write it as postgres://user:password@host:5432/name, or leave it unset for SQLite."
+    ) from None
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Concurrent writers (several workers changing modes) wait for the write
@@ -184,7 +204,7 @@ REST_FRAMEWORK = {
     # Throttles identify anonymous clients by address. X-Forwarded-For is trusted
     # only from this many proxies in front of the app; none by default, so a
     # client cannot pick a fresh identity per request.
-    "NUM_PROXIES": int(os.environ.get("API_NUM_PROXIES", "0")),
+    "NUM_PROXIES": env_int("API_NUM_PROXIES", 0),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {
         "tool-invoke": os.environ.get("TOOL_INVOKE_RATE", "120/min"),
@@ -194,14 +214,16 @@ REST_FRAMEWORK = {
 }
 
 # Requests to /api/ with a larger body are refused with 413.
-API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", 64 * 1024))
+API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Aptix Modes API",
+    # Markdown, which Swagger UI renders as HTML: text in angle brackets goes in backticks, or it is taken for a tag.
     "DESCRIPTION": "The agent mode catalog, the agent tools and agent sessions. "
-    "Every endpoint but the schema, its documentation and POST /api/token/ needs a token "
-    "(Authorization: Token <key>) or a logged-in session. A method an endpoint does not list is answered 405, "
-    "and a POST body that reaches the app without a Content-Length (chunked, where no proxy read it whole first) 411.",
+    "Every endpoint but the schema, its documentation and `POST /api/token/` needs a token "
+    "(`Authorization: Token <key>`) or a logged-in session. A method an endpoint does not list is answered 405, "
+    "and a POST body that reaches the app without a `Content-Length` (chunked, where no proxy read it whole "
+    "first) 411.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],

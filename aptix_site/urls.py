@@ -1,13 +1,19 @@
-"""URL map: the admin, and the REST API under /api/ (with JSON 400, 404 and 500 pages there)."""
+"""URL map: the front door, the admin, and the REST API under /api/ (with JSON 400, 404 and 500 pages there)."""
 
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accounts.views import TokenView
+from front_door.views import front_door
 from health.views import healthz, readyz
 
+admin.site.site_header = "Aptix Modes administration"
+admin.site.site_title = "Aptix Modes admin"
+admin.site.index_title = "Modes, tools, sessions and accounts"
+
 urlpatterns = [
+    path("", front_door, name="front-door"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

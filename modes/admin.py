@@ -1,6 +1,6 @@
 """
-Admin for the mode catalog: review, search, reorder, add custom modes, switch the default; and
-declare the tools that the agent's client executes.
+Admin for the mode catalog: review (with a preview of what a session in the mode receives), search,
+reorder, add custom modes, switch the default; and declare the tools that the agent's client executes.
 """
 
 import json
@@ -15,8 +15,8 @@ from django.urls import reverse
 
 from aptix_site.text import unstorable_text
 
+from .admin_preview import system_prompt_preview, tools_preview, unresolved_tools_warning
 from .catalog import current_catalog, unresolved_tool_ids
-from .checks import UNRESOLVED_TOOLS_HINT, unresolved_tools_message
 from .models import AgentMode, DeclaredTool
 from .services import set_default_mode
 
@@ -30,8 +30,13 @@ def deletion_refusal(mode: AgentMode) -> str | None:
     return None
 
 
-def unresolved_tools_warning(key: str, unresolved: list[str]) -> str:
-    return f"Warning (modes.W001): {unresolved_tools_message(key, unresolved)} {UNRESOLVED_TOOLS_HINT}"
+# The admin's words for fields whose model help text is written for the catalog, not for this form.
+FORM_HELP = {
+    "when_to_use": "One sentence, on one line, of at most {max_length} characters: the system prompt lists it as "
+    "'- key: sentence', and the model chooses between modes by it. It wraps here only so that it can be read whole.",
+    "associated_tool_ids": "Names of the tools enabled while this mode is active; the preview below shows them as "
+    "the model gets them.",
+}
 
 
 @admin.register(AgentMode)
@@ -40,32 +45,49 @@ class AgentModeAdmin(admin.ModelAdmin):
     list_display_links = ["key", "display_name"]
     list_editable = ["position"]
     list_filter = ["status", "source", "is_default"]
-    search_fields = ["key", "display_name", "description", "when_to_use"]
+    search_fields = ["key", "display_name", "description", "when_to_use", *AgentMode.list_field_names()]
     actions = ["make_default", "delete_selected"]
     fieldsets = [
         (None, {"fields": ["id", "key", "display_name", "description", "when_to_use"]}),
         ("Catalog", {"fields": ["is_default", "status", "version", "position", "source"]}),
         ("Behaviour", {"fields": ["mode_instructions", "behavior_hints", "human_role_hints", "example_utterances"]}),
-        (
-            "Tools and retrieval",
-            {"fields": ["associated_tool_ids", "unresolved_tools", "tool_group_hints", "rag_scope_hints"]},
-        ),
+        ("Tools and retrieval", {"fields": ["associated_tool_ids", "tool_group_hints", "rag_scope_hints"]}),
         ("Recognition (advisory)", {"fields": ["strong_signals", "weak_signals"]}),
         ("History", {"fields": ["created_at", "updated_at"]}),
     ]
+    preview_fieldset = (
+        "Preview: what a session in this mode receives, as saved",
+        {"fields": ["system_prompt", "enabled_tools"]},
+    )
+
+    class Media:
+        css = {"all": ["modes/admin.css"]}
+
+    def get_fieldsets(self, request, obj=None):
+        fieldsets = super().get_fieldsets(request, obj)
+        return fieldsets if obj is None else [*fieldsets, self.preview_fieldset]
 
     def get_readonly_fields(self, request, obj=None):
-        readonly = ["id", "is_default", "source", "unresolved_tools", "created_at", "updated_at"]
+        readonly = ["id", "is_default", "source", "system_prompt", "enabled_tools", "created_at", "updated_at"]
         if obj is not None and obj.source == AgentMode.Source.BUILTIN:
             readonly.append("key")
         return readonly
 
-    @admin.display(description="Tool check")
-    def unresolved_tools(self, mode):
-        unresolved = unresolved_tool_ids(mode.associated_tool_ids)
-        if not unresolved:
-            return "Every tool id names a registered or declared tool."
-        return unresolved_tools_warning(mode.key, unresolved)
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name in FORM_HELP:
+            kwargs["help_text"] = FORM_HELP[db_field.name].format(max_length=db_field.max_length)
+        if db_field.name == "when_to_use":
+            # A textarea, so that the whole sentence shows; a line break in it is refused with the field's error.
+            kwargs["widget"] = forms.Textarea(attrs={"rows": 2, "class": "aptix-wide"})
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
+
+    @admin.display(description="System prompt block")
+    def system_prompt(self, mode):
+        return system_prompt_preview(mode)
+
+    @admin.display(description="Tools")
+    def enabled_tools(self, mode):
+        return tools_preview(mode)
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)

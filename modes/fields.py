@@ -9,7 +9,12 @@ from .validators import validate_string_list
 class LineListFormField(forms.Field):
     """Shows a list as lines of text and reads it back, dropping blank lines."""
 
-    widget = forms.Textarea(attrs={"rows": 4})
+    # wrap="off": a long item stays on its one line (scrolled sideways) rather than wrapping to look like two.
+    widget = forms.Textarea(attrs={"rows": 4, "wrap": "off", "class": "aptix-wide aptix-lines"})
+    LINES_HELP = "One item per line; a long item stays on its line. Blank lines are dropped."
+
+    def __init__(self, *, help_text="", **kwargs):
+        super().__init__(help_text=f"{help_text} {self.LINES_HELP}".strip(), **kwargs)
 
     def prepare_value(self, value):
         if isinstance(value, list):

@@ -6,7 +6,9 @@ with one mapping per mode, keyed by the model's field names. ``source`` and the
 timestamps stay out: only migrations make built-in modes.
 """
 
+import difflib
 import json
+from dataclasses import dataclass
 
 import yaml
 
@@ -44,8 +46,31 @@ def dump_document(document: dict, *, file_format: str) -> str:
     return yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
 
 
-def read_document(text: str) -> list[dict]:
-    """The mode entries of a file, each checked for known fields of the right types."""
+@dataclass(frozen=True)
+class ModeEntry:
+    """
+    One entry of a mode file, type-checked: the known fields whose values have the right type, the
+    fields given with a wrong one (left out of ``fields``, so later checks skip them rather than report
+    them again), and the problems found, each naming its field.
+    """
+
+    where: str
+    fields: dict | None  # None: the entry is not a mapping at all
+    rejected: frozenset[str] = frozenset()
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModeFile:
+    entries: tuple[ModeEntry, ...]
+    problems: tuple[str, ...] = ()  # about the file as a whole
+
+
+def read_document(text: str) -> ModeFile:
+    """
+    A mode file's entries, each checked for known fields of the right types. Every problem found is
+    kept for the import to report with its own; only a file with no 'modes' list to read raises.
+    """
     try:
         document = _parse(text)
     except RecursionError:
@@ -58,12 +83,8 @@ def read_document(text: str) -> list[dict]:
         problems.append(f"Unknown top-level fields: {', '.join(unknown)}.")
     if document.get("format", FORMAT_NAME) != FORMAT_NAME or document.get("version", FORMAT_VERSION) != FORMAT_VERSION:
         problems.append(f"This is not an {FORMAT_NAME} version {FORMAT_VERSION} file.")
-    entries = document["modes"]
-    for index, entry in enumerate(entries):
-        problems += [f"{describe_entry(index, entry)}: {problem}" for problem in _entry_type_problems(entry)]
-    if problems:
-        raise PortableFileError(problems)
-    return entries
+    entries = tuple(_check_entry(index, entry) for index, entry in enumerate(document["modes"]))
+    return ModeFile(entries=entries, problems=tuple(problems))
 
 
 def _parse(text: str):
@@ -104,27 +125,39 @@ def describe_entry(index: int, entry) -> str:
     return f"modes[{index}] (key {key!r})" if isinstance(key, str) else f"modes[{index}]"
 
 
-def _entry_type_problems(entry) -> list[str]:
+def _check_entry(index: int, entry) -> ModeEntry:
+    where = describe_entry(index, entry)
     if not isinstance(entry, dict):
-        return ["each mode must be a mapping of field names to values."]
-    problems = []
-    unknown = sorted(set(map(str, entry)) - set(PORTABLE_FIELDS))
-    if unknown:
-        problems.append(f"unknown fields {', '.join(unknown)}.")
-    for field in TEXT_FIELDS:
-        if field in entry and not isinstance(entry[field], str):
-            problems.append(f"{field}: must be text.")
-        elif unstorable_text(entry.get(field)):
-            problems.append(f"{field}: must not contain {unstorable_text(entry[field])}.")
-    if "is_default" in entry and not isinstance(entry["is_default"], bool):
-        problems.append("is_default: must be true or false.")
-    position = entry.get("position")
-    if "position" in entry and (isinstance(position, bool) or not isinstance(position, int) or position < 0):
-        problems.append("position: must be a whole number, 0 or more.")
-    for field in LIST_FIELDS:
-        value = entry.get(field, [])
-        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-            problems.append(f"{field}: must be a list of text lines.")
-        elif unstorable_text(value):
-            problems.append(f"{field}: must not contain {unstorable_text(value)}.")
-    return problems
+        return ModeEntry(where=where, fields=None, problems=("each mode must be a mapping of field names to values.",))
+    problems = {}
+    for name in sorted(set(map(str, entry)) - set(PORTABLE_FIELDS)):
+        guess = difflib.get_close_matches(name, PORTABLE_FIELDS, n=1)
+        problems[name] = f"unknown field; did you mean {guess[0]}?" if guess else "unknown field."
+    for name in PORTABLE_FIELDS:
+        if name in entry:
+            problem = _type_problem(name, entry[name])
+            if problem:
+                problems[name] = problem
+    fields = {name: value for name, value in entry.items() if name in PORTABLE_FIELDS and name not in problems}
+    return ModeEntry(
+        where=where,
+        fields=fields,
+        rejected=frozenset(problems) & set(PORTABLE_FIELDS),
+        problems=tuple(f"{name}: {problem}" for name, problem in problems.items()),
+    )
+
+
+def _type_problem(name: str, value) -> str | None:
+    if name in TEXT_FIELDS:
+        if not isinstance(value, str):
+            return "must be text."
+    elif name == "is_default":
+        if not isinstance(value, bool):
+            return "must be true or false."
+    elif name == "position":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            return "must be a whole number, 0 or more."
+    elif not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        return "must be a list of text lines."
+    unstorable = unstorable_text(value)
+    return f"must not contain {unstorable}." if unstorable else None

@@ -7,7 +7,7 @@ from django.db import transaction
 
 from .catalog import unresolved_tool_ids
 from .models import AgentMode
-from .portable import PortableFileError, describe_entry
+from .portable import ModeFile, PortableFileError
 
 
 def set_default_mode(*, mode: AgentMode) -> None:
@@ -40,12 +40,15 @@ class ImportResult:
     unresolved_tool_ids: dict[str, list[str]] = field(default_factory=dict)
 
 
-def import_modes(*, entries: list[dict], update: bool, dry_run: bool) -> ImportResult:
-    """Validate every entry, then apply all of them or none. Raises PortableFileError listing each problem."""
+def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool) -> ImportResult:
+    """
+    Validate every entry, then apply all of them or none. Raises PortableFileError listing every
+    problem of the file, those read_document found included, each with its entry and field.
+    """
     with transaction.atomic():
         _lock_catalog()
         existing = {mode.key: mode for mode in AgentMode.objects.all()}
-        result, to_save, new_default_pk = _plan(entries, existing, update=update)
+        result, to_save, new_default_pk = _plan(mode_file, existing, update=update)
         if not dry_run:
             for mode in to_save:
                 mode.save()
@@ -54,25 +57,30 @@ def import_modes(*, entries: list[dict], update: bool, dry_run: bool) -> ImportR
     return result
 
 
-def _plan(entries, existing, *, update):
-    problems = []
+def _plan(mode_file: ModeFile, existing, *, update):
+    problems = list(mode_file.problems)
+    entries = mode_file.entries
     result = ImportResult()
     to_save = []
     new_default_pk = None
     ids_in_use = {mode.pk: mode.key for mode in existing.values()}
     seen_keys, seen_ids = {}, {}
-    defaults = [index for index, entry in enumerate(entries) if entry.get("is_default") is True]
+    defaults = [entry for entry in entries if entry.fields and entry.fields.get("is_default") is True]
     current_default = next((mode.key for mode in existing.values() if mode.is_default), None)
 
     if len(defaults) > 1:
-        names = " and ".join(describe_entry(index, entries[index]) for index in defaults)
+        names = " and ".join(entry.where for entry in defaults)
         problems.append(f"{names} are each marked is_default: true; only one mode can be the default.")
 
     for index, entry in enumerate(entries):
-        where = describe_entry(index, entry)
-        key = entry.get("key")
+        where, fields = entry.where, entry.fields
+        problems += [f"{where}: {problem}" for problem in entry.problems]
+        if fields is None:
+            continue
+        key = fields.get("key")
         if not key:
-            problems.append(f"{where}: key: every mode needs a key.")
+            if "key" not in entry.rejected:
+                problems.append(f"{where}: key: every mode needs a key.")
             continue
         if key in seen_keys:
             problems.append(f"{where}: key: {key!r} appears again, first at modes[{seen_keys[key]}].")
@@ -82,7 +90,7 @@ def _plan(entries, existing, *, update):
         if mode is not None and not update:
             problems.append(f"{where}: key: mode {key!r} already exists; pass --update to update it.")
             continue
-        entry_id = entry.get("id")
+        entry_id = fields.get("id")
         if entry_id is not None:
             id_problem = None
             if entry_id in seen_ids:
@@ -97,7 +105,7 @@ def _plan(entries, existing, *, update):
                 # The rest of the entry would be checked against the wrong row: one clear problem is enough.
                 problems.append(f"{where}: id: {id_problem}")
                 continue
-        if mode is not None and key == current_default and entry.get("is_default") is False and not defaults:
+        if mode is not None and key == current_default and fields.get("is_default") is False and not defaults:
             problems.append(
                 f"{where}: is_default: this takes the default away from {key!r} without making another mode "
                 "the default."
@@ -108,14 +116,15 @@ def _plan(entries, existing, *, update):
             changed = True
         else:
             changed = False
-        for name, value in entry.items():
+        for name, value in fields.items():
             if name == "is_default":
                 continue  # applied after all rows, by switching the default
             if getattr(mode, name) != value:
                 setattr(mode, name, value)
                 changed = True
         try:
-            mode.full_clean(validate_unique=False)
+            # A field given with a wrong type is reported already, and was not set: not checked again.
+            mode.full_clean(exclude=entry.rejected, validate_unique=False)
         except ValidationError as error:
             problems += [
                 f"{where}: {message}" if name == NON_FIELD_ERRORS else f"{where}: {name}: {message}"
@@ -126,7 +135,7 @@ def _plan(entries, existing, *, update):
         unresolved = unresolved_tool_ids(mode.associated_tool_ids)
         if unresolved:
             result.unresolved_tool_ids[key] = unresolved
-        if entry.get("is_default") is True and key != current_default:
+        if fields.get("is_default") is True and key != current_default:
             result.default, new_default_pk = key, mode.pk
         if mode._state.adding:
             result.created.append(key)

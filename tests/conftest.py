@@ -47,6 +47,13 @@ def unconstrained_catalog(db):
             cursor.execute("PRAGMA ignore_check_constraints = OFF")
 
 
+@pytest.fixture
+def fast_password_hashing(settings):
+    """For tests that log in through the admin: admin_client creates a superuser per test, and the production
+    hasher takes most of a second."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture(autouse=True)
 def fresh_throttle_counters():
     """Throttle counters live in the cache; each test starts with none."""
@@ -213,3 +220,12 @@ def modes_restored_after_flush(django_db_setup, django_db_blocker):
             for row in rows:
                 model.objects.filter(pk=row[pk_name]).update(**row)  # update() keeps the given timestamps
         assert _modes_app_snapshot() == before, "the modes tables were not restored"
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Name the folders the browser test kept its screenshots in, so that CI's output says where they are."""
+    from .browser import SCREENSHOTS_KEY
+
+    for folder in config.stash.get(SCREENSHOTS_KEY, []):
+        shots = sorted(path.name for path in folder.glob("*.png"))
+        terminalreporter.write_line(f"Browser screenshots ({len(shots)}): {folder}/")

@@ -3,6 +3,19 @@ Expected answers written out from the contract, for the tests to share: nothing 
 under test.
 """
 
+# The list fields of a mode (AGN-014 §3), in the model's order.
+LIST_FIELDS = [
+    "mode_instructions",
+    "behavior_hints",
+    "human_role_hints",
+    "example_utterances",
+    "associated_tool_ids",
+    "tool_group_hints",
+    "rag_scope_hints",
+    "strong_signals",
+    "weak_signals",
+]
+
 
 def tool_error(message):
     """A tool envelope that reports a failure (TUL-011's InvokeResult.FromError)."""

@@ -11,31 +11,15 @@ from django.urls import reverse
 from modes.models import AgentMode
 from modes.services import set_default_mode
 
-pytestmark = pytest.mark.django_db
+from .expected import LIST_FIELDS
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
 CHANGELIST = reverse("admin:modes_agentmode_changelist")
 ADD = reverse("admin:modes_agentmode_add")
 GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 WORKFLOW_ID = "0FB81E6A8337444BA00A0CE28E3A1F78"
-
-LIST_FIELDS = [
-    "mode_instructions",
-    "behavior_hints",
-    "human_role_hints",
-    "example_utterances",
-    "associated_tool_ids",
-    "tool_group_hints",
-    "rag_scope_hints",
-    "strong_signals",
-    "weak_signals",
-]
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    # admin_client creates a superuser per test; the production hasher takes most of a second.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def change_url(pk):

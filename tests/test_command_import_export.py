@@ -385,7 +385,41 @@ def test_unknown_fields_are_a_command_error(write_file):
     content["extra"] = 1
     message = import_error(write_file(content))
     assert "Unknown top-level fields: extra." in message
-    assert "modes[0] (key 'scout'): unknown fields colour, source." in message
+    assert "modes[0] (key 'scout'): colour: unknown field." in message
+    assert "modes[0] (key 'scout'): source: unknown field." in message
+
+
+def test_an_unknown_field_close_to_a_real_one_is_named(write_file):
+    message = import_error(write_file(document({**SCOUT, "when_to_us": "Use it."})))
+    assert "modes[0] (key 'scout'): when_to_us: unknown field; did you mean when_to_use?" in message
+
+
+def test_every_problem_of_a_file_is_reported_in_one_run(write_file):
+    content = document(
+        {**SCOUT, "key": "Bad Key", "colour": "blue"},
+        {**SCOUT, "key": "second", "position": "3", "when_to_use": "Two\nlines."},
+        {**SCOUT, "key": "third", "status": "retired", "display_name": 42},
+        "not a mapping",
+    )
+    content["extra"] = 1
+    message = import_error(write_file(content))
+    assert message.splitlines()[1:] == [
+        "  Unknown top-level fields: extra.",
+        "  modes[0] (key 'Bad Key'): colour: unknown field.",
+        "  modes[0] (key 'Bad Key'): key: A mode key is snake_case: lower-case letters, digits and underscores only "
+        "(for example ddr_authoring).",
+        "  modes[1] (key 'second'): position: must be a whole number, 0 or more.",
+        "  modes[1] (key 'second'): when_to_use: This must be a single line: it is rendered inline in the system "
+        "prompt.",
+        "  modes[2] (key 'third'): display_name: must be text.",
+        "  modes[2] (key 'third'): status: Status 'retired' is not one of active, experimental or deprecated.",
+        "  modes[3]: each mode must be a mapping of field names to values.",
+    ]
+
+
+def test_a_key_of_the_wrong_type_is_reported_once(write_file):
+    message = import_error(write_file(document({**SCOUT, "key": 7})))
+    assert message.splitlines()[1:] == ["  modes[0]: key: must be text."]
 
 
 def test_another_format_is_a_command_error(write_file):

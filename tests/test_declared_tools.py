@@ -18,7 +18,7 @@ from sessions_app.services import create_session
 
 from .expected import tool_error
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
 ADD = reverse("admin:modes_declaredtool_add")
 DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
@@ -27,11 +27,6 @@ SAVE_PARAMETERS = {
     "properties": {"title": {"type": "string", "description": "The DDR's title."}},
     "required": ["title"],
 }
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture

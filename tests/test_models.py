@@ -9,21 +9,11 @@ from django.db import IntegrityError, models, transaction
 from modes.fields import StringListField
 from modes.models import AgentMode, AgentModeSummary
 
+from .expected import LIST_FIELDS
+
 pytestmark = pytest.mark.django_db
 
 GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
-
-LIST_FIELDS = [
-    "mode_instructions",
-    "behavior_hints",
-    "human_role_hints",
-    "example_utterances",
-    "associated_tool_ids",
-    "tool_group_hints",
-    "rag_scope_hints",
-    "strong_signals",
-    "weak_signals",
-]
 
 
 def valid_mode(**overrides):

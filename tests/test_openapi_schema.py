@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from markdown_it import MarkdownIt
 from django.contrib.staticfiles import finders
 from django.core.management import call_command
 from rest_framework.test import APIClient
@@ -55,6 +56,39 @@ def operations(schema):
     for path, methods in schema["paths"].items():
         for method, operation in methods.items():
             yield path, method, operation
+
+
+def prose(node, where="#"):
+    """(where, text) for every description and summary in the schema: Markdown that Swagger UI renders."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in {"description", "summary"} and isinstance(value, str):
+                yield f"{where}/{key}", value
+            else:
+                yield from prose(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from prose(value, f"{where}/{index}")
+
+
+def raw_html(markdown: str) -> list[str]:
+    """What Markdown with HTML allowed, as Swagger UI renders it, would take for HTML tags (and then drop)."""
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    inline = [child for token in tokens for child in (token.children or [])]
+    return [token.content for token in [*tokens, *inline] if token.type in {"html_inline", "html_block"}]
+
+
+def test_no_description_loses_text_to_html_in_swagger_ui(schema):
+    assert {where: raw_html(text) for where, text in prose(schema) if raw_html(text)} == {}
+
+
+def test_the_check_sees_a_placeholder_that_swagger_ui_would_take_for_a_tag():
+    assert raw_html("a token (Authorization: Token <key>)") == ["<key>"]
+    assert raw_html("a token (`Authorization: Token <key>`)") == []
+
+
+def test_the_description_names_the_token_header_whole(schema):
+    assert "`Authorization: Token <key>`" in schema["info"]["description"]
 
 
 def test_spectacular_validates_the_schema_with_warnings_as_errors(tmp_path):

@@ -266,14 +266,15 @@ def file_texts():
 @given(text=file_texts())
 def test_read_document_returns_checked_entries_or_raises_only_portable_file_error(text):
     try:
-        entries = read_document(text)
+        mode_file = read_document(text)
     except PortableFileError as error:
         assert error.problems and all(isinstance(problem, str) and problem for problem in error.problems)
         return
-    assert isinstance(entries, list)
-    for entry in entries:
-        assert isinstance(entry, dict)
-        assert set(map(str, entry)) <= set(PORTABLE_FIELDS)
+    assert all(isinstance(problem, str) and problem for problem in mode_file.problems)
+    for entry in mode_file.entries:
+        assert entry.fields is not None or entry.problems
+        assert set(entry.fields or {}) <= set(PORTABLE_FIELDS)
+        assert not set(entry.fields or {}) & entry.rejected
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ class Command(BaseCommand):
         except (OSError, UnicodeDecodeError) as error:
             raise CommandError(f"Cannot read {file}: {getattr(error, 'strerror', None) or error}.") from error
         try:
-            result = import_modes(entries=read_document(text), update=update, dry_run=dry_run)
+            result = import_modes(mode_file=read_document(text), update=update, dry_run=dry_run)
         except PortableFileError as error:
             problems = "\n".join(f"  {problem}" for problem in error.problems)
             raise CommandError(f"{file} was not imported; nothing changed:\n{problems}") from error

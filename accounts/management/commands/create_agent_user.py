@@ -1,0 +1,28 @@
+"""Creates the account an agent back-end calls the API with (a user and its token) in one step, and prints the token."""
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from accounts.services import AccountRefused, create_agent_user
+
+
+class Command(BaseCommand):
+    help = (
+        "Create a user for an agent back-end, without a password, and its API token; print the token. "
+        "For an existing user, use drf_create_token."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("username")
+        parser.add_argument("--organization", metavar="SLUG", help="Slug of the organization the user belongs to.")
+
+    def handle(self, *args, username, organization, **options):
+        try:
+            token = create_agent_user(username=username, organization_slug=organization)
+        except AccountRefused as error:
+            raise CommandError(str(error)) from None
+        except ValidationError as error:
+            raise CommandError(" ".join(error.messages)) from None
+        where = f" in organization {organization!r}" if organization else ""
+        self.stderr.write(f"Created user {username!r}{where}; it has no password and calls the API with this token:")
+        self.stdout.write(token.key)

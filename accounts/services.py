@@ -1,0 +1,39 @@
+"""Writes to accounts: an account for an agent back-end, which signs in with an API token only."""
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+from .models import Membership, Organization
+
+
+class AccountRefused(ValueError):
+    """An account that cannot be created as asked; the message says why and what to do instead."""
+
+
+def create_agent_user(*, username: str, organization_slug: str | None) -> Token:
+    """
+    A new user without a password (nobody can log in as it), in the organization of that slug if one is
+    given, and its API token. Nothing is created if any part is refused.
+    """
+    User = get_user_model()
+    if User.objects.filter(**{User.USERNAME_FIELD: username}).exists():
+        raise AccountRefused(
+            f"A user named {username!r} exists already; 'manage.py drf_create_token -r {username}' gives it a new token."
+        )
+    organization = None
+    if organization_slug is not None:
+        organization = Organization.objects.filter(slug=organization_slug).first()
+        if organization is None:
+            slugs = ", ".join(Organization.objects.values_list("slug", flat=True)) or "none yet"
+            raise AccountRefused(
+                f"No organization has the slug {organization_slug!r} (there are: {slugs}); add it in the admin first."
+            )
+    user = User(**{User.USERNAME_FIELD: username})
+    user.set_unusable_password()
+    user.full_clean(exclude=["password"])
+    with transaction.atomic():
+        user.save()
+        if organization is not None:
+            Membership.objects.create(user=user, organization=organization)
+        return Token.objects.create(user=user)

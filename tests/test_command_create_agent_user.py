@@ -1,0 +1,72 @@
+"""manage.py create_agent_user: a user and an API token for an agent back-end in one step."""
+
+import re
+from io import StringIO
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
+from rest_framework.authtoken.models import Token
+
+from accounts.models import Organization, organization_of
+
+pytestmark = pytest.mark.django_db
+
+
+def create_agent_user(*args):
+    out, err = StringIO(), StringIO()
+    call_command("create_agent_user", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def refusal(*args):
+    users, tokens = get_user_model().objects.count(), Token.objects.count()
+    with pytest.raises(CommandError) as caught:
+        create_agent_user(*args)
+    assert (get_user_model().objects.count(), Token.objects.count()) == (users, tokens)
+    return str(caught.value)
+
+
+@pytest.fixture
+def acme(db):
+    return Organization.objects.create(name="Acme", slug="acme")
+
+
+def test_prints_a_token_that_the_api_accepts(anon_client, acme):
+    out, err = create_agent_user("planner", "--organization", "acme")
+    assert re.fullmatch(r"[0-9a-f]{40}\n", out)
+    assert err == "Created user 'planner' in organization 'acme'; it has no password and calls the API with this token:\n"
+    response = anon_client.get("/api/modes/", HTTP_AUTHORIZATION=f"Token {out.strip()}")
+    assert response.status_code == 200
+
+
+def test_the_user_is_in_the_organization_and_cannot_log_in_with_a_password(acme):
+    create_agent_user("planner", "--organization", "acme")
+    user = get_user_model().objects.get(username="planner")
+    assert organization_of(user) == acme
+    assert not user.has_usable_password()
+    assert (user.is_staff, user.is_superuser) == (False, False)
+
+
+def test_without_an_organization_the_user_belongs_to_none():
+    out, err = create_agent_user("planner")
+    assert err == "Created user 'planner'; it has no password and calls the API with this token:\n"
+    assert organization_of(get_user_model().objects.get(username="planner")) is None
+
+
+def test_an_existing_user_is_refused_pointing_to_drf_create_token(alice):
+    assert refusal("alice") == (
+        "A user named 'alice' exists already; 'manage.py drf_create_token -r alice' gives it a new token."
+    )
+
+
+def test_an_unknown_organization_is_refused_listing_the_known_ones(acme):
+    assert refusal("planner", "--organization", "acne") == (
+        "No organization has the slug 'acne' (there are: acme); add it in the admin first."
+    )
+
+
+def test_a_username_django_would_refuse_is_refused():
+    assert refusal("two words") == (
+        "Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters."
+    )
