@@ -7,7 +7,7 @@ PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/aptix_modes
 TEST_ENV := SECRET_KEY=tests-only-not-a-secret SECURE_SSL_REDIRECT=0
 PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: install install-test run serve test test-sqlite test-postgres
+.PHONY: install install-test run serve test test-sqlite test-postgres bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,3 +58,10 @@ test-sqlite: install-test $(NGINX)
 
 test-postgres: install-test $(NGINX)
 	$(TEST_ENV) DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The benchmark harness (benchmarks/run.py): the app against a reference project, both under make serve.
+# BENCH_ARGS="--rounds 5 --databases postgres" changes the run; it exits non-zero when a budget is missed.
+bench: install $(NGINX)
+	command -v wrk >/dev/null || apt-get install -y -q wrk
+	$(PIP_INSTALL) -r benchmarks/requirements.txt
+	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)

@@ -26,7 +26,7 @@ class Membership(models.Model):
 
 def organization_of(user) -> Organization | None:
     """The user's organization, or None for a user outside any organization."""
-    if get_user_model().membership.is_cached(user):  # token authentication loads it with the user
+    if get_user_model().membership.is_cached(user):
         try:
             return user.membership.organization
         except Membership.DoesNotExist:

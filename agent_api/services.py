@@ -114,7 +114,7 @@ def _run(tool, *, arguments, session, conversation_id, user) -> InvokeResult:
             "run it in the client and give the model its result."
         )
     context = AgentToolExecutionContext(
-        org=organization_of(user),
+        load_org=lambda: organization_of(user),
         user=user,
         session_id=str(session.pk) if session else None,
         conversation_id=conversation_id,

@@ -5,7 +5,9 @@ the execution context every tool receives.
 
 import json
 import logging
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from aptix_site.text import DuplicateKey, refuse_duplicate_keys, unstorable_text
@@ -36,10 +38,19 @@ class InvokeResult:
 
 @dataclass(frozen=True)
 class AgentToolExecutionContext:
-    org: Any
+    """
+    What a tool knows of its call. The caller's organization is looked up only when a tool reads org (most
+    never do): load_org is called then, once.
+    """
+
     user: Any
     session_id: str | None
     conversation_id: str | None
+    load_org: Callable[[], Any] = field(default=lambda: None, repr=False, compare=False)
+
+    @cached_property
+    def org(self) -> Any:
+        return self.load_org()
 
 
 @dataclass(frozen=True)

@@ -12,18 +12,23 @@ admin.site.site_header = "Aptix Modes administration"
 admin.site.site_title = "Aptix Modes admin"
 admin.site.index_title = "Modes, tools, sessions and accounts"
 
+# The API first: most requests are API requests, and patterns are tried in order.
+api_urlpatterns = [
+    path("", include("agent_api.urls")),
+    path("", include("modes.urls")),
+    path("", include("sessions_app.urls")),
+    path("token/", TokenView.as_view(), name="api-token"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]
+
 urlpatterns = [
-    path("", front_door, name="front-door"),
-    path("admin/", admin.site.urls),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("api/token/", TokenView.as_view(), name="api-token"),
-    path("api/", include("modes.urls")),
-    path("api/", include("sessions_app.urls")),
-    path("api/", include("agent_api.urls")),
+    path("api/", include(api_urlpatterns)),
     path("", include("mcp_server.urls")),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    path("admin/", admin.site.urls),
+    path("", front_door, name="front-door"),
 ]
 
 handler400 = "aptix_site.errors.bad_request"

@@ -117,7 +117,7 @@ def prepare_project(env) -> dict:
 
 def prepare_reference(env, modes_file) -> dict:
     """Creates the reference project's tables and fills them with the modes of modes_file: {"token", "session"}."""
-    manage(env, "migrate", "--run-syncdb", "--noinput", "-v0")
+    manage(env, "migrate", "--noinput", "-v0")
     return json.loads(manage(env, "prepare_reference", modes_file).strip().splitlines()[-1])
 
 

@@ -80,6 +80,7 @@ ENDPOINTS = {
     "change": lambda fixture: Endpoint(
         "agent_change_mode", "project", "POST", "/api/tools/agent_change_mode/invoke/", change_bodies(fixture["session"])
     ),
+    "in-stack": lambda fixture: Endpoint("diagnostic: in-stack DRF view", "project", "GET", "/bench/drf/"),
     "ref-constant": lambda fixture: Endpoint("ref: constant DRF view", "reference", "GET", "/constant/"),
     "ref-update": lambda fixture: Endpoint(
         "ref: durable UPDATE", "reference", "POST", "/update/", change_bodies(fixture["session"])

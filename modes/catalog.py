@@ -9,8 +9,8 @@ database triggers change on every write (modes.triggers); within one HTTP
 request that comparison happens once. So a change made by any process (admin,
 import, migration, SQL) is seen by every process on its next request, and the
 catalog costs a request at most one small query whatever its size: none when
-a query the request makes anyway has read the version too (token
-authentication does, see VERSION_SQL and note_version).
+a query the request makes anyway has read the version too (reading a session
+does, see VERSION_SQL and note_version).
 """
 
 import threading

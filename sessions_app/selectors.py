@@ -5,11 +5,17 @@ import uuid
 from django.db import connection
 from django.db.transaction import TransactionManagementError
 
-from modes.catalog import get_mode_by_id
+from modes.catalog import VERSION_SQL, get_mode_by_id, note_version
 
 from .models import AgentSession, ModeChange
 
-OWNED_SESSION_SQL = f"SELECT * FROM {AgentSession._meta.db_table} WHERE id = %s AND owner_id = %s"
+# Every session endpoint and tool call with a session starts here, and most then read the catalog, so the
+# catalog version comes in the same round trip (modes.catalog.note_version). Raw SQL, fixed and parameterised:
+# building this query through the ORM took longer than running it (benchmarks/RESULTS.md).
+OWNED_SESSION_SQL = (
+    f"SELECT {', '.join(field.column for field in AgentSession._meta.concrete_fields)}, "
+    f"({VERSION_SQL}) AS catalog_version FROM {AgentSession._meta.db_table} WHERE id = %s AND owner_id = %s"
+)
 
 
 class InvalidSessionId(ValueError):
@@ -31,8 +37,6 @@ def get_owned_session(*, session_id, user, for_update: bool = False) -> AgentSes
     for_update locks its row until the surrounding transaction ends, as select_for_update() would.
     """
     pk = parse_session_id(session_id)
-    # Every session endpoint and tool call with a session starts here. Raw SQL, fixed and parameterised:
-    # compiling the ORM query cost more than running it (benchmarks/RESULTS.md).
     sql = OWNED_SESSION_SQL
     if for_update:
         if connection.get_autocommit():  # a lock outside a transaction would end with the query
@@ -44,6 +48,7 @@ def get_owned_session(*, session_id, user, for_update: bool = False) -> AgentSes
     if not found:
         raise AgentSession.DoesNotExist(f"No session {pk} of this user.")
     session = found[0]
+    note_version(session.catalog_version)
     session.mode = get_mode_by_id(session.mode_id)  # from the catalog snapshot, rather than a join
     return session
 

@@ -1,36 +1,55 @@
 """Writes to agent sessions: creating them and changing their mode (the only way a mode changes)."""
 
 from django.db import connection, transaction
+from django.utils import timezone
 
+from accounts.models import Membership
 from modes.catalog import get_default_mode, get_mode
 from modes.models import AgentMode
 
 from .models import AgentSession, ModeChange
 from .selectors import get_owned_session, parse_session_id
 
-# agent_change_mode's hot path on PostgreSQL: one statement locks the user's session row, moves it, and writes
-# the audit row from the mode the locked row had. A single statement is atomic by itself, so it needs no
-# BEGIN and COMMIT, and it makes one round trip where the ORM makes five (benchmarks/RESULTS.md). The FOR UPDATE
-# in the subquery makes a concurrent change wait and then read the row the first one wrote, as the ORM path's
-# lock does. The time is read once the lock is held (clock_timestamp(), not the statement's start), and never
-# before the session's last change, so a session's audit rows are in time order and updated_at only moves on.
+SESSIONS = AgentSession._meta.db_table
+AUDIT_COLUMNS = ", ".join(field.column for field in ModeChange._meta.concrete_fields)
+# The caller's organization as the audit row records it: the user's membership at the moment of the change.
+CALLERS_ORGANIZATION = f"(SELECT organization_id FROM {Membership._meta.db_table} WHERE user_id = %(user)s)"
+
+# A mode change, on PostgreSQL: one statement locks the user's session row, moves it, and writes the audit row
+# from the mode the locked row had. A single statement is atomic by itself, so it needs no BEGIN and COMMIT:
+# one round trip where the ORM makes six (benchmarks/RESULTS.md). The FOR UPDATE in the subquery makes a
+# concurrent change wait and then read the row the first one wrote. The time is read once the lock is held
+# (clock_timestamp(), not the statement's start), and never before the session's last change, so a session's
+# audit rows are in time order and updated_at only moves on.
 MOVE_SESSION_SQL = f"""
 WITH moved AS (
-    UPDATE {AgentSession._meta.db_table} AS session
+    UPDATE {SESSIONS} AS session
     SET mode_id = %(mode)s, updated_at = GREATEST(clock_timestamp(), before.updated_at)
-    FROM (
-        SELECT id, mode_id, updated_at FROM {AgentSession._meta.db_table}
-        WHERE id = %(session)s AND owner_id = %(user)s FOR UPDATE
-    ) AS before
+    FROM (SELECT id, mode_id, updated_at FROM {SESSIONS} WHERE id = %(session)s AND owner_id = %(user)s FOR UPDATE)
+        AS before
     WHERE session.id = before.id
     RETURNING before.mode_id, session.updated_at
 )
 INSERT INTO {ModeChange._meta.db_table}
     (session_id, from_mode_id, to_mode_id, reason, branch, branch_session_id, changed_by_id, org_id, changed_at)
-SELECT %(session)s, mode_id, %(mode)s, %(reason)s, false, NULL, %(user)s, %(org)s, updated_at FROM moved
-RETURNING {", ".join(field.column for field in ModeChange._meta.concrete_fields)}
+SELECT %(session)s, mode_id, %(mode)s, %(reason)s, false, NULL, %(user)s, {CALLERS_ORGANIZATION}, updated_at
+FROM moved
+RETURNING {AUDIT_COLUMNS}
 """
-MOVE_SESSION_RETURNS = [field.attname for field in ModeChange._meta.concrete_fields]
+
+# Elsewhere (SQLite, and a branch on either database) a change is a transaction of two statements: the audit row,
+# written from the session row as it is under the transaction's lock (FOR UPDATE where the database has it;
+# SQLite's transactions take the write lock as they begin), then the move. Fixed SQL rather than the ORM:
+# building the ORM's statements took longer than running them (benchmarks/RESULTS.md).
+RECORD_CHANGE_SQL = f"""
+INSERT INTO {ModeChange._meta.db_table}
+    (session_id, from_mode_id, to_mode_id, reason, branch, branch_session_id, changed_by_id, org_id, changed_at)
+SELECT id, mode_id, %(mode)s, %(reason)s, %(branch)s, %(branch_session)s, %(user)s, {CALLERS_ORGANIZATION},
+    {{latest}}(%(now)s, updated_at)
+FROM {SESSIONS} WHERE id = %(session)s AND owner_id = %(user)s {{lock}}
+RETURNING {AUDIT_COLUMNS}
+"""
+MOVE_RECORDED_SQL = f"UPDATE {SESSIONS} SET mode_id = %(mode)s, updated_at = %(changed_at)s WHERE id = %(session)s"
 
 
 def create_session(*, owner, org, mode_key: str | None = None, title: str = "") -> AgentSession:
@@ -39,9 +58,10 @@ def create_session(*, owner, org, mode_key: str | None = None, title: str = "") 
     return AgentSession.objects.create(owner=owner, org=org, mode=mode, title=title)
 
 
-def set_session_mode(*, session_id, mode: AgentMode, reason: str, org, user, branch: bool = False) -> ModeChange:
+def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: bool = False) -> ModeChange:
     """
-    Move the user's session to mode and record the change, in one transaction.
+    Move the user's session to mode and record the change, atomically: who (the user, and the user's
+    organization at that moment), when, from which mode, to which, and why.
 
     The session row is locked first, so concurrent changes queue: each audit row's
     from_mode is the mode the session really had, and the session ends in the
@@ -49,44 +69,49 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, org, user, bra
     is created as a child of this one. Raises AgentSession.DoesNotExist for a
     session that is not the user's.
     """
-    if not branch and connection.vendor == "postgresql":
-        return _move_session_in_one_statement(session_id=session_id, mode=mode, reason=reason, org=org, user=user)
-    with transaction.atomic():
-        session = get_owned_session(session_id=session_id, user=user, for_update=True)
-        branch_session = None
-        if branch:
-            branch_session = AgentSession.objects.create(
-                owner=user, org_id=session.org_id, mode=mode, parent=session, title=session.title
-            )
-        change = ModeChange.objects.create(
-            session=session,
-            from_mode_id=session.mode_id,
-            to_mode=mode,
-            reason=reason,
-            branch=branch,
-            branch_session=branch_session,
-            changed_by=user,
-            org=org,
-        )
-        session.mode = mode
-        session.save(update_fields=["mode", "updated_at"])
-    return change
-
-
-def _move_session_in_one_statement(*, session_id, mode: AgentMode, reason: str, org, user) -> ModeChange:
-    if org is not None and org.pk is None:  # as the ORM refuses to save a reference to an unsaved row
-        raise ValueError("set_session_mode() needs a saved organization; this one has no id.")
     parameters = {
-        "session": parse_session_id(session_id),
+        "session": _stored_session_id(parse_session_id(session_id)),
         "user": user.pk,
         "mode": mode.pk,
         "reason": reason,
-        "org": org.pk if org is not None else None,
     }
-    with connection.cursor() as cursor:
-        cursor.execute(MOVE_SESSION_SQL, parameters)
-        row = cursor.fetchone()
-    if row is None:
+    if not branch and connection.vendor == "postgresql":
+        return _recorded_change(MOVE_SESSION_SQL, parameters, session_id)
+    with transaction.atomic():
+        branch_session = None
+        if branch:
+            session = get_owned_session(session_id=session_id, user=user, for_update=True)
+            branch_session = AgentSession.objects.create(
+                owner=user, org_id=session.org_id, mode=mode, parent=session, title=session.title
+            )
+        record = RECORD_CHANGE_SQL.format(
+            latest="GREATEST" if connection.vendor == "postgresql" else "MAX",
+            lock="FOR UPDATE" if connection.features.has_select_for_update else "",
+        )
+        change = _recorded_change(
+            record,
+            {
+                **parameters,
+                "branch": branch,
+                "branch_session": branch_session and _stored_session_id(branch_session.pk),
+                "now": connection.ops.adapt_datetimefield_value(timezone.now()),  # read once the lock is held
+            },
+            session_id,
+        )
+        changed_at = connection.ops.adapt_datetimefield_value(change.changed_at)
+        with connection.cursor() as cursor:
+            cursor.execute(MOVE_RECORDED_SQL, {**parameters, "changed_at": changed_at})
+    return change
+
+
+def _stored_session_id(pk):
+    """A session id as the database stores it (SQLite keeps UUIDs as hexadecimal text)."""
+    return AgentSession._meta.pk.get_db_prep_value(pk, connection)
+
+
+def _recorded_change(sql, parameters, session_id) -> ModeChange:
+    """The ModeChange an INSERT ... RETURNING wrote, loaded as the ORM loads rows; DoesNotExist if it wrote none."""
+    found = list(ModeChange.objects.raw(sql, parameters))
+    if not found:
         raise AgentSession.DoesNotExist(f"No session {session_id} of this user.")
-    # On PostgreSQL, psycopg already gives these columns' Python types: Django applies no converters to them either.
-    return ModeChange.from_db(connection.alias, MOVE_SESSION_RETURNS, row)
+    return found[0]

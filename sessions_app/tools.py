@@ -95,7 +95,6 @@ class ModeChangeTool(AgentTool):
                 session_id=context.session_id,
                 mode=target,
                 reason=reason,
-                org=context.org,
                 user=context.user,
                 branch=branch,
             )

@@ -246,7 +246,7 @@ def fuzz_world(db, settings):
         AgentSession.objects.create(pk=pk, owner=alice, org=alice.membership.organization, mode=get_mode("general"))
         if key != "general":
             set_session_mode(
-                session_id=pk, mode=get_mode(key), reason="Set up for the fuzzer.", org=None, user=alice
+                session_id=pk, mode=get_mode(key), reason="Set up for the fuzzer.", user=alice
             )
     AgentSession.objects.create(pk=BOB_SESSION, owner=bob, org=bob.membership.organization, mode=get_mode("general"))
     return users

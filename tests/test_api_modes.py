@@ -15,7 +15,7 @@ SEED_KEYS = ["general", "ddr_authoring", "workflow_authoring"]
 
 
 def tool_payload(arguments):
-    context = AgentToolExecutionContext(org=None, user=None, session_id=None, conversation_id=None)
+    context = AgentToolExecutionContext(user=None, session_id=None, conversation_id=None)
     result = ListModesTool().execute(json.dumps(arguments), context)
     assert result.successful, result.error_message
     return json.loads(result.result)

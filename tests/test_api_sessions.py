@@ -145,7 +145,7 @@ def test_detail_returns_exactly_the_published_keys(alice_client, alice_session):
 
 
 def test_detail_follows_a_mode_change(alice, alice_client, alice_session):
-    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", org=None, user=alice)
+    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice)
     body = alice_client.get(f"/api/sessions/{alice_session.pk}/").json()
     assert (body["mode"], body["modeId"]) == ("ddr_authoring", DDR_ID)
 
@@ -165,7 +165,7 @@ def test_sessions_cannot_be_edited_or_deleted_through_the_api(alice_client, alic
 
 def test_mode_changes_are_listed_oldest_first(alice, alice_client, alice_session):
     for key, reason in (("ddr_authoring", "first"), ("workflow_authoring", "second"), ("general", "third")):
-        set_session_mode(session_id=alice_session.pk, mode=get_mode(key), reason=reason, org=None, user=alice)
+        set_session_mode(session_id=alice_session.pk, mode=get_mode(key), reason=reason, user=alice)
 
     response = alice_client.get(f"/api/sessions/{alice_session.pk}/mode-changes/")
     assert response.status_code == 200
@@ -220,7 +220,7 @@ def test_context_is_the_system_prompt_and_the_tools_of_the_sessions_mode(alice_c
 
 
 def test_context_follows_the_sessions_current_mode(alice, alice_client, alice_session):
-    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", org=None, user=alice)
+    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice)
     body = alice_client.get(f"/api/sessions/{alice_session.pk}/context/").json()
     assert body["systemPrompt"] == build_system_prompt("ddr_authoring")
     assert body["systemPrompt"].startswith("Current Mode: ddr_authoring\n")

@@ -12,9 +12,6 @@ import pytest
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 APPS = {"modes", "sessions_app", "accounts", "agent_api", "mcp_server"}
 WIRING = {"settings.py", "urls.py", "wsgi.py", "asgi.py"}
-# Token authentication reads the catalog version in the token's query (modes.catalog.VERSION_SQL): a known
-# debt, which the performance issue asks to remove.
-KNOWN_EXCEPTIONS = {"aptix_site/authentication.py"}
 
 
 def imported_packages(path: Path) -> set[str]:
@@ -35,8 +32,6 @@ def test_a_floor_imports_no_app(floor):
         for path in (PROJECT_DIR / floor).rglob("*.py")
         if path.name not in WIRING and imported_packages(path) & APPS
     }
-    for known in KNOWN_EXCEPTIONS:
-        offending.pop(known, None)
     assert offending == {}
 
 

@@ -169,23 +169,27 @@ def test_a_real_database_failure_is_a_generic_500_without_internals(broken_catal
     assert_reveals_nothing(response)
 
 
-# Token authentication reads the catalog version in the token's query, so over HTTP a broken catalog fails
-# before any tool runs; the tool's own failure envelope is tested in test_tool_list_modes.
+# agent_list_modes reads the catalog itself and reports TUL-010's failure; agent_change_mode's session is read,
+# with the catalog version, before the tool runs, so the request fails with the generic message.
 @pytest.mark.parametrize(
-    "name, arguments",
+    "name, arguments, message",
     [
-        ("agent_list_modes", {}),
-        ("agent_change_mode", {"mode": "ddr_authoring", "branch": False, "reason": "x"}),
+        ("agent_list_modes", {}, "ListModesTool could not read the mode catalog."),
+        (
+            "agent_change_mode",
+            {"mode": "ddr_authoring", "branch": False, "reason": "x"},
+            "The server failed to handle this request.",
+        ),
     ],
     ids=["list-modes", "change-mode"],
 )
-def test_a_tool_call_on_a_real_database_failure_answers_a_generic_500(
-    broken_catalog_tables, alice_client, alice_session, name, arguments
+def test_a_tool_call_on_a_real_database_failure_answers_a_500_that_reveals_nothing(
+    broken_catalog_tables, alice_client, alice_session, name, arguments, message
 ):
     body = {"arguments": arguments, "sessionId": str(alice_session.pk) if name == "agent_change_mode" else None}
     response = broken_catalog_tables(lambda: alice_client.post(f"/api/tools/{name}/invoke/", body, format="json"))
     assert response.status_code == 500
-    assert response.json() == tool_error("The server failed to handle this request.")
+    assert response.json() == tool_error(message)
     assert_reveals_nothing(response)
 
 

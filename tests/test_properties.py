@@ -93,7 +93,7 @@ def test_load_arguments_refuses_json_that_is_not_an_object_with_the_same_message
 
 def _context(user, session_id):
     return AgentToolExecutionContext(
-        org=user.membership.organization, user=user, session_id=session_id, conversation_id="conversation"
+        user=user, session_id=session_id, conversation_id="conversation"
     )
 
 

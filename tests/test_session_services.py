@@ -60,7 +60,6 @@ def test_set_session_mode_moves_the_session_and_records_who_when_from_what_to_wh
         session_id=alice_session.pk,
         mode=get_mode("ddr_authoring"),
         reason="Writing a spec.",
-        org=alice.membership.organization,
         user=alice,
     )
 
@@ -86,7 +85,7 @@ def test_set_session_mode_moves_the_session_and_records_who_when_from_what_to_wh
 @pytest.mark.django_db
 def test_set_session_mode_accepts_the_session_id_as_text(alice, alice_session):
     set_session_mode(
-        session_id=str(alice_session.pk), mode=get_mode("ddr_authoring"), reason="r", org=None, user=alice
+        session_id=str(alice_session.pk), mode=get_mode("ddr_authoring"), reason="r", user=alice
     )
     assert AgentSession.objects.get(pk=alice_session.pk).mode_id == DDR_ID
 
@@ -96,7 +95,7 @@ def test_set_session_mode_accepts_the_session_id_as_text(alice, alice_session):
 def test_set_session_mode_updates_updated_at(alice, alice_session, branch):
     before = AgentSession.objects.get(pk=alice_session.pk).updated_at
     change = set_session_mode(
-        session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", org=None, user=alice, branch=branch
+        session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
     )
     after = AgentSession.objects.get(pk=alice_session.pk).updated_at
     assert before < after
@@ -106,7 +105,7 @@ def test_set_session_mode_updates_updated_at(alice, alice_session, branch):
 @pytest.mark.django_db
 def test_set_session_mode_with_branch_creates_a_child_session(alice, alice_session):
     change = set_session_mode(
-        session_id=alice_session.pk, mode=get_mode("workflow_authoring"), reason="r", org=None, user=alice, branch=True
+        session_id=alice_session.pk, mode=get_mode("workflow_authoring"), reason="r", user=alice, branch=True
     )
     child = change.branch_session
     assert child is not None and child.pk != alice_session.pk
@@ -131,7 +130,7 @@ def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_
     session_id = bob_session.pk if which == "another-users" else uuid.uuid4()
     with pytest.raises(AgentSession.DoesNotExist):
         set_session_mode(
-            session_id=session_id, mode=get_mode("ddr_authoring"), reason="r", org=None, user=alice, branch=branch
+            session_id=session_id, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
         )
     assert AgentSession.objects.get(pk=bob_session.pk).mode_id == GENERAL_ID
     assert ModeChange.objects.count() == 0
@@ -140,24 +139,27 @@ def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
-def test_an_unsaved_organization_is_refused_and_changes_nothing(alice, alice_session, branch):
-    # With a branch, the branch session is written first and the audit row then fails (its organization was
-    # never saved): without one transaction around both, the orphan branch session would stay behind.
-    from accounts.models import Organization
+def test_the_audit_row_records_the_callers_organization_not_the_sessions(alice, bob, branch):
+    # A session that still names another organization (alice's, before she moved to globex, say).
+    acme = alice.membership.organization
+    session = create_session(owner=alice, org=acme)
+    alice.membership.organization = bob.membership.organization
+    alice.membership.save()
+    change = set_session_mode(
+        session_id=session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
+    )
+    assert ModeChange.objects.get(pk=change.pk).org.slug == "globex"
+    assert change.org_id == ModeChange.objects.get(pk=change.pk).org_id
 
-    sessions_before = set(AgentSession.objects.values_list("pk", flat=True))
-    with pytest.raises(ValueError):
-        set_session_mode(
-            session_id=alice_session.pk,
-            mode=get_mode("ddr_authoring"),
-            reason="Write a DDR.",
-            org=Organization(name="Never saved", slug="never-saved"),
-            user=alice,
-            branch=branch,
-        )
-    assert set(AgentSession.objects.values_list("pk", flat=True)) == sessions_before
-    assert ModeChange.objects.count() == 0
-    assert AgentSession.objects.get(pk=alice_session.pk).mode_id == GENERAL_ID
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+def test_the_audit_row_of_a_caller_outside_any_organization_names_none(alice, alice_session, branch):
+    alice.membership.delete()
+    change = set_session_mode(
+        session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
+    )
+    assert (change.org_id, ModeChange.objects.get(pk=change.pk).org_id) == (None, None)
 
 
 @pytest.mark.django_db
@@ -168,7 +170,6 @@ def test_set_session_mode_refuses_a_session_id_that_is_not_a_uuid(alice, alice_s
             session_id="12; DROP TABLE x",
             mode=get_mode("ddr_authoring"),
             reason="r",
-            org=None,
             user=alice,
             branch=branch,
         )
@@ -179,7 +180,7 @@ def test_set_session_mode_refuses_a_session_id_that_is_not_a_uuid(alice, alice_s
 def test_a_mode_used_by_a_session_or_an_audit_row_cannot_be_deleted(alice, alice_session, custom_mode):
     from django.db.models import ProtectedError
 
-    set_session_mode(session_id=alice_session.pk, mode=custom_mode, reason="r", org=None, user=alice)
+    set_session_mode(session_id=alice_session.pk, mode=custom_mode, reason="r", user=alice)
     with pytest.raises(ProtectedError):
         custom_mode.delete()
 
@@ -218,7 +219,7 @@ def test_sessions_of_returns_only_the_users_sessions(alice, alice_session, bob_s
 @pytest.mark.django_db
 def test_mode_changes_of_lists_a_sessions_changes_oldest_first(alice, alice_session):
     for key in ("ddr_authoring", "workflow_authoring", "general"):
-        set_session_mode(session_id=alice_session.pk, mode=get_mode(key), reason=key, org=None, user=alice)
+        set_session_mode(session_id=alice_session.pk, mode=get_mode(key), reason=key, user=alice)
     assert [change.reason for change in mode_changes_of(session=alice_session)] == [
         "ddr_authoring",
         "workflow_authoring",
@@ -253,7 +254,6 @@ class TestConcurrentModeChanges:
                         session_id=session.pk,
                         mode=modes[(index + step) % len(modes)],
                         reason=f"thread {index} step {step}",
-                        org=None,
                         user=user,
                         branch=step % 5 == 0,  # a branch takes the ORM's path, a switch one statement: both queue
                     )

@@ -15,7 +15,7 @@ GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 @pytest.fixture
 def changed_session(alice, alice_session):
     for key, reason in (("ddr_authoring", "Reason one: write a DDR."), ("workflow_authoring", "Reason two: a workflow.")):
-        set_session_mode(session_id=alice_session.pk, mode=get_mode(key), reason=reason, org=None, user=alice)
+        set_session_mode(session_id=alice_session.pk, mode=get_mode(key), reason=reason, user=alice)
     return alice_session
 
 
@@ -141,7 +141,7 @@ def test_deleting_a_session_with_mode_changes_is_refused_and_its_audit_stays(adm
 
 def test_deleting_a_branch_session_is_refused_and_the_parents_audit_keeps_it(admin_client, alice, alice_session):
     change = set_session_mode(
-        session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="Branch.", org=None, user=alice, branch=True
+        session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="Branch.", user=alice, branch=True
     )
     before = audit_rows()
     response = admin_client.post(delete_url(AgentSession, change.branch_session_id), {"post": "yes"})
@@ -151,7 +151,7 @@ def test_deleting_a_branch_session_is_refused_and_the_parents_audit_keeps_it(adm
 
 
 def test_deleting_an_organization_named_by_the_audit_is_refused(admin_client, alice, alice_org, alice_session):
-    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="R.", org=alice_org, user=alice)
+    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="R.", user=alice)
     before = audit_rows()
     response = admin_client.post(delete_url(type(alice_org), alice_org.pk), {"post": "yes"})
     assert "Cannot delete" in response.content.decode()

@@ -48,7 +48,6 @@ VALID = {"mode": "ddr_authoring", "branch": False, "reason": "The user wants to 
 def context_for(session, *, user=None, session_id="from-session", conversation_id="conv-1"):
     owner = user or session.owner
     return AgentToolExecutionContext(
-        org=owner.membership.organization,
         user=owner,
         session_id=str(session.pk) if session_id == "from-session" else session_id,
         conversation_id=conversation_id,
@@ -312,8 +311,7 @@ def test_a_session_the_user_does_not_own_fails_generically_and_is_logged_with_th
     alice, bob_session, caplog, which
 ):
     session_id = str(uuid.uuid4()) if which == "nonexistent" else str(bob_session.pk)
-    context = AgentToolExecutionContext(
-        org=alice.membership.organization, user=alice, session_id=session_id, conversation_id=None
+    context = AgentToolExecutionContext(user=alice, session_id=session_id, conversation_id=None
     )
     sessions_before = AgentSession.objects.count()
 
@@ -335,7 +333,7 @@ def test_a_session_the_user_does_not_own_fails_generically_and_is_logged_with_th
 
 
 def test_a_session_id_that_is_not_a_uuid_fails_without_raising(alice, caplog):
-    context = AgentToolExecutionContext(org=None, user=alice, session_id="not-a-uuid", conversation_id=None)
+    context = AgentToolExecutionContext(user=alice, session_id="not-a-uuid", conversation_id=None)
     with caplog.at_level(logging.ERROR):
         result = run(VALID, context)
     assert result.successful is False

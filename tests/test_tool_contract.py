@@ -8,7 +8,7 @@ import pytest
 from agent_tools.contract import AgentTool, AgentToolExecutionContext, InvokeResult, ToolArgumentError
 from agent_tools.registry import ToolRegistry, registry
 
-CONTEXT = AgentToolExecutionContext(org=None, user=None, session_id="s-1", conversation_id="c-1")
+CONTEXT = AgentToolExecutionContext(user=None, session_id="s-1", conversation_id="c-1")
 
 
 class ExplodingTool(AgentTool):
@@ -67,15 +67,19 @@ def test_invoke_result_is_immutable():
 # --- AgentToolExecutionContext --------------------------------------------------------------------------
 
 
-def test_execution_context_carries_org_user_session_and_conversation():
-    context = AgentToolExecutionContext(org="org", user="user", session_id="sid", conversation_id="cid")
-    assert (context.org, context.user, context.session_id, context.conversation_id) == ("org", "user", "sid", "cid")
-    assert [field.name for field in dataclasses.fields(AgentToolExecutionContext)] == [
-        "org",
-        "user",
-        "session_id",
-        "conversation_id",
-    ]
+def test_execution_context_carries_user_session_conversation_and_an_org_looked_up_once_when_read():
+    lookups = []
+    context = AgentToolExecutionContext(
+        user="user", session_id="sid", conversation_id="cid", load_org=lambda: lookups.append("lookup") or "org"
+    )
+    assert (context.user, context.session_id, context.conversation_id) == ("user", "sid", "cid")
+    assert lookups == []
+    assert (context.org, context.org) == ("org", "org")
+    assert lookups == ["lookup"]
+
+
+def test_an_execution_context_without_an_org_lookup_has_no_org():
+    assert AgentToolExecutionContext(user="user", session_id=None, conversation_id=None).org is None
 
 
 def test_execution_context_is_immutable():

@@ -9,7 +9,7 @@ from agent_tools.contract import AgentToolExecutionContext
 from agent_tools.registry import ToolRegistry, registry
 from agent_tools.tools import HelloWorldTool
 
-CONTEXT = AgentToolExecutionContext(org=None, user=None, session_id="session-42", conversation_id="conversation-7")
+CONTEXT = AgentToolExecutionContext(user=None, session_id="session-42", conversation_id="conversation-7")
 
 
 def run(arguments_json, context=CONTEXT):
@@ -54,7 +54,7 @@ def test_happy_path_greets_by_name_and_echoes_conversation_and_session_ids():
 
 
 def test_happy_path_without_session_or_conversation_returns_nulls():
-    context = AgentToolExecutionContext(org=None, user=None, session_id=None, conversation_id=None)
+    context = AgentToolExecutionContext(user=None, session_id=None, conversation_id=None)
     payload = json.loads(run('{"name": "Grace"}', context).result)
     assert "Grace" in payload["message"]
     assert payload["conversationId"] is None and payload["sessionId"] is None

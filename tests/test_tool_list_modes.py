@@ -12,7 +12,7 @@ from modes.models import AgentMode
 from modes.tools import ListModesTool
 from sessions_app.models import AgentSession, ModeChange
 
-CONTEXT = AgentToolExecutionContext(org=None, user=None, session_id=None, conversation_id=None)
+CONTEXT = AgentToolExecutionContext(user=None, session_id=None, conversation_id=None)
 
 GENERAL_EXAMPLES = [
     "What is the difference between a workflow and a DDR?",
