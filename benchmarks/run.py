@@ -2,18 +2,20 @@
 The benchmark harness: Aptix Modes' endpoints against a reference project that shares none of its code
 (benchmarks/reference: DRF, TokenAuthentication, the Security and Common middleware), both served by `make
 serve` with the same worker count, each on its own database on the same database server, measured in the same
-run. Every round measures every endpoint and every reference once, one after the other (the order reversed
-every other round, so that a drifting machine favours neither side); each budget is the ratio of an endpoint's
-requests/s to its reference's in the same round, and the median round's ratio must reach the budget.
+run. The machine is shared and its speed drifts from one minute to the next, so each ratio is taken between two
+measurements made back to back: every round measures, for every ratio, the reference and then the endpoint
+(the endpoint first in every other round, so that drift favours neither side). A budget is met when the
+median round's ratio reaches it.
 
-    .venv/bin/python benchmarks/run.py [--rounds 3] [--duration 5] [--connections 16] [--workers N]
-                                       [--databases sqlite,postgres] [--suite budgets|servers]
+    make bench BENCH_ARGS="..."   or   .venv/bin/python -m benchmarks.run [--rounds 5] [--duration 3]
+        [--connections 16] [--workers N] [--databases sqlite,postgres] [--suite budgets|servers]
 
 `--suite servers` instead serves the app three ways at once, `make serve`, gunicorn's sync workers
 (gunicorn.conf.py, the setup before it) and Granian alone, and shows `make serve`'s throughput against each.
 
 It prints requests/s, p50 and p99 latency for every measurement in every round, then each database's table
-(the median round of each) and the ratios, and exits 1 if a budget is missed or any answer was not a success.
+(the median of every measurement of each) and the ratios, round by round, and exits 1 if a budget is missed or
+any answer was not a success.
 Needs wrk (Debian package `wrk`). Traffic goes to 127.0.0.1 only, and every measurement is bounded.
 """
 
@@ -49,8 +51,8 @@ class Budget:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=3, help="Rounds; each ratio is its median round's.")
-    parser.add_argument("--duration", type=int, default=5, help="Seconds per measurement.")
+    parser.add_argument("--rounds", type=int, default=5, help="Rounds; each ratio is its median round's.")
+    parser.add_argument("--duration", type=int, default=3, help="Seconds per measurement.")
     parser.add_argument("--connections", type=int, default=16, help="Concurrent wrk connections.")
     parser.add_argument("--workers", type=int, help="Worker processes of each server; by default one per core.")
     parser.add_argument("--databases", default="sqlite,postgres")
@@ -84,10 +86,11 @@ def _run_database(database, workdir, options) -> list[str]:
         targets, fixtures = project_and_reference(database, workdir)
         endpoints, budgets = _budget_suite(fixtures["project"], fixtures["reference"])
     with Servers(targets, options.workers) as servers:
-        samples = _measure(servers.bases, endpoints, fixtures, database, options)
+        pairs = _measure(servers.bases, {endpoint.label: endpoint for endpoint in endpoints}, budgets, fixtures,
+                         database, options)
     print()
-    print(_table(database, endpoints, samples))
-    return _judge(database, budgets, samples)
+    print(_table(database, endpoints, budgets, pairs))
+    return _judge(database, budgets, pairs)
 
 
 # --- What is measured ------------------------------------------------------------------------------------------
@@ -148,22 +151,27 @@ def _server_comparison(fixture):
     return endpoints, budgets
 
 
-def _measure(bases, endpoints, fixtures, database, options):
-    samples = {endpoint.label: [] for endpoint in endpoints}
+def _measure(bases, endpoints, budgets, fixtures, database, options) -> list[list[tuple[dict, dict]]]:
+    """Every round: for each ratio, its reference and its endpoint back to back. For each budget, its pairs."""
+    pairs = [[] for _ in budgets]
     for round_number in range(options.rounds):
-        for endpoint in endpoints if round_number % 2 == 0 else endpoints[::-1]:
-            result = run_wrk(
-                bases[endpoint.target] + endpoint.path, endpoint, fixtures[endpoint.target]["token"],
-                duration=options.duration, connections=options.connections, warm_up=round_number == 0,
-            )
-            samples[endpoint.label].append(result)
-            print(
-                f"[{database}] round {round_number + 1}: {endpoint.label:<38}{result['rps']:>8.0f}/s "
-                f"p50 {result['p50_ms']:.2f} ms p99 {result['p99_ms']:.2f} ms"
-                + (f"  NON-2xx: {result['errors']}" if result["errors"] else ""),
-                flush=True,
-            )
-    return samples
+        for budget, measured in zip(budgets, pairs):
+            order = (budget.reference, budget.endpoint) if round_number % 2 == 0 else (budget.endpoint, budget.reference)
+            results = {}
+            for label in order:
+                endpoint = endpoints[label]
+                results[label] = result = run_wrk(
+                    bases[endpoint.target] + endpoint.path, endpoint, fixtures[endpoint.target]["token"],
+                    duration=options.duration, connections=options.connections, warm_up=round_number == 0,
+                )
+                print(
+                    f"[{database}] round {round_number + 1}: {label:<38}{result['rps']:>8.0f}/s "
+                    f"p50 {result['p50_ms']:.2f} ms p99 {result['p99_ms']:.2f} ms"
+                    + (f"  NON-2xx: {result['errors']}" if result["errors"] else ""),
+                    flush=True,
+                )
+            measured.append((results[budget.endpoint], results[budget.reference]))
+    return pairs
 
 
 # --- Reporting -------------------------------------------------------------------------------------------------
@@ -174,29 +182,34 @@ def _median(values):
     return ordered[len(ordered) // 2]
 
 
-def _table(database, endpoints, samples):
+def _table(database, endpoints, budgets, pairs):
+    """Each endpoint's and reference's measurements, all rounds and pairs together: median req/s, p50, p99."""
+    samples = {endpoint.label: [] for endpoint in endpoints}
+    for budget, measured in zip(budgets, pairs):
+        for mine, theirs in measured:
+            samples[budget.endpoint].append(mine)
+            samples[budget.reference].append(theirs)
     header = f"{'db':<9}{'endpoint':<42}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'non-2xx':>9}"
     lines = [header, "-" * len(header)]
     for endpoint in endpoints:
-        rounds = samples[endpoint.label]
+        results = samples[endpoint.label]
         lines.append(
-            f"{database:<9}{endpoint.label:<42}{_median(r['rps'] for r in rounds):>9.0f}"
-            f"{_median(r['p50_ms'] for r in rounds):>9.2f}{_median(r['p99_ms'] for r in rounds):>9.2f}"
-            f"{sum(r['errors'] for r in rounds):>9}"
+            f"{database:<9}{endpoint.label:<42}{_median(r['rps'] for r in results):>9.0f}"
+            f"{_median(r['p50_ms'] for r in results):>9.2f}{_median(r['p99_ms'] for r in results):>9.2f}"
+            f"{sum(r['errors'] for r in results):>9}"
         )
     return "\n".join(lines)
 
 
-def _judge(database, budgets, samples) -> list[str]:
+def _judge(database, budgets, pairs) -> list[str]:
     """Prints each ratio, round by round; returns what failed: a missed budget, or answers that were not 2xx."""
-    failures = [
-        f"[{database}] {label}: {sum(r['errors'] for r in rounds)} answers were not 2xx"
-        for label, rounds in samples.items()
-        if any(r["errors"] for r in rounds)
-    ]
+    failures = []
     print()
-    for budget in budgets:
-        ratios = [mine["rps"] / theirs["rps"] for mine, theirs in zip(samples[budget.endpoint], samples[budget.reference])]
+    for budget, measured in zip(budgets, pairs):
+        errors = sum(mine["errors"] + theirs["errors"] for mine, theirs in measured)
+        if errors:
+            failures.append(f"[{database}] {budget.endpoint} / {budget.reference}: {errors} answers were not 2xx")
+        ratios = [mine["rps"] / theirs["rps"] for mine, theirs in measured]
         median = _median(ratios)
         verdict = "" if budget.at_least is None else (
             f"  budget {budget.at_least}: {'met' if median >= budget.at_least else 'MISSED'}"
