@@ -77,7 +77,23 @@ class ToolSchemaListResponse(serializers.Serializer):
     )
 
 
+class QueryRevisionField(PresentIfEmpty, serializers.IntegerField):
+    default_error_messages = {"invalid": "Must be a catalog revision number (1, 2, 3, ...)."}
+
+
+class SessionContextQuery(ToolFormatQuery):
+    revision = QueryRevisionField(
+        required=False,
+        default=None,
+        min_value=1,
+        max_value=2**31 - 1,
+        help_text="Rebuild the context exactly as it was at this catalog revision, for the mode the session was "
+        "in then; left out, the context now.",
+    )
+
+
 class SessionContextResponse(serializers.Serializer):
+    catalogRevision = serializers.IntegerField(help_text="The catalog revision this context was built from.")
     systemPrompt = serializers.CharField(help_text="The Mode Catalog block for the session's current mode.")
     tools = serializers.ListField(
         child=serializers.DictField(),

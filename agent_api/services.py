@@ -10,17 +10,18 @@ from rest_framework import exceptions, status
 from accounts.models import organization_of
 from aptix_site.text import compact_json
 from modes.catalog import (
+    CatalogSnapshot,
+    UnknownRevisionError,
     all_tools,
-    build_system_prompt,
+    catalog_at_revision,
     current_catalog,
     get_tool,
     mode_enables,
-    tools_for_mode,
-    unresolved_tool_ids,
 )
+from modes.exceptions import RevisionNotFound
 from sessions_app.exceptions import SessionNotFound
 from sessions_app.models import AgentSession
-from sessions_app.selectors import InvalidSessionId, get_owned_session
+from sessions_app.selectors import InvalidSessionId, get_owned_session, mode_id_at_revision
 
 from agent_tools.contract import AgentToolExecutionContext, InvokeResult
 from agent_tools.formats import format_tools
@@ -43,6 +44,11 @@ class ToolExecutedByClient(exceptions.APIException):
     default_code = "client_tool"
 
 
+class SessionNotAtRevision(exceptions.NotFound):
+    default_detail = "The session did not exist at that catalog revision."
+    default_code = "session_not_at_revision"
+
+
 class InvalidInvocation(exceptions.ValidationError):
     default_code = "invalid_invocation"
 
@@ -53,28 +59,42 @@ def tool_list_payload(*, tool_format: str | None) -> dict:
     return {"tools": format_tools(tools, tool_format=tool_format), "clientTools": _client_tool_names(tools)}
 
 
-def llm_context_json(*, mode, tool_format: str | None = None) -> str:
+def llm_context_json(*, mode, tool_format: str | None = None, catalog: CatalogSnapshot | None = None) -> str:
     """
-    What an agent needs for its next LLM call in a session of this mode, as JSON text: the Mode
-    Catalog block, the tools the mode enables in tool_format, which of them the agent's client
-    executes, and the tool ids the mode lists that name no tool. Built once per catalog version.
+    What an agent needs for its next LLM call in a session of this mode, as JSON text: the catalog
+    revision, the Mode Catalog block, the tools the mode enables in tool_format, which of them the
+    agent's client executes, and the tool ids the mode lists that name no tool. From the current
+    catalog unless another is given; built once per catalog version.
     """
-    catalog = current_catalog()
+    catalog = catalog or current_catalog()
 
     def build():
-        tools = tools_for_mode(mode)
+        tools = catalog.tools_for_mode(mode)
         return compact_json(
             {
-                "systemPrompt": build_system_prompt(mode.key),
+                "catalogRevision": catalog.revision,
+                "systemPrompt": catalog.system_prompt(mode.key),
                 "tools": format_tools(tools, tool_format=tool_format, mode_keys=tuple(catalog.by_key)),
                 "clientTools": _client_tool_names(tools),
-                "unresolvedToolIds": unresolved_tool_ids(mode.associated_tool_ids),
+                "unresolvedToolIds": catalog.unresolved_tool_ids(mode.associated_tool_ids),
             }
         )
 
     if catalog.by_key.get(mode.key) is not mode:  # a mode newer than this snapshot: nothing to keep
         return build()
     return catalog.memoized(("llm-context", mode.key, tool_format), build)
+
+
+def llm_context_json_at_revision(*, session: AgentSession, revision: int, tool_format: str | None = None) -> str:
+    """llm_context_json as it was at a catalog revision, for the mode the session was in then."""
+    try:
+        catalog = catalog_at_revision(revision)
+    except UnknownRevisionError as error:
+        raise RevisionNotFound(str(error)) from None
+    mode = catalog.by_id.get(mode_id_at_revision(session=session, revision=revision))
+    if mode is None:
+        raise SessionNotAtRevision(f"Session {session.pk} was created after catalog revision {revision}.")
+    return llm_context_json(mode=mode, tool_format=tool_format, catalog=catalog)
 
 
 def _client_tool_names(tools) -> list[str]:

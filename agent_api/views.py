@@ -13,11 +13,12 @@ from sessions_app.views import owned_session_or_404
 from .serializers import (
     Invocation,
     InvocationResponse,
+    SessionContextQuery,
     SessionContextResponse,
     ToolFormatQuery,
     ToolSchemaListResponse,
 )
-from .services import invoke_tool, llm_context_json, tool_list_payload
+from .services import invoke_tool, llm_context_json, llm_context_json_at_revision, tool_list_payload
 
 
 class ToolListView(APIView):
@@ -81,14 +82,16 @@ class SessionContextView(APIView):
 
     @extend_schema(
         operation_id="getSessionContext",
-        parameters=[ToolFormatQuery],
+        parameters=[SessionContextQuery],
         responses={200: SessionContextResponse, **error_responses(400, 401, 404)},
     )
     def get(self, request, session_id):
         session = owned_session_or_404(request, session_id)
-        query = ToolFormatQuery(data=request.query_params)
+        query = SessionContextQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        return HttpResponse(
-            llm_context_json(mode=session.mode, tool_format=query.validated_data["tool_format"]),
-            content_type="application/json",
-        )
+        tool_format, revision = query.validated_data["tool_format"], query.validated_data["revision"]
+        if revision is None:
+            body = llm_context_json(mode=session.mode, tool_format=tool_format)
+        else:
+            body = llm_context_json_at_revision(session=session, revision=revision, tool_format=tool_format)
+        return HttpResponse(body, content_type="application/json")

@@ -95,6 +95,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "simple_history",
 ]
 
 MIDDLEWARE = [

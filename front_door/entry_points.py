@@ -38,7 +38,13 @@ def api_entry_points() -> list[EntryPoint]:
             "sessionContext",
             ("GET",),
             _path("session-context", "sessionId"),
-            "The system prompt and tools for a session's next LLM call.",
+            "The system prompt and tools for a session's next LLM call; ?revision= rebuilds an earlier one.",
+        ),
+        EntryPoint(
+            "catalogRevisions", ("GET",), _path("catalog-revision-list"), "Every revision of the catalog, newest first."
+        ),
+        EntryPoint(
+            "catalogRevision", ("GET",), _path("catalog-revision-detail", "number"), "One revision's whole catalog."
         ),
         EntryPoint("mcp", ("POST",), _mcp_path("mcp"), "MCP (streamable HTTP): the catalog and the tools that need no session."),
         EntryPoint(

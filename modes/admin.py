@@ -1,6 +1,8 @@
 """
 Admin for the mode catalog: review (with a preview of what a session in the mode receives), search,
-reorder, add custom modes, switch the default; and declare the tools that the agent's client executes.
+reorder, add custom modes, switch the default; declare the tools that the agent's client executes; and,
+for both, see each change in the history, revert to an earlier state, restore a deleted one, and read the
+catalog's revisions. Every form posted here that changes the catalog is one catalog revision.
 """
 
 import json
@@ -12,12 +14,14 @@ from django.db import models
 from django.forms.fields import InvalidJSONInput
 from django.http import HttpResponseRedirect
 from django.urls import reverse
+from simple_history.admin import SimpleHistoryAdmin
 
 from aptix_site.text import unstorable_text
 
 from .admin_preview import system_prompt_preview, tools_preview, unresolved_tools_warning
 from .catalog import current_catalog, unresolved_tool_ids
-from .models import AgentMode, DeclaredTool
+from .models import AgentMode, CatalogRevision, DeclaredTool
+from .revisions import recording_revision
 from .services import set_default_mode
 
 
@@ -39,8 +43,55 @@ FORM_HELP = {
 }
 
 
+class CatalogHistoryAdmin(SimpleHistoryAdmin):
+    """
+    History, diffs and revert (django-simple-history) for a catalog table, and every form posted to it (an
+    edit, a revert, a list of positions, an action, a deletion) made one catalog revision by its user.
+    """
+
+    change_list_template = "admin/modes/change_list_with_deleted_rows.html"
+
+    def _one_revision(self, view, request, *args, **kwargs):
+        if request.method != "POST":
+            return view(request, *args, **kwargs)
+        with recording_revision(created_by=request.user):
+            return view(request, *args, **kwargs)
+
+    def changeform_view(self, request, *args, **kwargs):
+        return self._one_revision(super().changeform_view, request, *args, **kwargs)
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {"deleted_rows": self.deleted_rows(), **(extra_context or {})}
+        return self._one_revision(super().changelist_view, request, extra_context)
+
+    def delete_view(self, request, *args, **kwargs):
+        return self._one_revision(super().delete_view, request, *args, **kwargs)
+
+    def history_form_view(self, request, *args, **kwargs):
+        return self._one_revision(super().history_form_view, request, *args, **kwargs)
+
+    def delete_model(self, request, obj):
+        obj._history_user = request.user
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for obj in queryset:  # one by one, so that each deletion's history names its user
+            self.delete_model(request, obj)
+
+    def deleted_rows(self):
+        """The last state of every row deleted since, newest first: each can be restored from its history."""
+        history = self.model.history
+        pk_name = self.model._meta.pk.attname
+        deleted = history.filter(history_type="-").exclude(**{f"{pk_name}__in": self.model.objects.values(pk_name)})
+        latest = {}
+        for record in deleted.order_by("-history_date"):
+            latest.setdefault(getattr(record, pk_name), record)
+        return list(latest.values())
+
+
+
 @admin.register(AgentMode)
-class AgentModeAdmin(admin.ModelAdmin):
+class AgentModeAdmin(CatalogHistoryAdmin):
     list_display = ["key", "display_name", "status", "is_default", "source", "version", "position"]
     list_display_links = ["key", "display_name"]
     list_editable = ["position"]
@@ -114,7 +165,7 @@ class AgentModeAdmin(admin.ModelAdmin):
             self.message_user(request, "Select exactly one mode to make the default.", messages.ERROR)
             return
         mode = queryset.get()
-        set_default_mode(mode=mode)
+        set_default_mode(mode=mode, changed_by=request.user)
         self.message_user(request, f"'{mode.key}' is now the default mode.", messages.SUCCESS)
 
     @admin.action(description="Delete selected agent modes", permissions=["delete"])
@@ -154,7 +205,7 @@ class SchemaJSONField(forms.JSONField):
 
 
 @admin.register(DeclaredTool)
-class DeclaredToolAdmin(admin.ModelAdmin):
+class DeclaredToolAdmin(CatalogHistoryAdmin):
     list_display = ["name", "description", "read_only", "enabled_by"]
     search_fields = ["name", "description"]
     fields = ["name", "description", "parameters", "read_only", "enabled_by", "created_at", "updated_at"]
@@ -170,3 +221,21 @@ class DeclaredToolAdmin(admin.ModelAdmin):
     def enabled_by(self, tool):
         keys = [mode.key for mode in current_catalog().modes if tool.name in mode.associated_tool_ids]
         return ", ".join(keys) or "No mode lists it yet."
+
+
+@admin.register(CatalogRevision)
+class CatalogRevisionAdmin(admin.ModelAdmin):
+    """Revisions are written by the catalog itself and never changed: this only lists and shows them."""
+
+    list_display = ["number", "created_at", "created_by", "summary"]
+    fields = ["number", "created_at", "created_by", "summary", "catalog"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

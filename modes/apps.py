@@ -9,7 +9,9 @@ class ModesConfig(AppConfig):
 
     def ready(self):
         from .checks import check_mode_catalog
+        from .revisions import record_revision_after_migrate
         from .triggers import reinstall_after_migrate
 
         checks.register(check_mode_catalog, checks.Tags.database)
         post_migrate.connect(reinstall_after_migrate, sender=self)
+        post_migrate.connect(record_revision_after_migrate, sender=self)

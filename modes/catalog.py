@@ -9,8 +9,10 @@ database triggers change on every write (modes.triggers); within one HTTP
 request that comparison happens once. So a change made by any process (admin,
 import, migration, SQL) is seen by every process on its next request, and the
 catalog costs a request at most one small query whatever its size: none when
-a query the request makes anyway has read the version too (reading a session
-does, see VERSION_SQL and note_version).
+a query the request makes anyway has read the row too (reading a session
+does, see STATE_COLUMNS and note_state). The same row numbers the catalog's
+revisions (modes.revisions): a snapshot knows the revision it shows, and
+catalog_at_revision() rebuilds any earlier one.
 """
 
 import threading
@@ -26,7 +28,9 @@ from agent_tools.registry import UnknownToolError, registry
 from aptix_site.text import compact_json
 
 from .listing import mode_list_payload
-from .models import AgentMode, AgentModeSummary, DeclaredTool
+from .models import AgentMode, AgentModeSummary, CatalogRevision, CatalogVersion, DeclaredTool
+from .portable import document_rows
+from .revisions import record_pending_revision, recording_in_progress
 
 # AGN-014 §6.2, word for word (note the typographic apostrophes).
 MODE_SWITCHING_LINES = (
@@ -47,11 +51,22 @@ class UnknownModeError(LookupError):
         super().__init__(f"Unknown mode key {key!r}. Valid keys: {', '.join(self.valid_keys)}.")
 
 
+class UnknownRevisionError(LookupError):
+    def __init__(self, number, latest):
+        self.number = number
+        super().__init__(
+            f"There is no catalog revision {number}; revisions run from 1 to {latest}."
+            if latest
+            else f"There is no catalog revision {number}; none has been recorded yet."
+        )
+
+
 @dataclass(frozen=True)
 class CatalogSnapshot:
-    """The catalog as read at one version. Its modes are shared: treat them as read-only."""
+    """The catalog as read at one version and revision. Its modes are shared: treat them as read-only."""
 
     version: str | None
+    revision: int | None  # None: a change not recorded yet, seen inside the transaction that makes it
     modes: tuple[AgentMode, ...]
     declared_tools: tuple[DeclaredTool, ...] = ()
     by_key: dict[str, AgentMode] = field(init=False)
@@ -90,10 +105,10 @@ class CatalogSnapshot:
 
     def listing_json(self, *, include_examples: bool) -> str:
         """The unfiltered agent_list_modes payload as JSON text, built once per snapshot."""
-        return self.memoized(
-            ("listing", include_examples),
-            lambda: compact_json(mode_list_payload(list(self.modes), include_examples=include_examples)),
-        )
+        return self.memoized(("listing", include_examples), lambda: self.listing_of(self.modes, include_examples))
+
+    def listing_of(self, modes, include_examples: bool) -> str:
+        return compact_json(mode_list_payload(modes, include_examples=include_examples, catalog_revision=self.revision))
 
     @property
     def default(self) -> AgentMode:
@@ -102,32 +117,87 @@ class CatalogSnapshot:
                 return mode
         raise ImproperlyConfigured("The mode catalog has no default mode (modes.E005).")
 
+    def mode(self, key: str) -> AgentMode:
+        """The mode with this key; UnknownModeError names the key and the valid ones otherwise."""
+        try:
+            return self.by_key[key]
+        except (KeyError, TypeError):
+            raise UnknownModeError(key, self.by_key) from None
 
-# The catalog version as a scalar subquery, for a query that every request makes anyway to select
-# alongside its own columns: that saves the request a database round trip.
-VERSION_SQL = "SELECT version FROM modes_catalogversion WHERE id = 1"
+    def system_prompt(self, current_mode_key: str | None) -> str:
+        """The Mode Catalog block of AGN-014 §6.2; an empty or unknown key means the default mode."""
+        current = current_mode_key if current_mode_key in self.by_key else self.default.key
+        return "\n".join(
+            [
+                f"Current Mode: {current}",
+                "",
+                "Available Modes:",
+                *self.available_modes_lines,
+                "",
+                "Mode Switching:",
+                *MODE_SWITCHING_LINES,
+            ]
+        )
+
+    def all_tools(self) -> list[AgentTool | ClientTool]:
+        """Every tool a mode can enable, registered or declared, sorted by name."""
+
+        def build():
+            tools = {**self.client_tools, **{tool.name: tool for tool in registry.tools()}}
+            return [tools[name] for name in sorted(tools)]
+
+        return list(self.memoized("all-tools", build))
+
+    def tools_for_mode(self, mode: AgentMode) -> list[AgentTool | ClientTool]:
+        """The tools a mode enables, sorted by name; always-available tools are always in."""
+        return [tool for tool in self.all_tools() if mode_enables(mode, tool)]
+
+    def unresolved_tool_ids(self, tool_ids) -> list[str]:
+        """The ids among tool_ids that name no tool, registered or declared (modes.W001)."""
+        return registry.unresolved(tool_ids, declared=self.client_tools)
+
+
+@dataclass(frozen=True)
+class CatalogState:
+    """The catalog version row: the version the triggers set, and the revision recorded last and its version."""
+
+    version: str
+    revision: int
+    recorded_version: str
+
+    @property
+    def pending(self) -> bool:
+        """A committed change that no revision records yet."""
+        return self.version != self.recorded_version
+
+
+# The catalog version row's columns, for a query that every request makes anyway to select alongside its own
+# (it joins the row as STATE_TABLE): that saves the request a database round trip (note_state).
+STATE_TABLE = CatalogVersion._meta.db_table
+STATE_COLUMNS = ("version", "revision", "recorded_version")
+STATE_SQL = f"SELECT {', '.join(STATE_COLUMNS)} FROM {STATE_TABLE} WHERE id = 1"
 
 _latest: CatalogSnapshot | None = None
-_request = Local()  # the version read and the snapshot checked during the current request
+_request = Local()  # the state read and the snapshot checked during the current request
 _load_lock = threading.Lock()
 
 
 def _start_request(**kwargs):
     _request.snapshot = None
-    _request.version = None
+    _request.state = None
     _request.active = True
 
 
 def _finish_request(**kwargs):
     _request.snapshot = None
-    _request.version = None
+    _request.state = None
     _request.active = False
 
 
-def note_version(version: str | None) -> None:
-    """Tell the catalog the version that VERSION_SQL just gave, so this request need not read it again."""
-    if getattr(_request, "active", False) and _request.snapshot is None:
-        _request.version = version
+def note_state(version: str | None, revision: int | None, recorded_version: str | None) -> None:
+    """Tell the catalog the row STATE_COLUMNS just gave, so that this request need not read it again."""
+    if getattr(_request, "active", False) and _request.snapshot is None and version is not None:
+        _request.state = CatalogState(version, revision, recorded_version)
 
 
 request_started.connect(_start_request, dispatch_uid="modes.catalog.start_request")
@@ -140,30 +210,59 @@ def current_catalog() -> CatalogSnapshot:
     checked = getattr(_request, "snapshot", None)
     if checked is not None:
         return checked
-    version = getattr(_request, "version", None) or _read_version()
+    state = getattr(_request, "state", None) or read_state()
+    if state is not None and state.pending and not recording_in_progress():
+        # A change made around the service: recorded before anything is answered from it.
+        recorded = record_pending_revision()
+        state = recorded and CatalogState(*(getattr(recorded, column) for column in STATE_COLUMNS))
     snapshot = _latest
-    if snapshot is None or version is None or snapshot.version != version:
+    if snapshot is None or state is None or not _labelled(snapshot, state):
         with _load_lock:  # threads that find the same new version load it once
             snapshot = _latest
-            if snapshot is None or version is None or snapshot.version != version:
-                snapshot = CatalogSnapshot(
-                    version=version, modes=tuple(AgentMode.objects.all()), declared_tools=tuple(DeclaredTool.objects.all())
-                )
-                if version is not None:
+            if snapshot is None or state is None or not _labelled(snapshot, state):
+                snapshot = _load(state)
+                if snapshot.version is not None:
                     _latest = snapshot
     if getattr(_request, "active", False):
         _request.snapshot = snapshot
     return snapshot
 
 
-def _read_version() -> str | None:
-    # Raw SQL: this runs on every request, and compiling the ORM query would
-    # cost more than the query itself. It is read before the rows, so rows newer
-    # than their label only cause one extra reload, never a stale snapshot.
+def _labelled(snapshot: CatalogSnapshot, state: CatalogState) -> bool:
+    return snapshot.version == state.version and snapshot.revision == _recorded(state)
+
+
+def _recorded(state: CatalogState | None) -> int | None:
+    return None if state is None or state.pending else state.revision
+
+
+def _load(state: CatalogState | None) -> CatalogSnapshot:
+    # The state is read again after the rows: a change committed in between would give rows newer than
+    # their label, which then go unlabelled (and uncached) rather than under a revision that lacks them.
+    modes, tools = tuple(AgentMode.objects.all()), tuple(DeclaredTool.objects.all())
+    if state is not None and read_state() != state:
+        state = None
+    return CatalogSnapshot(
+        version=state and state.version, revision=_recorded(state), modes=modes, declared_tools=tools
+    )
+
+
+def read_state() -> CatalogState | None:
+    # Raw SQL: this runs on every request, and compiling the ORM query would cost more than the query itself.
     with connection.cursor() as cursor:
-        cursor.execute(VERSION_SQL)
+        cursor.execute(STATE_SQL)
         row = cursor.fetchone()
-    return row[0] if row else None
+    return CatalogState(*row) if row else None
+
+
+def catalog_at_revision(number: int) -> CatalogSnapshot:
+    """The catalog exactly as revision number recorded it; UnknownRevisionError if there is no such revision."""
+    latest = current_catalog().revision  # which records a change not recorded yet, if that is the one asked for
+    revision = CatalogRevision.objects.filter(number=number).first()
+    if revision is None:
+        raise UnknownRevisionError(number, latest)
+    modes, tools = document_rows(revision.catalog)
+    return CatalogSnapshot(version=None, revision=number, modes=tuple(modes), declared_tools=tuple(tools))
 
 
 def get_all_modes() -> list[AgentModeSummary]:
@@ -184,18 +283,15 @@ def find_modes(*, text: str = "") -> list[AgentMode]:
 
 def list_modes_json(*, text: str = "", include_examples: bool = False) -> str:
     """The agent_list_modes payload as JSON text; the unfiltered one is built once per catalog version."""
+    catalog = current_catalog()
     if not text.strip():
-        return current_catalog().listing_json(include_examples=include_examples)
-    return compact_json(mode_list_payload(find_modes(text=text), include_examples=include_examples))
+        return catalog.listing_json(include_examples=include_examples)
+    return catalog.listing_of(find_modes(text=text), include_examples)
 
 
 def get_mode(mode_key: str) -> AgentMode:
     """The mode with this key; UnknownModeError names the key and the valid ones otherwise."""
-    catalog = current_catalog()
-    try:
-        return catalog.by_key[mode_key]
-    except (KeyError, TypeError):
-        raise UnknownModeError(mode_key, catalog.by_key) from None
+    return current_catalog().mode(mode_key)
 
 
 def get_mode_by_id(mode_id: str) -> AgentMode:
@@ -212,13 +308,7 @@ def get_tools_for_mode(mode_key: str) -> list[str]:
 
 def all_tools() -> list[AgentTool | ClientTool]:
     """Every tool a mode can enable, registered or declared, sorted by name."""
-    catalog = current_catalog()
-
-    def build():
-        tools = {**catalog.client_tools, **{tool.name: tool for tool in registry.tools()}}
-        return [tools[name] for name in sorted(tools)]
-
-    return list(catalog.memoized("all-tools", build))
+    return current_catalog().all_tools()
 
 
 def get_tool(name: str) -> AgentTool | ClientTool:
@@ -233,7 +323,7 @@ def get_tool(name: str) -> AgentTool | ClientTool:
 
 def tools_for_mode(mode: AgentMode) -> list[AgentTool | ClientTool]:
     """The tools a mode enables, sorted by name; always-available tools are always in."""
-    return [tool for tool in all_tools() if mode_enables(mode, tool)]
+    return current_catalog().tools_for_mode(mode)
 
 
 def mode_enables(mode: AgentMode, tool: AgentTool | ClientTool) -> bool:
@@ -242,7 +332,7 @@ def mode_enables(mode: AgentMode, tool: AgentTool | ClientTool) -> bool:
 
 def unresolved_tool_ids(tool_ids) -> list[str]:
     """The ids among tool_ids that name no tool, registered or declared (modes.W001)."""
-    return registry.unresolved(tool_ids, declared=current_catalog().client_tools)
+    return current_catalog().unresolved_tool_ids(tool_ids)
 
 
 def get_default_mode() -> AgentMode:
@@ -251,16 +341,4 @@ def get_default_mode() -> AgentMode:
 
 def build_system_prompt(current_mode_key: str | None) -> str:
     """The Mode Catalog block of AGN-014 §6.2; an empty or unknown key means the default mode."""
-    catalog = current_catalog()
-    current = current_mode_key if current_mode_key in catalog.by_key else catalog.default.key
-    return "\n".join(
-        [
-            f"Current Mode: {current}",
-            "",
-            "Available Modes:",
-            *catalog.available_modes_lines,
-            "",
-            "Mode Switching:",
-            *MODE_SWITCHING_LINES,
-        ]
-    )
+    return current_catalog().system_prompt(current_mode_key)

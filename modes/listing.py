@@ -22,8 +22,11 @@ def mode_payload(mode: AgentMode, *, include_examples: bool) -> dict:
     }
 
 
-def mode_list_payload(modes: list[AgentMode], *, include_examples: bool) -> dict:
-    return {"modes": [mode_payload(mode, include_examples=include_examples) for mode in modes]}
+def mode_list_payload(modes: list[AgentMode], *, include_examples: bool, catalog_revision: int | None) -> dict:
+    return {
+        "modes": [mode_payload(mode, include_examples=include_examples) for mode in modes],
+        "catalogRevision": catalog_revision,
+    }
 
 
 def render_table(modes: list[AgentMode]) -> str:

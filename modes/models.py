@@ -2,9 +2,11 @@
 
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Max, Q
+from simple_history.models import HistoricalRecords
 
 from agent_tools.contract import ClientTool
 from agent_tools.registry import registry
@@ -109,6 +111,8 @@ class AgentMode(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Every save and delete through the ORM, with who and when; updated_at would differ in every record.
+    history = HistoricalRecords(excluded_fields=["updated_at"])
 
     class Meta:
         ordering = ["position", "key"]
@@ -198,6 +202,7 @@ class DeclaredTool(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    history = HistoricalRecords(excluded_fields=["updated_at"])
 
     class Meta:
         ordering = ["name"]
@@ -230,13 +235,35 @@ class DeclaredTool(models.Model):
 
 class CatalogVersion(models.Model):
     """
-    One row whose version changes with every write to the modes table, set by
+    One row whose version changes with every write to the catalog tables, set by
     database triggers (modes.triggers), so every process can tell with one small
-    query whether its in-memory catalog is still current.
+    query whether its in-memory catalog is still current. It also holds the number
+    of the last catalog revision recorded, and the version that revision recorded:
+    a version other than that one is a change not recorded yet (modes.revisions).
     """
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
     version = models.CharField(max_length=32)
+    revision = models.PositiveIntegerField(default=0)
+    recorded_version = models.CharField(max_length=32, blank=True, default="")
 
     def __str__(self):
         return self.version
+
+
+class CatalogRevision(models.Model):
+    """The whole catalog as one committed change left it, in the portable format; never changed afterwards."""
+
+    number = models.PositiveIntegerField(primary_key=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    summary = models.TextField(help_text="The modes and fields that changed since the revision before.")
+    catalog = models.JSONField(help_text="Every mode and declared tool, as export_modes writes them.")
+
+    class Meta:
+        ordering = ["-number"]
+
+    def __str__(self):
+        return f"Catalog revision {self.number}"

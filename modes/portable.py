@@ -1,9 +1,11 @@
 """
 The portable mode file moved by export_modes and import_modes.
 
-A file is YAML or JSON: ``{"format": "aptix-modes", "version": 1, "modes": [...]}``
-with one mapping per mode, keyed by the model's field names. ``source`` and the
-timestamps stay out: only migrations make built-in modes.
+A file is YAML or JSON: ``{"format": "aptix-modes", "version": 1, "modes": [...],
+"declared_tools": [...]}`` with one mapping per mode and per declared tool, keyed by
+the models' field names; ``declared_tools`` may be left out. ``source`` and the
+timestamps stay out: only migrations make built-in modes. A catalog revision keeps
+its catalog in this format (modes.revisions).
 """
 
 import difflib
@@ -14,7 +16,7 @@ import yaml
 
 from aptix_site.text import DuplicateKey, refuse_duplicate_keys, unstorable_text
 
-from .models import AgentMode
+from .models import AgentMode, DeclaredTool
 
 FORMAT_NAME = "aptix-modes"
 FORMAT_VERSION = 1
@@ -22,6 +24,8 @@ FORMAT_VERSION = 1
 TEXT_FIELDS = ("id", "key", "display_name", "description", "when_to_use", "status", "version")
 LIST_FIELDS = tuple(AgentMode.list_field_names())
 PORTABLE_FIELDS = (*TEXT_FIELDS, "is_default", "position", *LIST_FIELDS)
+TOOL_FIELDS = ("name", "description", "parameters", "read_only")
+TOP_LEVEL_FIELDS = ("format", "version", "modes", "declared_tools")
 
 
 class PortableFileError(Exception):
@@ -32,12 +36,21 @@ class PortableFileError(Exception):
         super().__init__("\n".join(self.problems))
 
 
-def export_document(modes: list[AgentMode]) -> dict:
+def export_document(*, modes: list[AgentMode], declared_tools: list[DeclaredTool]) -> dict:
     return {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
         "modes": [{field: getattr(mode, field) for field in PORTABLE_FIELDS} for mode in modes],
+        "declared_tools": [{field: getattr(tool, field) for field in TOOL_FIELDS} for tool in declared_tools],
     }
+
+
+def document_rows(document: dict) -> tuple[list[AgentMode], list[DeclaredTool]]:
+    """The unsaved modes and declared tools of a document export_document wrote, in its order."""
+    return (
+        [AgentMode(**entry) for entry in document["modes"]],
+        [DeclaredTool(**entry) for entry in document.get("declared_tools", [])],
+    )
 
 
 def dump_document(document: dict, *, file_format: str) -> str:
@@ -47,11 +60,11 @@ def dump_document(document: dict, *, file_format: str) -> str:
 
 
 @dataclass(frozen=True)
-class ModeEntry:
+class FileEntry:
     """
-    One entry of a mode file, type-checked: the known fields whose values have the right type, the
-    fields given with a wrong one (left out of ``fields``, so later checks skip them rather than report
-    them again), and the problems found, each naming its field.
+    One entry of a mode file (a mode or a declared tool), type-checked: the known fields whose values
+    have the right type, the fields given with a wrong one (left out of ``fields``, so later checks skip
+    them rather than report them again), and the problems found, each naming its field.
     """
 
     where: str
@@ -62,7 +75,8 @@ class ModeEntry:
 
 @dataclass(frozen=True)
 class ModeFile:
-    entries: tuple[ModeEntry, ...]
+    entries: tuple[FileEntry, ...]
+    tools: tuple[FileEntry, ...] = ()
     problems: tuple[str, ...] = ()  # about the file as a whole
 
 
@@ -78,13 +92,20 @@ def read_document(text: str) -> ModeFile:
     if not isinstance(document, dict) or not isinstance(document.get("modes"), list):
         raise PortableFileError(["The file must be a mapping with a 'modes' list."])
     problems = []
-    unknown = sorted(set(map(str, document)) - {"format", "version", "modes"})
+    unknown = sorted(set(map(str, document)) - set(TOP_LEVEL_FIELDS))
     if unknown:
         problems.append(f"Unknown top-level fields: {', '.join(unknown)}.")
     if document.get("format", FORMAT_NAME) != FORMAT_NAME or document.get("version", FORMAT_VERSION) != FORMAT_VERSION:
         problems.append(f"This is not an {FORMAT_NAME} version {FORMAT_VERSION} file.")
-    entries = tuple(_check_entry(index, entry) for index, entry in enumerate(document["modes"]))
-    return ModeFile(entries=entries, problems=tuple(problems))
+    tools = document.get("declared_tools", [])
+    if not isinstance(tools, list):
+        problems.append("declared_tools: must be a list of tool mappings.")
+        tools = []
+    return ModeFile(
+        entries=tuple(_check_entry(index, entry, MODE_SECTION) for index, entry in enumerate(document["modes"])),
+        tools=tuple(_check_entry(index, entry, TOOL_SECTION) for index, entry in enumerate(tools)),
+        problems=tuple(problems),
+    )
 
 
 def _parse(text: str):
@@ -120,40 +141,59 @@ class _YAMLLoaderWithoutRepeatedKeys(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
-def describe_entry(index: int, entry) -> str:
-    key = entry.get("key") if isinstance(entry, dict) else None
-    return f"modes[{index}] (key {key!r})" if isinstance(key, str) else f"modes[{index}]"
+@dataclass(frozen=True)
+class Section:
+    """A list of entries in a mode file: its name, the field that names an entry, and its fields."""
+
+    name: str
+    naming_field: str
+    fields: tuple[str, ...]
+    noun: str
 
 
-def _check_entry(index: int, entry) -> ModeEntry:
-    where = describe_entry(index, entry)
+MODE_SECTION = Section("modes", "key", PORTABLE_FIELDS, "mode")
+TOOL_SECTION = Section("declared_tools", "name", TOOL_FIELDS, "declared tool")
+
+
+def describe_entry(index: int, entry, section: Section = MODE_SECTION) -> str:
+    name = entry.get(section.naming_field) if isinstance(entry, dict) else None
+    where = f"{section.name}[{index}]"
+    return f"{where} ({section.naming_field} {name!r})" if isinstance(name, str) else where
+
+
+def _check_entry(index: int, entry, section: Section) -> FileEntry:
+    where = describe_entry(index, entry, section)
     if not isinstance(entry, dict):
-        return ModeEntry(where=where, fields=None, problems=("each mode must be a mapping of field names to values.",))
+        problem = f"each {section.noun} must be a mapping of field names to values."
+        return FileEntry(where=where, fields=None, problems=(problem,))
     problems = {}
-    for name in sorted(set(map(str, entry)) - set(PORTABLE_FIELDS)):
-        guess = difflib.get_close_matches(name, PORTABLE_FIELDS, n=1)
+    for name in sorted(set(map(str, entry)) - set(section.fields)):
+        guess = difflib.get_close_matches(name, section.fields, n=1)
         problems[name] = f"unknown field; did you mean {guess[0]}?" if guess else "unknown field."
-    for name in PORTABLE_FIELDS:
+    for name in section.fields:
         if name in entry:
             problem = _type_problem(name, entry[name])
             if problem:
                 problems[name] = problem
-    fields = {name: value for name, value in entry.items() if name in PORTABLE_FIELDS and name not in problems}
-    return ModeEntry(
+    fields = {name: value for name, value in entry.items() if name in section.fields and name not in problems}
+    return FileEntry(
         where=where,
         fields=fields,
-        rejected=frozenset(problems) & set(PORTABLE_FIELDS),
+        rejected=frozenset(problems) & set(section.fields),
         problems=tuple(f"{name}: {problem}" for name, problem in problems.items()),
     )
 
 
 def _type_problem(name: str, value) -> str | None:
-    if name in TEXT_FIELDS:
+    if name in TEXT_FIELDS or name in ("name", "description"):
         if not isinstance(value, str):
             return "must be text."
-    elif name == "is_default":
+    elif name in ("is_default", "read_only"):
         if not isinstance(value, bool):
             return "must be true or false."
+    elif name == "parameters":
+        if not isinstance(value, dict):
+            return "must be a JSON Schema mapping."
     elif name == "position":
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             return "must be a whole number, 0 or more."

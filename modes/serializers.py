@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField
 
-from .models import AgentMode
+from .models import AgentMode, CatalogRevision
 from .tools import FILTER_MAX_LENGTH
 
 
@@ -60,6 +60,18 @@ class ModeSummaryResponse(serializers.Serializer):
 
 class ModeListResponse(serializers.Serializer):
     modes = ModeSummaryResponse(many=True)
+    catalogRevision = serializers.IntegerField(help_text="The catalog revision this listing shows.")
+
+
+class CatalogRevisionSummary(serializers.ModelSerializer):
+    revision = serializers.IntegerField(source="number")
+    createdAt = serializers.DateTimeField(source="created_at")
+    createdBy = serializers.CharField(source="created_by.get_username", allow_null=True, default=None)
+
+    class Meta:
+        model = CatalogRevision
+        fields = ["revision", "createdAt", "createdBy", "summary"]
+        read_only_fields = fields
 
 
 class ModeDetailResponse(serializers.Serializer):

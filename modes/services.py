@@ -1,20 +1,24 @@
-"""Writes to the mode catalog that must keep its invariants: switching the default, importing files."""
+"""
+Writes to the mode catalog that must keep its invariants: switching the default, importing files. Each is
+one catalog revision (modes.revisions), and each change to a mode is kept in its history.
+"""
 
 from dataclasses import dataclass, field
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.db import transaction
+from simple_history.utils import bulk_update_with_history
 
 from .catalog import unresolved_tool_ids
-from .models import AgentMode
+from .models import AgentMode, DeclaredTool
 from .portable import ModeFile, PortableFileError
+from .revisions import recording_revision
 
 
-def set_default_mode(*, mode: AgentMode) -> None:
+def set_default_mode(*, mode: AgentMode, changed_by=None) -> None:
     """Make mode the one default, atomically, even when two admins do this at once."""
-    with transaction.atomic():
+    with recording_revision(created_by=changed_by):
         _lock_catalog()
-        _switch_default_to(mode.pk)
+        _switch_default_to(mode.pk, changed_by=changed_by)
     mode.is_default = True
 
 
@@ -24,36 +28,59 @@ def _lock_catalog() -> None:
     list(AgentMode.objects.select_for_update().order_by("pk").values_list("pk", flat=True))
 
 
-def _switch_default_to(pk: str) -> None:
-    # Clear before set: the one-default index is checked row by row.
-    AgentMode.objects.filter(is_default=True).exclude(pk=pk).update(is_default=False)
-    AgentMode.objects.filter(pk=pk).update(is_default=True)
+def _switch_default_to(pk: str, *, changed_by) -> None:
+    # Clear before set: the one-default index is checked row by row. Through the history, so that the
+    # switch shows in both modes' histories like any other edit.
+    for is_default, modes in (
+        (False, AgentMode.objects.filter(is_default=True).exclude(pk=pk)),
+        (True, AgentMode.objects.filter(pk=pk, is_default=False)),
+    ):
+        modes = list(modes)
+        for mode in modes:
+            mode.is_default = is_default
+        bulk_update_with_history(modes, AgentMode, ["is_default"], default_user=changed_by)
+
+
+@dataclass(frozen=True)
+class PlannedEntry:
+    """What an import does, or would do, with one entry of the file."""
+
+    kind: str  # "mode" or "declared tool"
+    name: str
+    action: str  # "created", "updated" or "unchanged"
+    fields: tuple[str, ...] = ()  # for "updated", the fields that change
 
 
 @dataclass
 class ImportResult:
-    created: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
+    entries: list[PlannedEntry] = field(default_factory=list)
     default: str | None = None
     # Per mode key, the tool ids it lists that name no tool (modes.W001): warnings, not problems.
     unresolved_tool_ids: dict[str, list[str]] = field(default_factory=dict)
+    revision: int | None = None  # the catalog revision after the import; None for a dry run
+
+    def names(self, action: str) -> list[str]:
+        return [entry.name for entry in self.entries if entry.action == action]
 
 
-def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool) -> ImportResult:
+def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool, imported_by=None) -> ImportResult:
     """
-    Validate every entry, then apply all of them or none. Raises PortableFileError listing every
-    problem of the file, those read_document found included, each with its entry and field.
+    Validate every entry, then apply all of them or none, as one catalog revision. Raises
+    PortableFileError listing every problem of the file, those read_document found included, each with
+    its entry and field.
     """
-    with transaction.atomic():
+    with recording_revision(created_by=imported_by) as recording:
         _lock_catalog()
         existing = {mode.key: mode for mode in AgentMode.objects.all()}
         result, to_save, new_default_pk = _plan(mode_file, existing, update=update)
         if not dry_run:
-            for mode in to_save:
-                mode.save()
+            for row in to_save:
+                row._history_user = imported_by
+                row.save()
             if new_default_pk is not None:
-                _switch_default_to(new_default_pk)
+                _switch_default_to(new_default_pk, changed_by=imported_by)
+    if not dry_run:
+        result.revision = recording.revision
     return result
 
 
@@ -61,7 +88,9 @@ def _plan(mode_file: ModeFile, existing, *, update):
     problems = list(mode_file.problems)
     entries = mode_file.entries
     result = ImportResult()
-    to_save = []
+    tool_problems, to_save = _plan_tools(mode_file, result, update=update)
+    problems += tool_problems
+    declared_here = {row.name for row in to_save}
     new_default_pk = None
     ids_in_use = {mode.pk: mode.key for mode in existing.values()}
     seen_keys, seen_ids = {}, {}
@@ -111,41 +140,85 @@ def _plan(mode_file: ModeFile, existing, *, update):
                 "the default."
             )
 
-        if mode is None:
-            mode = AgentMode(source=AgentMode.Source.CUSTOM)
-            changed = True
-        else:
-            changed = False
-        for name, value in fields.items():
-            if name == "is_default":
-                continue  # applied after all rows, by switching the default
-            if getattr(mode, name) != value:
-                setattr(mode, name, value)
-                changed = True
+        mode = mode or AgentMode(source=AgentMode.Source.CUSTOM)
+        changed_fields = _apply(mode, fields)  # is_default is applied after all rows, by switching the default
         try:
             # A field given with a wrong type is reported already, and was not set: not checked again.
             mode.full_clean(exclude=entry.rejected, validate_unique=False)
         except ValidationError as error:
-            problems += [
-                f"{where}: {message}" if name == NON_FIELD_ERRORS else f"{where}: {name}: {message}"
-                for name, messages in error.message_dict.items()
-                for message in messages
-            ]
+            problems += _messages(where, error)
             continue
-        unresolved = unresolved_tool_ids(mode.associated_tool_ids)
+        unresolved = [name for name in unresolved_tool_ids(mode.associated_tool_ids) if name not in declared_here]
         if unresolved:
             result.unresolved_tool_ids[key] = unresolved
+        if mode._state.adding or changed_fields:
+            to_save.append(mode)
         if fields.get("is_default") is True and key != current_default:
             result.default, new_default_pk = key, mode.pk
-        if mode._state.adding:
-            result.created.append(key)
-            to_save.append(mode)
-        elif changed:
-            result.updated.append(key)
-            to_save.append(mode)
-        else:
-            result.unchanged.append(key)
+            changed_fields.append("is_default")
+        result.entries.append(_planned("mode", key, mode, changed_fields))
 
     if problems:
         raise PortableFileError(problems)
     return result, to_save, new_default_pk
+
+
+def _planned(kind, name, row, changed_fields) -> PlannedEntry:
+    if row._state.adding:
+        return PlannedEntry(kind, name, "created")
+    if changed_fields:
+        return PlannedEntry(kind, name, "updated", tuple(changed_fields))
+    return PlannedEntry(kind, name, "unchanged")
+
+
+def _plan_tools(mode_file: ModeFile, result: ImportResult, *, update):
+    """The declared tools of the file, checked as the admin checks them; created, or updated with --update."""
+    problems, to_save, seen = [], [], {}
+    existing = {tool.name: tool for tool in DeclaredTool.objects.all()}
+    for index, entry in enumerate(mode_file.tools):
+        where, fields = entry.where, entry.fields
+        problems += [f"{where}: {problem}" for problem in entry.problems]
+        if fields is None:
+            continue
+        name = fields.get("name")
+        if not name:
+            if "name" not in entry.rejected:
+                problems.append(f"{where}: name: every declared tool needs a name.")
+            continue
+        if name in seen:
+            problems.append(f"{where}: name: {name!r} appears again, first at declared_tools[{seen[name]}].")
+            continue
+        seen[name] = index
+        tool = existing.get(name)
+        if tool is not None and not update:
+            problems.append(f"{where}: name: tool {name!r} is already declared; pass --update to update it.")
+            continue
+        tool = tool or DeclaredTool()
+        changed_fields = _apply(tool, fields)
+        try:
+            tool.full_clean(exclude=entry.rejected, validate_unique=False)
+        except ValidationError as error:
+            problems += _messages(where, error)
+            continue
+        result.entries.append(_planned("declared tool", name, tool, changed_fields))
+        if tool._state.adding or changed_fields:
+            to_save.append(tool)
+    return problems, to_save
+
+
+def _apply(row, fields) -> list[str]:
+    """Set the given fields on row; the names of those whose value changes. is_default is switched apart."""
+    changed = []
+    for name, value in fields.items():
+        if name != "is_default" and getattr(row, name) != value:
+            setattr(row, name, value)
+            changed.append(name)
+    return changed
+
+
+def _messages(where, error: ValidationError) -> list[str]:
+    return [
+        f"{where}: {message}" if name == NON_FIELD_ERRORS else f"{where}: {name}: {message}"
+        for name, messages in error.message_dict.items()
+        for message in messages
+    ]

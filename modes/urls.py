@@ -7,4 +7,6 @@ urlpatterns = [
     path("modes/<str:key>/", views.ModeDetailView.as_view(), name="mode-detail"),
     path("modes/<str:key>/tools/", views.ModeToolsView.as_view(), name="mode-tools"),
     path("system-prompt/", views.SystemPromptView.as_view(), name="system-prompt"),
+    path("catalog/revisions/", views.CatalogRevisionListView.as_view(), name="catalog-revision-list"),
+    path("catalog/revisions/<str:number>/", views.CatalogRevisionDetailView.as_view(), name="catalog-revision-detail"),
 ]

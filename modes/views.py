@@ -5,33 +5,34 @@ from django.utils.decorators import method_decorator
 from django.views.decorators.http import condition
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import exceptions
+from rest_framework import generics
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from aptix_site.api import error_responses
+from aptix_site.api import Pagination, error_responses
 
 from .catalog import (
     UnknownModeError,
+    UnknownRevisionError,
+    catalog_at_revision,
     build_system_prompt,
     current_catalog,
     get_mode,
     get_tools_for_mode,
     list_modes_json,
 )
+from .exceptions import ModeNotFound, RevisionNotFound
 from .listing import mode_detail_payload
+from .models import CatalogRevision
+from .portable import export_document
 from .serializers import (
+    CatalogRevisionSummary,
     ModeDetailResponse,
     ModeListQuery,
     ModeListResponse,
     ModeToolsResponse,
     SystemPromptQuery,
 )
-
-
-class ModeNotFound(exceptions.NotFound):
-    default_detail = "No such mode."
-    default_code = "unknown_mode"
 
 
 def catalog_etag(request, *args, **kwargs):
@@ -103,3 +104,44 @@ class SystemPromptView(APIView):
         return HttpResponse(
             build_system_prompt(query.validated_data["currentMode"]), content_type="text/plain; charset=utf-8"
         )
+
+
+class CatalogRevisionListView(generics.ListAPIView):
+    serializer_class = CatalogRevisionSummary
+    pagination_class = Pagination
+
+    def get_queryset(self):
+        current_catalog()  # a change made around the service is recorded before the revisions are listed
+        return CatalogRevision.objects.select_related("created_by").defer("catalog")
+
+    @extend_schema(
+        operation_id="listCatalogRevisions",
+        responses={200: CatalogRevisionSummary(many=True), **error_responses(400, 401, 404)},
+        description="Every catalog revision, newest first: who made it (null for a change made around the "
+        "service, such as SQL) and a one-line summary of the modes and fields that changed.",
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+
+class CatalogRevisionDetailView(APIView):
+    @extend_schema(
+        operation_id="getCatalogRevision",
+        responses={
+            200: OpenApiResponse(
+                OpenApiTypes.OBJECT,
+                description="The whole catalog at this revision in the portable format that export_modes writes "
+                "and import_modes reads: format, version, modes and declared_tools.",
+            ),
+            **error_responses(400, 401, 404),
+        },
+    )
+    def get(self, request, number):
+        try:
+            catalog = catalog_at_revision(int(number)) if number.isascii() and number.isdigit() else None
+        except UnknownRevisionError:
+            catalog = None
+        if catalog is None:
+            raise RevisionNotFound(f"There is no catalog revision {number}.")
+        # Rebuilt from the rows rather than passed through: PostgreSQL's jsonb keeps no key order.
+        return Response(export_document(modes=list(catalog.modes), declared_tools=list(catalog.declared_tools)))

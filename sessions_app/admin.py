@@ -8,7 +8,9 @@ from .models import AgentSession, ModeChange
 class ModeChangeInline(admin.TabularInline):
     model = ModeChange
     fk_name = "session"
-    fields = ["changed_at", "from_mode", "to_mode", "reason", "branch", "branch_session", "changed_by", "org"]
+    fields = [
+        "changed_at", "from_mode", "to_mode", "reason", "branch", "branch_session", "changed_by", "org", "catalog_revision"
+    ]
     readonly_fields = fields
     extra = 0
     can_delete = False
@@ -27,8 +29,8 @@ class AgentSessionAdmin(admin.ModelAdmin):
     list_select_related = ["owner", "org", "mode"]
     list_filter = ["mode", "org"]
     search_fields = ["id", "title", "owner__username"]
-    readonly_fields = ["id", "owner", "org", "mode", "parent", "created_at", "updated_at"]
-    fields = ["id", "title", "owner", "org", "mode", "parent", "created_at", "updated_at"]
+    readonly_fields = ["id", "owner", "org", "mode", "parent", "catalog_revision", "created_at", "updated_at"]
+    fields = ["id", "title", "owner", "org", "mode", "parent", "catalog_revision", "created_at", "updated_at"]
     inlines = [ModeChangeInline]
 
     def has_add_permission(self, request):
@@ -38,7 +40,7 @@ class AgentSessionAdmin(admin.ModelAdmin):
 
 @admin.register(ModeChange)
 class ModeChangeAdmin(admin.ModelAdmin):
-    list_display = ["changed_at", "session", "from_mode", "to_mode", "branch", "changed_by"]
+    list_display = ["changed_at", "session", "from_mode", "to_mode", "branch", "changed_by", "catalog_revision"]
     list_select_related = ["session", "from_mode", "to_mode", "changed_by"]
     list_filter = ["to_mode", "branch"]
     search_fields = ["session__id", "reason", "changed_by__username"]

@@ -20,6 +20,9 @@ class AgentSession(models.Model):
         help_text="The session this one branched from with agent_change_mode (branch=true).",
     )
     title = models.CharField(max_length=200, blank=True)
+    catalog_revision = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The catalog revision in force when the session was created."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -47,6 +50,9 @@ class ModeChange(models.Model):
     )
     changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
     org = models.ForeignKey(Organization, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    catalog_revision = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The catalog revision in force when the mode changed."
+    )
     changed_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

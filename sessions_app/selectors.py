@@ -5,16 +5,18 @@ import uuid
 from django.db import connection
 from django.db.transaction import TransactionManagementError
 
-from modes.catalog import VERSION_SQL, get_mode_by_id, note_version
+from modes.catalog import STATE_COLUMNS, STATE_TABLE, get_mode_by_id, note_state
 
 from .models import AgentSession, ModeChange
 
 # Every session endpoint and tool call with a session starts here, and most then read the catalog, so the
-# catalog version comes in the same round trip (modes.catalog.note_version). Raw SQL, fixed and parameterised:
-# building this query through the ORM took longer than running it (benchmarks/RESULTS.md).
+# catalog version row comes in the same round trip (modes.catalog.note_state). Raw SQL, fixed and
+# parameterised: building this query through the ORM took longer than running it (benchmarks/RESULTS.md).
 OWNED_SESSION_SQL = (
-    f"SELECT {', '.join(field.column for field in AgentSession._meta.concrete_fields)}, "
-    f"({VERSION_SQL}) AS catalog_version FROM {AgentSession._meta.db_table} WHERE id = %s AND owner_id = %s"
+    f"SELECT {', '.join(f'session.{field.column}' for field in AgentSession._meta.concrete_fields)}, "
+    f"{', '.join(f'catalog.{column} AS state_{column}' for column in STATE_COLUMNS)} "
+    f"FROM {AgentSession._meta.db_table} AS session LEFT JOIN {STATE_TABLE} AS catalog ON catalog.id = 1 "
+    "WHERE session.id = %s AND session.owner_id = %s"
 )
 
 
@@ -42,13 +44,13 @@ def get_owned_session(*, session_id, user, for_update: bool = False) -> AgentSes
         if connection.get_autocommit():  # a lock outside a transaction would end with the query
             raise TransactionManagementError("get_owned_session(for_update=True) needs a transaction.")
         if connection.features.has_select_for_update:  # SQLite locks the whole database instead
-            sql += " FOR UPDATE"
+            sql += " FOR UPDATE OF session"
     pk_param = AgentSession._meta.pk.get_db_prep_value(pk, connection)  # SQLite stores UUIDs as hex text
     found = list(AgentSession.objects.raw(sql, [pk_param, user.pk]))
     if not found:
         raise AgentSession.DoesNotExist(f"No session {pk} of this user.")
     session = found[0]
-    note_version(session.catalog_version)
+    note_state(*(getattr(session, f"state_{column}") for column in STATE_COLUMNS))
     session.mode = get_mode_by_id(session.mode_id)  # from the catalog snapshot, rather than a join
     return session
 
@@ -59,3 +61,16 @@ def sessions_of(*, user):
 
 def mode_changes_of(*, session: AgentSession):
     return ModeChange.objects.filter(session=session).select_related("from_mode", "to_mode", "changed_by")
+
+
+def mode_id_at_revision(*, session: AgentSession, revision: int) -> str | None:
+    """
+    The id of the mode the session was in while the catalog was at revision: after its last change made at
+    that revision or before, else its mode before its first change; None if it was created after.
+    """
+    if session.catalog_revision is not None and session.catalog_revision > revision:
+        return None
+    changes = ModeChange.objects.filter(session_id=session.pk)
+    then = changes.filter(catalog_revision__lte=revision).order_by("-id").values_list("to_mode_id", flat=True)
+    first = changes.order_by("id").values_list("from_mode_id", flat=True)
+    return then.first() or first.first() or session.mode_id

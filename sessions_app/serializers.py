@@ -33,9 +33,15 @@ class ModeChangeSerializer(serializers.ModelSerializer):
     toMode = serializers.CharField(source="to_mode.key")
     branchSessionId = serializers.UUIDField(source="branch_session_id", allow_null=True)
     changedBy = serializers.CharField(source="changed_by.get_username", allow_null=True)
+    catalogRevision = serializers.IntegerField(
+        source="catalog_revision", allow_null=True, help_text="The catalog revision in force at the change."
+    )
     changedAt = serializers.DateTimeField(source="changed_at")
 
     class Meta:
         model = ModeChange
-        fields = ["id", "fromMode", "toMode", "reason", "branch", "branchSessionId", "changedBy", "changedAt"]
+        fields = [
+            "id", "fromMode", "toMode", "reason", "branch", "branchSessionId", "changedBy", "catalogRevision",
+            "changedAt",
+        ]
         read_only_fields = fields

@@ -4,7 +4,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Membership
-from modes.catalog import get_default_mode, get_mode
+from modes.catalog import STATE_TABLE, current_catalog
 from modes.models import AgentMode
 
 from .models import AgentSession, ModeChange
@@ -14,6 +14,8 @@ SESSIONS = AgentSession._meta.db_table
 AUDIT_COLUMNS = ", ".join(field.column for field in ModeChange._meta.concrete_fields)
 # The caller's organization as the audit row records it: the user's membership at the moment of the change.
 CALLERS_ORGANIZATION = f"(SELECT organization_id FROM {Membership._meta.db_table} WHERE user_id = %(user)s)"
+# The catalog revision in force: the request has read the catalog, which records any change not recorded yet.
+CATALOG_REVISION = f"(SELECT revision FROM {STATE_TABLE} WHERE id = 1)"
 
 # A mode change, on PostgreSQL: one statement locks the user's session row, moves it, and writes the audit row
 # from the mode the locked row had. A single statement is atomic by itself, so it needs no BEGIN and COMMIT:
@@ -31,8 +33,10 @@ WITH moved AS (
     RETURNING before.mode_id, session.updated_at
 )
 INSERT INTO {ModeChange._meta.db_table}
-    (session_id, from_mode_id, to_mode_id, reason, branch, branch_session_id, changed_by_id, org_id, changed_at)
-SELECT %(session)s, mode_id, %(mode)s, %(reason)s, false, NULL, %(user)s, {CALLERS_ORGANIZATION}, updated_at
+    (session_id, from_mode_id, to_mode_id, reason, branch, branch_session_id, changed_by_id, org_id,
+     catalog_revision, changed_at)
+SELECT %(session)s, mode_id, %(mode)s, %(reason)s, false, NULL, %(user)s, {CALLERS_ORGANIZATION},
+    {CATALOG_REVISION}, updated_at
 FROM moved
 RETURNING {AUDIT_COLUMNS}
 """
@@ -43,9 +47,10 @@ RETURNING {AUDIT_COLUMNS}
 # building the ORM's statements took longer than running them (benchmarks/RESULTS.md).
 RECORD_CHANGE_SQL = f"""
 INSERT INTO {ModeChange._meta.db_table}
-    (session_id, from_mode_id, to_mode_id, reason, branch, branch_session_id, changed_by_id, org_id, changed_at)
+    (session_id, from_mode_id, to_mode_id, reason, branch, branch_session_id, changed_by_id, org_id,
+     catalog_revision, changed_at)
 SELECT id, mode_id, %(mode)s, %(reason)s, %(branch)s, %(branch_session)s, %(user)s, {CALLERS_ORGANIZATION},
-    {{latest}}(%(now)s, updated_at)
+    {CATALOG_REVISION}, {{latest}}(%(now)s, updated_at)
 FROM {SESSIONS} WHERE id = %(session)s AND owner_id = %(user)s {{lock}}
 RETURNING {AUDIT_COLUMNS}
 """
@@ -54,8 +59,9 @@ MOVE_RECORDED_SQL = f"UPDATE {SESSIONS} SET mode_id = %(mode)s, updated_at = %(c
 
 def create_session(*, owner, org, mode_key: str | None = None, title: str = "") -> AgentSession:
     """A new session for owner, in mode_key or else the default mode. UnknownModeError for a bad key."""
-    mode = get_mode(mode_key) if mode_key else get_default_mode()
-    return AgentSession.objects.create(owner=owner, org=org, mode=mode, title=title)
+    catalog = current_catalog()
+    mode = catalog.mode(mode_key) if mode_key else catalog.default
+    return AgentSession.objects.create(owner=owner, org=org, mode=mode, title=title, catalog_revision=catalog.revision)
 
 
 def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: bool = False) -> ModeChange:
@@ -82,7 +88,12 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
         if branch:
             session = get_owned_session(session_id=session_id, user=user, for_update=True)
             branch_session = AgentSession.objects.create(
-                owner=user, org_id=session.org_id, mode=mode, parent=session, title=session.title
+                owner=user,
+                org_id=session.org_id,
+                mode=mode,
+                parent=session,
+                title=session.title,
+                catalog_revision=current_catalog().revision,
             )
         record = RECORD_CHANGE_SQL.format(
             latest="GREATEST" if connection.vendor == "postgresql" else "MAX",

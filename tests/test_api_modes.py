@@ -29,7 +29,7 @@ def test_list_returns_the_modes_object(alice_client):
     assert response.status_code == 200
     assert response["Content-Type"].startswith("application/json")
     body = response.json()
-    assert list(body) == ["modes"]
+    assert list(body) == ["modes", "catalogRevision"]
     assert [mode["key"] for mode in body["modes"]] == SEED_KEYS
 
 

@@ -178,7 +178,9 @@ def test_mode_changes_are_listed_oldest_first(alice, alice_client, alice_session
         ("ddr_authoring", "workflow_authoring"),
         ("workflow_authoring", "general"),
     ]
-    assert set(results[0]) == {"id", "fromMode", "toMode", "reason", "branch", "branchSessionId", "changedBy", "changedAt"}
+    assert set(results[0]) == {
+        "id", "fromMode", "toMode", "reason", "branch", "branchSessionId", "changedBy", "catalogRevision", "changedAt"
+    }
     assert results[0]["changedBy"] == "alice"
     assert results[0]["branch"] is False and results[0]["branchSessionId"] is None
 
@@ -211,7 +213,7 @@ def test_context_is_the_system_prompt_and_the_tools_of_the_sessions_mode(alice_c
     response = alice_client.get(f"/api/sessions/{alice_session.pk}/context/")
     assert response.status_code == 200
     body = response.json()
-    assert list(body) == ["systemPrompt", "tools", "clientTools", "unresolvedToolIds"]
+    assert list(body) == ["catalogRevision", "systemPrompt", "tools", "clientTools", "unresolvedToolIds"]
     assert body["systemPrompt"] == build_system_prompt("general")
     # general enables agent_change_mode, agent_list_modes, agent_hello_world and a tool nobody declared.
     assert body["tools"] == session_schemas("agent_change_mode", "agent_hello_world", "agent_list_modes")

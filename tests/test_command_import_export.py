@@ -129,7 +129,7 @@ def test_export_json_to_a_file(tmp_path, custom_mode):
     path = tmp_path / "modes.json"
     out, err = export("--format", "json", "--output", str(path))
     assert out == ""
-    assert err == f"Exported 4 modes to {path}.\n"
+    assert err == f"Exported 4 modes and 0 declared tools to {path}.\n"
     assert json.loads(path.read_text(encoding="utf-8")) == yaml.safe_load(export()[0])
 
 
@@ -147,7 +147,11 @@ def test_export_then_import_update_leaves_the_catalog_identical(tmp_path, custom
     output = import_modes(path, "--update")
 
     assert catalog() == before
-    assert output == "Created 0, updated 0, left 5 unchanged.\n"
+    assert output == (
+        "mode general: unchanged\nmode ddr_authoring: unchanged\nmode workflow_authoring: unchanged\n"
+        "mode research: unchanged\nmode awkward: unchanged\n"
+        "Created 0, updated 0, left 5 unchanged. Catalog revision: 2.\n"
+    )
 
 
 # --- import: creating and updating ---------------------------------------------------------------------
@@ -155,7 +159,7 @@ def test_export_then_import_update_leaves_the_catalog_identical(tmp_path, custom
 
 def test_import_creates_a_custom_mode(write_file):
     output = import_modes(write_file(document(SCOUT)))
-    assert output == "created: scout\nCreated 1, updated 0, left 0 unchanged.\n"
+    assert output == "mode scout: created\nCreated 1, updated 0, left 0 unchanged. Catalog revision: 2.\n"
     mode = AgentMode.objects.get(key="scout")
     assert (mode.source, mode.is_default, mode.position, mode.associated_tool_ids) == (
         "custom",
@@ -211,7 +215,10 @@ def test_import_update_changes_only_the_modes_that_differ(write_file, custom_mod
     output = import_modes(
         write_file(document({"key": "research", "display_name": "Deep Research"}, {"key": "general"})), "--update"
     )
-    assert output == "updated: research\nCreated 0, updated 1, left 1 unchanged.\n"
+    assert output == (
+        "mode research: updated (display_name)\nmode general: unchanged\n"
+        "Created 0, updated 1, left 1 unchanged. Catalog revision: 3.\n"
+    )
     after = {row["key"]: row for row in catalog()}
     assert after["research"]["display_name"] == "Deep Research"
     assert after["research"]["updated_at"] > before["research"]["updated_at"]
@@ -260,7 +267,7 @@ def test_import_refuses_a_key_twice_in_one_file(write_file):
 
 def test_import_with_one_default_makes_it_the_only_default(write_file):
     output = import_modes(write_file(document({**SCOUT, "is_default": True})))
-    assert output == "created: scout\ndefault: scout\nCreated 1, updated 0, left 0 unchanged.\n"
+    assert output == "mode scout: created\ndefault: scout\nCreated 1, updated 0, left 0 unchanged. Catalog revision: 2.\n"
     assert list(AgentMode.objects.filter(is_default=True).values_list("key", flat=True)) == ["scout"]
     assert catalog_errors(list(AgentMode.objects.all())) == []
 
@@ -346,7 +353,7 @@ def test_dry_run_reports_and_changes_nothing(write_file, custom_mode):
         "--update",
     )
     assert output == (
-        "created: scout\nupdated: research\ndefault: scout\n"
+        "mode scout: would be created\nmode research: would be updated (display_name)\ndefault: scout\n"
         "Dry run, nothing changed: would have created 1, updated 1, left 0 unchanged.\n"
     )
     assert catalog() == before

@@ -90,7 +90,7 @@ def test_without_filter_every_mode_is_listed(scout):
 
 def test_json_prints_the_modes_payload_with_exactly_the_camel_case_keys(scout):
     document = json.loads(list_modes("--format", "json"))
-    assert list(document) == ["modes"]
+    assert list(document) == ["modes", "catalogRevision"]
     for mode in document["modes"]:
         assert sorted(mode) == sorted(PAYLOAD_KEYS)
     assert document["modes"][0] == {

@@ -34,7 +34,17 @@ ENTRY_POINTS = {
     "sessionContext": {
         "methods": ["GET"],
         "href": "/api/sessions/{sessionId}/context/",
-        "description": "The system prompt and tools for a session's next LLM call.",
+        "description": "The system prompt and tools for a session's next LLM call; ?revision= rebuilds an earlier one.",
+    },
+    "catalogRevisions": {
+        "methods": ["GET"],
+        "href": "/api/catalog/revisions/",
+        "description": "Every revision of the catalog, newest first.",
+    },
+    "catalogRevision": {
+        "methods": ["GET"],
+        "href": "/api/catalog/revisions/{number}/",
+        "description": "One revision's whole catalog.",
     },
     "mcp": {
         "methods": ["POST"],

@@ -30,6 +30,8 @@ REQUIRED_ERRORS = {
     "getMode": {400, 401, 404},
     "getModeTools": {400, 401, 404},
     "getSystemPrompt": {400, 401},
+    "listCatalogRevisions": {400, 401, 404},
+    "getCatalogRevision": {400, 401, 404},
     "listTools": {400, 401},
     "invokeTool": {400, 401, 403, 404, 405, 409, 411, 413, 415, 429, 500},
     "listSessions": {400, 401, 404},

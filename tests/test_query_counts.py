@@ -11,6 +11,7 @@ import pytest
 from django.db import connection
 
 from modes.models import AgentMode
+from modes.services import set_default_mode
 
 SAVEPOINT_PAIR = 2
 # The token with its user, the session with the catalog version, then the change: on PostgreSQL one statement that
@@ -71,13 +72,28 @@ def test_agent_list_modes_costs_two_queries_whatever_the_catalog_size(
     assert response.status_code == 200
 
 
-def test_first_request_after_a_catalog_change_reloads_the_snapshot_with_two_more_queries(
+def test_first_request_after_a_catalog_change_reloads_the_snapshot_with_three_more_queries(
     alice_client, catalog_size, django_assert_num_queries
 ):
     alice_client.get("/api/modes/")
-    AgentMode.objects.filter(key="general").update(version="v2")
-    with django_assert_num_queries(4):  # the token, the version, then the modes and the declared tools
+    set_default_mode(mode=AgentMode.objects.get(key="ddr_authoring"))  # recorded as a revision as it is made
+    # The token, the version; then the modes, the declared tools and the version again (rows and label agree).
+    with django_assert_num_queries(5):
         alice_client.get("/api/modes/")
+    with django_assert_num_queries(2):
+        alice_client.get("/api/modes/")
+
+
+def test_first_request_after_a_change_made_around_the_service_records_it_as_a_revision(
+    alice_client, catalog_size, django_assert_num_queries
+):
+    revision = alice_client.get("/api/modes/").json()["catalogRevision"]
+    AgentMode.objects.filter(key="general").update(version="v2")
+    # The token, the version; the revision: a savepoint, the version row locked, the modes, the declared
+    # tools, the revision before, the new one, the version row, the savepoint released; then the snapshot's
+    # modes, declared tools and the version again.
+    with django_assert_num_queries(13):
+        assert alice_client.get("/api/modes/").json()["catalogRevision"] == revision + 1
     with django_assert_num_queries(2):
         alice_client.get("/api/modes/")
 

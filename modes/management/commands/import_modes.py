@@ -6,7 +6,14 @@ from django.core.management.base import BaseCommand, CommandError
 
 from modes.checks import unresolved_tools_message
 from modes.portable import PortableFileError, read_document
-from modes.services import import_modes
+from modes.services import PlannedEntry, import_modes
+
+
+def describe_action(entry: PlannedEntry, *, dry_run: bool) -> str:
+    fields = f" ({', '.join(entry.fields)})" if entry.fields else ""
+    if entry.action == "unchanged":
+        return "would be left unchanged" if dry_run else "unchanged"
+    return f"would be {entry.action}{fields}" if dry_run else f"{entry.action}{fields}"
 
 
 class Command(BaseCommand):
@@ -27,17 +34,18 @@ class Command(BaseCommand):
         except PortableFileError as error:
             problems = "\n".join(f"  {problem}" for problem in error.problems)
             raise CommandError(f"{file} was not imported; nothing changed:\n{problems}") from error
-        prefix = "Dry run, nothing changed: would have " if dry_run else ""
-        summary = (
-            f"{prefix}created {len(result.created)}, updated {len(result.updated)}, "
-            f"left {len(result.unchanged)} unchanged."
-        )
-        for label, keys in (("created", result.created), ("updated", result.updated)):
-            if keys:
-                self.stdout.write(f"{label}: {', '.join(keys)}")
+        for entry in result.entries:
+            self.stdout.write(f"{entry.kind} {entry.name}: {describe_action(entry, dry_run=dry_run)}")
         if result.default:
             self.stdout.write(f"default: {result.default}")
-        self.stdout.write(summary[0].upper() + summary[1:])
+        counts = ", ".join(
+            f"{verb} {len(result.names(action))}"
+            for verb, action in (("created", "created"), ("updated", "updated"), ("left", "unchanged"))
+        )
+        if dry_run:
+            self.stdout.write(f"Dry run, nothing changed: would have {counts} unchanged.")
+        else:
+            self.stdout.write(f"{counts[0].upper()}{counts[1:]} unchanged. Catalog revision: {result.revision}.")
         for key, unresolved in result.unresolved_tool_ids.items():
             self.stderr.write(
                 f"Warning (modes.W001): {unresolved_tools_message(key, unresolved)}",

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from modes.catalog import find_modes
+from modes.catalog import current_catalog, find_modes
 from modes.listing import mode_list_payload, render_markdown, render_table
 
 
@@ -21,7 +21,10 @@ class Command(BaseCommand):
     def handle(self, *args, filter, include_examples, format, **options):
         modes = find_modes(text=filter)
         if format == "json":
-            output = json.dumps(mode_list_payload(modes, include_examples=include_examples), indent=2, ensure_ascii=False)
+            payload = mode_list_payload(
+                modes, include_examples=include_examples, catalog_revision=current_catalog().revision
+            )
+            output = json.dumps(payload, indent=2, ensure_ascii=False)
         elif format == "markdown":
             output = render_markdown(modes, catalog=find_modes(), filter_text=filter)
         else:

@@ -1,9 +1,9 @@
-"""Prints the Mode Catalog system-prompt block of AGN-014 §6.2."""
+"""Prints the Mode Catalog system-prompt block of AGN-014 §6.2, as it is now or as an earlier revision had it."""
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
-from modes.catalog import build_system_prompt, find_modes
+from modes.management.revisions import add_revision_argument, catalog_at
 
 
 class Command(BaseCommand):
@@ -11,11 +11,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--current", default="", help="Key of the current mode.")
+        add_revision_argument(parser, what="build the block from")
 
-    def handle(self, *args, current, **options):
-        if current and current not in {mode.key for mode in find_modes()}:
+    def handle(self, *args, current, revision, **options):
+        catalog = catalog_at(revision)
+        if current and current not in catalog.by_key:
             self.stderr.write(f"No mode has the key {current!r}; showing the default mode instead.")
         try:
-            self.stdout.write(build_system_prompt(current))
+            self.stdout.write(catalog.system_prompt(current))
         except ImproperlyConfigured as error:  # a catalog without a default mode
             raise CommandError(f"{error} Run 'manage.py check --database default' for details.") from None

@@ -1,0 +1,99 @@
+"""
+Catalog revisions: the whole catalog as each committed change left it, numbered 1, 2, 3, ...
+
+The catalog version row (modes.triggers) changes with every write to a catalog table, whoever makes it, and
+keeps the version that the last revision recorded: a version other than that one is a change not recorded
+yet. The service's own writes (the admin, imports, the default switch) record theirs in the same transaction,
+with the user who made them, so one admin save or one import is one revision. A change made around the
+service (QuerySet.update(), raw SQL, a shell) is recorded by the first request that reads the catalog after
+it (modes.catalog), before anything is answered from it: every catalog an agent was ever shown is a revision.
+The version row is locked while a revision is recorded, so two writers get consecutive numbers.
+"""
+
+from contextlib import contextmanager
+
+from asgiref.local import Local
+from django.db import connections, transaction
+
+from .models import AgentMode, CatalogRevision, CatalogVersion, DeclaredTool
+from .portable import MODE_SECTION, TOOL_SECTION, export_document
+
+_writing = Local()
+
+
+class Recording:
+    revision: int | None = None  # the catalog's revision once the block has ended (an outer block's: None)
+
+
+@contextmanager
+def recording_revision(*, created_by=None):
+    """
+    One transaction whose catalog writes become one revision, recorded as the block ends and attributed to
+    created_by (a user, or None). Reads of the catalog inside the block leave the recording to it; a block
+    inside another leaves it to the outer one.
+    """
+    recording = Recording()
+    depth = getattr(_writing, "depth", 0)
+    if depth == 0:
+        record_pending_revision()  # a change made around the service before this one is not this one's
+    _writing.depth = depth + 1
+    try:
+        with transaction.atomic():
+            yield recording
+            if depth == 0:
+                state = record_pending_revision(created_by=created_by)
+                recording.revision = state and state.revision
+    finally:
+        _writing.depth = depth
+
+
+def recording_in_progress() -> bool:
+    return getattr(_writing, "depth", 0) > 0
+
+
+def record_pending_revision(*, created_by=None) -> CatalogVersion | None:
+    """
+    Record the catalog as a new revision if it changed since the last one; returns the catalog version row
+    as it is then, or None where there is none (a database being flushed or migrated). A write that left
+    the catalog as the last revision has it is not a new revision.
+    """
+    with transaction.atomic():
+        state = CatalogVersion.objects.select_for_update().filter(pk=1).first()
+        if state is None or state.version == state.recorded_version:
+            return state
+        catalog = export_document(modes=list(AgentMode.objects.all()), declared_tools=list(DeclaredTool.objects.all()))
+        previous = CatalogRevision.objects.filter(number=state.revision).values_list("catalog", flat=True).first()
+        if catalog != previous:
+            state.revision += 1
+            CatalogRevision.objects.create(
+                number=state.revision, created_by=created_by, summary=summarize(previous, catalog), catalog=catalog
+            )
+        state.recorded_version = state.version
+        state.save(update_fields=["revision", "recorded_version"])
+        return state
+
+
+def record_revision_after_migrate(sender, using, **kwargs):
+    """A migration that changed the catalog (the seed one first) is a revision too, recorded as it ends."""
+    if CatalogRevision._meta.db_table in connections[using].introspection.table_names():
+        with transaction.atomic(using=using):
+            record_pending_revision()
+
+
+def summarize(before: dict | None, after: dict) -> str:
+    """One line naming the modes and declared tools that changed from before to after, and their fields."""
+    parts = []
+    # Modes are matched by id, which never changes, so that a new key reads as a change of key.
+    for section, label, identity in ((MODE_SECTION, "mode", "id"), (TOOL_SECTION, "tool", "name")):
+        old = {entry[identity]: entry for entry in (before or {}).get(section.name, [])}
+        new = {entry[identity]: entry for entry in after.get(section.name, [])}
+        for name, entry in new.items():
+            named = f"{label} {entry[section.naming_field]}"
+            if name not in old:
+                parts.append(f"{named} created")
+            else:
+                fields = [field for field in section.fields if entry.get(field) != old[name].get(field)]
+                if fields:
+                    parts.append(f"{named}: {', '.join(fields)}")
+        parts += [f"{label} {entry[section.naming_field]} deleted" for name, entry in old.items() if name not in new]
+    return "; ".join(parts) or "no change"

@@ -1,0 +1,67 @@
+"""GET /api/catalog/revisions/ and /<n>/: every revision, newest first, and each one's whole catalog."""
+
+import pytest
+from django.urls import reverse
+
+from modes.models import AgentMode
+
+from .test_admin import GENERAL_ID, change_url, form_data
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
+
+SEED_SUMMARY = "mode general created; mode ddr_authoring created; mode workflow_authoring created"
+
+
+def test_revisions_are_listed_newest_first_with_who_when_and_what(admin_client, admin_user, alice_client):
+    general = AgentMode.objects.get(pk=GENERAL_ID)
+    admin_client.post(change_url(GENERAL_ID), form_data(general, display_name="Everyday"))
+    AgentMode.objects.filter(key="ddr_authoring").update(status="deprecated")
+
+    body = alice_client.get("/api/catalog/revisions/").json()
+
+    assert body["count"] == 3
+    assert [
+        {key: value for key, value in revision.items() if key != "createdAt"} for revision in body["results"]
+    ] == [
+        {"revision": 3, "createdBy": None, "summary": "mode ddr_authoring: status"},
+        {"revision": 2, "createdBy": admin_user.username, "summary": "mode general: display_name"},
+        {"revision": 1, "createdBy": None, "summary": SEED_SUMMARY},
+    ]
+    times = [revision["createdAt"] for revision in body["results"]]
+    assert times == sorted(times, reverse=True)
+
+
+def test_revisions_are_paginated(alice_client):
+    for position in range(2, 6):
+        AgentMode.objects.filter(key="general").update(position=position)
+        alice_client.get("/api/modes/")
+
+    page = alice_client.get("/api/catalog/revisions/", {"pageSize": 2, "page": 2}).json()
+    assert [revision["revision"] for revision in page["results"]] == [3, 2]
+    assert page["count"] == 5
+
+
+def test_a_revision_is_its_whole_catalog_in_the_portable_format(alice_client):
+    body = alice_client.get("/api/catalog/revisions/1/").json()
+
+    assert list(body) == ["format", "version", "modes", "declared_tools"]
+    assert (body["format"], body["version"], body["declared_tools"]) == ("aptix-modes", 1, [])
+    assert [mode["key"] for mode in body["modes"]] == ["general", "ddr_authoring", "workflow_authoring"]
+    assert body["modes"][0]["when_to_use"] == "Use this mode for everyday Q&A, explanation, and lightweight assistance."
+
+
+@pytest.mark.parametrize("number", ["2", "0", "99999999999999999999", "two", "-1"])
+def test_an_unknown_revision_is_a_404_naming_it(alice_client, number):
+    response = alice_client.get(f"/api/catalog/revisions/{number}/")
+    assert (response.status_code, response.json()) == (404, {"detail": f"There is no catalog revision {number}."})
+
+
+def test_revisions_need_a_token(anon_client):
+    for url in ("/api/catalog/revisions/", "/api/catalog/revisions/1/"):
+        assert anon_client.get(url).status_code == 401
+
+
+def test_the_revisions_are_in_the_api_schema(admin_client):
+    schema = admin_client.get(reverse("api-schema"), {"format": "json"}).json()
+    assert schema["paths"]["/api/catalog/revisions/"]["get"]["operationId"] == "listCatalogRevisions"
+    assert schema["paths"]["/api/catalog/revisions/{number}/"]["get"]["operationId"] == "getCatalogRevision"
