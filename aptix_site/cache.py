@@ -3,6 +3,9 @@ The cache behind the throttles when REDIS_URL is set: Redis, shared by every wor
 be reached, each process's own memory, so that throttled requests (logins, tool calls, new sessions) keep
 working with per-process counts instead of failing. One warning is logged when an outage starts and one
 when it ends; Redis is tried again every few seconds, so shared counting resumes with no restart.
+
+Django builds one cache object per thread, so everything that must be per process (the fallback's counts and
+the outage's state) is kept per Redis location, shared by the threads of a worker.
 """
 
 import logging
@@ -27,14 +30,32 @@ def _with_failover(method):
     return call
 
 
+class _Outage:
+    """Whether Redis is taken to be down, for every thread of the process that talks to one location."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.down_until = None  # while set: the monotonic time before which Redis is not tried again
+
+
+_outages: dict[str, _Outage] = {}
+_outages_lock = threading.Lock()
+
+
+def _outage_for(location: str) -> _Outage:
+    with _outages_lock:
+        return _outages.setdefault(location, _Outage())
+
+
 class FailoverRedisCache(RedisCache):
     retry_seconds = 5  # how long an outage is assumed to last before Redis is tried again
 
     def __init__(self, server, params):
         super().__init__(server, params)
-        self._fallback = LocMemCache(f"redis-failover-{id(self)}", {"TIMEOUT": params.get("TIMEOUT", 300)})
-        self._lock = threading.Lock()
-        self._down_until = None  # while set: the monotonic time before which Redis is not tried again
+        location = ",".join(self._servers)
+        # LocMemCache keeps its entries per name, so one name per location is one count per process.
+        self._fallback = LocMemCache(f"redis-failover-{location}", {"TIMEOUT": params.get("TIMEOUT", 300)})
+        self._outage = _outage_for(location)
 
     def reachable(self) -> bool:
         """Whether Redis answers now (for the readiness check; it does not change where counts go)."""
@@ -44,24 +65,25 @@ class FailoverRedisCache(RedisCache):
             return False
 
     def _failover(self, method, *args, **kwargs):
-        down_until = self._down_until
+        outage = self._outage
+        down_until = outage.down_until
         if down_until is not None and time.monotonic() < down_until:
             return getattr(self._fallback, method)(*args, **kwargs)
         try:
             result = getattr(super(), method)(*args, **kwargs)
         except OUTAGE_ERRORS as error:
-            with self._lock:
-                if self._down_until is None:
+            with outage.lock:
+                if outage.down_until is None:
                     logger.warning(
                         "Redis cannot be reached (%s); throttles count per process until it answers again.", error
                     )
-                self._down_until = time.monotonic() + self.retry_seconds
+                outage.down_until = time.monotonic() + self.retry_seconds
             return getattr(self._fallback, method)(*args, **kwargs)
         if down_until is not None:
-            with self._lock:
-                if self._down_until is not None:
+            with outage.lock:
+                if outage.down_until is not None:
                     logger.warning("Redis answers again; throttles count in Redis, shared by every worker.")
-                    self._down_until = None
+                    outage.down_until = None
         return result
 
     add = _with_failover("add")

@@ -6,6 +6,7 @@ own, on a port of its own.
 """
 
 import logging
+import threading
 import time
 
 import pytest
@@ -17,7 +18,6 @@ from rest_framework.test import APIClient
 from aptix_site.cache import FailoverRedisCache
 
 from .servers import free_port, make_users, production_env, redis_server, scratch_database, serving
-
 
 
 @pytest.fixture
@@ -79,6 +79,29 @@ def test_throttled_requests_and_logins_keep_working_while_redis_is_down_and_coun
             "Redis answers again; throttles count in Redis, shared by every worker."
         ]
 
+
+def test_the_threads_of_a_process_share_one_count_and_one_warning_while_redis_is_down(own_redis, caplog):
+    """Django gives each thread its own cache object; a worker's threads must still count as one process."""
+    main_thread_cache = caches["default"]
+    other_thread_caches = []
+
+    def count_one_call():
+        cache = caches["default"]
+        other_thread_caches.append(cache)
+        cache.incr("calls")
+
+    with caplog.at_level(logging.WARNING, logger="aptix_site.cache"):
+        main_thread_cache.set("calls", 1)
+        for _ in range(2):
+            thread = threading.Thread(target=count_one_call)
+            thread.start()
+            thread.join()
+
+    assert all(cache is not main_thread_cache for cache in other_thread_caches)
+    assert main_thread_cache.get("calls") == 3
+    assert [record.getMessage().split(" (")[0] for record in caplog.records if record.name == "aptix_site.cache"] == [
+        "Redis cannot be reached"
+    ]
 
 
 def test_a_live_server_keeps_serving_through_a_redis_outage_and_counts_in_redis_again_after(tmp_path):
