@@ -5,8 +5,10 @@ served from it by gunicorn (the production command), uvicorn (ASGI) or runserver
 Everything is removed when the test is done; the shared PostgreSQL server itself is never stopped.
 """
 
+import fcntl
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -27,10 +29,36 @@ BIN = Path(sys.executable).parent
 START_TIMEOUT = 60
 
 
+PORT_LOCKS = Path(tempfile.gettempdir()) / "aptix-test-ports"
+_reserved_ports = []  # the lock files of this process's ports, held open until it exits
+
+
+def _ephemeral_ports() -> range:
+    low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+    return range(int(low), int(high) + 1)
+
+
 def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """
+    A port of 127.0.0.1 that nothing listens on, for a server the test starts. A port the kernel picks
+    (bind to 0) can be handed to any outgoing connection before the server binds it, so the port is taken
+    below the kernel's ephemeral range instead, and reserved with a lock file that the other test processes
+    respect, held until this process exits.
+    """
+    PORT_LOCKS.mkdir(exist_ok=True)
+    candidates = range(10000, _ephemeral_ports().start)
+    for port in random.Random().sample(candidates, 500):
+        lock = open(PORT_LOCKS / str(port), "w")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", port))
+        except OSError:  # reserved by another test process, or in use by something else
+            lock.close()
+            continue
+        _reserved_ports.append(lock)
+        return port
+    raise RuntimeError(f"no free port between {candidates.start} and {candidates.stop}")
 
 
 def run_django(env, code) -> str:

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from .servers import free_port
+
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 GUNICORN = str(Path(sys.executable).parent / "gunicorn")
@@ -49,12 +51,6 @@ def run(args, db_file):
         args, cwd=PROJECT_DIR, env=server_env(db_file), capture_output=True, text=True, timeout=TIMEOUT
     )
     return result.returncode, result.stdout + result.stderr
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def gunicorn_args(port):
