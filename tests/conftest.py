@@ -2,6 +2,7 @@
 
 import pytest
 from django.db import connection
+from random_order.config import Config as RandomOrder
 
 from modes.models import AgentMode
 
@@ -223,9 +224,15 @@ def modes_restored_after_flush(django_db_setup, django_db_blocker):
 
 
 def pytest_terminal_summary(terminalreporter, config):
-    """Name the folders the browser test kept its screenshots in, so that CI's output says where they are."""
+    """
+    Say how to replay this run's test order, and name the folders the browser test kept its screenshots in,
+    so that CI's output says both at its end, where a failure is read.
+    """
     from .browser import SCREENSHOTS_KEY
 
+    order = RandomOrder(config)
+    if order.is_enabled:
+        terminalreporter.write_line(f"Test order: replay it with PYTEST_ARGS=--random-order-seed={order.seed}")
     for folder in config.stash.get(SCREENSHOTS_KEY, []):
         shots = sorted(path.name for path in folder.glob("*.png"))
         terminalreporter.write_line(f"Browser screenshots ({len(shots)}): {folder}/")

@@ -68,10 +68,10 @@ def test_a_mode_newer_than_the_requests_snapshot_is_still_found_by_id():
 # --- Two worker processes -------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def shared_database(tmp_path_factory):
-    """A migrated SQLite file both servers use, with an admin who can log in."""
-    path = tmp_path_factory.mktemp("snapshot") / "db.sqlite3"
+@pytest.fixture
+def shared_database(tmp_path):
+    """A migrated SQLite file both servers use, with an admin who can log in; each test edits a fresh one."""
+    path = tmp_path / "db.sqlite3"
     env = {
         **{key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}},
         "DATABASE_URL": f"sqlite:///{path}",
@@ -83,7 +83,7 @@ def shared_database(tmp_path_factory):
     return env
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def root_token(shared_database):
     """An API token for the admin user of the shared database."""
     return run_django(

@@ -545,12 +545,23 @@ def test_a_tools_call_sent_as_a_notification_runs_nothing(server, alice_token):
     assert mode_changes(server, alice_token, session_id) == []
 
 
-def test_a_declared_tool_is_not_served_here_since_the_agents_client_runs_it(server, database, alice_token):
+@pytest.fixture
+def declared_workflow_registry(database):
+    """agent_workflow_registry declared as a client tool for one test, then removed from the module's database."""
     run_django(
         database["env"],
-        "from modes.models import DeclaredTool; DeclaredTool.objects.get_or_create("
-        "name='agent_workflow_registry', defaults={'description': 'Workflows, in the client.'})",
+        "from modes.models import DeclaredTool; DeclaredTool.objects.create("
+        "name='agent_workflow_registry', description='Workflows, in the client.')",
     )
+    yield
+    run_django(
+        database["env"],
+        "from modes.models import DeclaredTool; DeclaredTool.objects.filter(name='agent_workflow_registry').delete()",
+    )
+
+
+@pytest.mark.usefixtures("declared_workflow_registry")
+def test_a_declared_tool_is_not_served_here_since_the_agents_client_runs_it(server, alice_token):
     session_id = new_session(server, alice_token)  # general lists agent_workflow_registry
 
     async def call(session):
