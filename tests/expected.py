@@ -294,3 +294,8 @@ def change_mode_result(mode, *, branch, reason, branch_session_id=None):
     if branch_session_id is not None:
         result["branchSessionId"] = str(branch_session_id)
     return result
+
+
+def hello_result(name, *, session_id=None, conversation_id=None):
+    """agent_hello_world's result on success (TUL-011 §6): the greeting, and the ids of the call's context."""
+    return {"message": f"Hello, {name}! Welcome to Aptix.", "conversationId": conversation_id, "sessionId": session_id}
