@@ -299,3 +299,30 @@ def change_mode_result(mode, *, branch, reason, branch_session_id=None):
 def hello_result(name, *, session_id=None, conversation_id=None):
     """agent_hello_world's result on success (TUL-011 §6): the greeting, and the ids of the call's context."""
     return {"message": f"Hello, {name}! Welcome to Aptix.", "conversationId": conversation_id, "sessionId": session_id}
+
+
+# The Markdown listing of list-modes-tool-architecture.md for the seed catalog, as `list_modes --format markdown`
+# prints it (before its final line break) and the MCP resource modes://catalog serves it: its built-in section,
+# then the whole listing.
+SEED_MARKDOWN_BUILTIN = """\
+# Available Modes
+
+## Built-in Modes
+
+### General (general)
+- **When to Use**: Use this mode for everyday Q&A, explanation, and lightweight assistance.
+- **Tools**: agent_change_mode, agent_list_modes, agent_workflow_registry, agent_hello_world
+- **Status**: active (default)
+
+### DDR Authoring (ddr_authoring)
+- **When to Use**: Use this mode when the user wants to create, refine, or validate Aptix DDR specifications \
+following SYS-001.
+- **Tools**: agent_change_mode, agent_list_modes, agent_workflow_registry, agent_ddr_manager
+- **Status**: active
+
+### Workflow Authoring (workflow_authoring)
+- **When to Use**: Use this mode when defining, editing, or validating Aptix workflows using TUL-006.
+- **Tools**: agent_change_mode, agent_list_modes, agent_workflow_registry, agent_workflow_authoring
+- **Status**: active
+"""
+SEED_MARKDOWN = SEED_MARKDOWN_BUILTIN + "\n## Custom Modes\n\n_None._\n\nTotal: 3 modes (3 built-in, 0 custom)"
