@@ -4,38 +4,24 @@ the tools it enables with their descriptions, each tool id that resolves to no t
 """
 
 import re
+from html import escape
 
 import pytest
 from django.urls import reverse
 
 from modes.models import AgentMode, DeclaredTool
 
+from .expected import CHANGE_MODE_SCHEMA, LIST_MODES_SCHEMA, seed_prompt
+
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
 DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 
-DDR_PROMPT = """Current Mode: ddr_authoring
-
-Available Modes:
-- general: Use this mode for everyday Q&amp;A, explanation, and lightweight assistance.
-- ddr_authoring: Use this mode when the user wants to create, refine, or validate Aptix DDR specifications following SYS-001.
-- workflow_authoring: Use this mode when defining, editing, or validating Aptix workflows using TUL-006.
-
-Mode Switching:
-- If the user’s request clearly matches another mode’s &quot;when to use&quot; description, you may recommend switching.
-- If the user expresses interest in switching, follow the instructions in the agent_change_mode tool.
-- If you need more detail about modes, call the agent_list_modes tool."""
-
-CHANGE_MODE_DESCRIPTION = (
-    "Changes the mode for the current agent session to the specified mode string. Call only after the user confirms "
-    "a mode change, and provide a short &#x27;reason&#x27; describing why this mode fits the current request. Set "
-    "branch=true when the user wants the new work to start as a separate session."
-)
-LIST_MODES_DESCRIPTION = (
-    "Lists the configured agent modes (read-only): key, name, description, when to use, default flag and role hints; "
-    "optionally example utterances and a text filter."
-)
+# As the page shows them: HTML-escaped.
+DDR_PROMPT = escape(seed_prompt("ddr_authoring"))
+CHANGE_MODE_DESCRIPTION = escape(CHANGE_MODE_SCHEMA["description"])
+LIST_MODES_DESCRIPTION = escape(LIST_MODES_SCHEMA["description"])
 
 
 def change_page(client, pk) -> str:

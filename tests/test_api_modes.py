@@ -1,17 +1,17 @@
 """The read-only mode endpoints: /api/modes/, /api/modes/<key>/, /api/modes/<key>/tools/, /api/system-prompt/."""
 
 import json
+from datetime import datetime
 
 import pytest
 
 from agent_tools.contract import AgentToolExecutionContext
-from modes.catalog import build_system_prompt
 from modes.models import AgentMode
 from modes.tools import ListModesTool
 
-pytestmark = pytest.mark.django_db
+from .expected import SEED_MODE_KEYS, SEED_MODES, listing, seed_listing, seed_prompt
 
-SEED_KEYS = ["general", "ddr_authoring", "workflow_authoring"]
+pytestmark = pytest.mark.django_db
 
 
 def tool_payload(arguments):
@@ -21,36 +21,58 @@ def tool_payload(arguments):
     return json.loads(result.result)
 
 
+def research(custom_mode):
+    """The custom_mode fixture as SEED_MODES would have it: the fields the listing shows."""
+    return {
+        "id": custom_mode.pk,
+        "key": "research",
+        "displayName": "Research",
+        "description": "Finding and comparing sources.",
+        "whenToUse": "Use this mode when the user wants sources found, compared or summarised.",
+        "isDefault": False,
+        "humanRoleHints": [],
+        "exampleUtterances": ["Find papers on retrieval-augmented generation."],
+        "source": "custom",
+        "status": "active",
+    }
+
+
 # --- GET /api/modes/ -----------------------------------------------------------------------------------------
 
 
-def test_list_returns_the_modes_object(alice_client):
+def test_list_returns_the_seed_modes_and_the_catalog_revision(alice_client):
     response = alice_client.get("/api/modes/")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("application/json")
     body = response.json()
     assert list(body) == ["modes", "catalogRevision"]
-    assert [mode["key"] for mode in body["modes"]] == SEED_KEYS
+    assert body == seed_listing()
 
 
 @pytest.mark.parametrize(
-    "query, arguments",
+    "query, arguments, keys, include_examples",
     [
-        ("", {}),
-        ("?includeExamples=true", {"includeExamples": True}),
-        ("?includeExamples=false", {"includeExamples": False}),
-        ("?filter=DDR", {"filter": "DDR"}),
-        ("?filter=everyday&includeExamples=true", {"filter": "everyday", "includeExamples": True}),
-        ("?filter=", {"filter": ""}),
-        ("?filter=nothing+matches+this", {"filter": "nothing matches this"}),
-        ("?filter=rEsEaRcH&includeExamples=1", {"filter": "rEsEaRcH", "includeExamples": True}),
+        ("", {}, [*SEED_MODE_KEYS, "research"], False),
+        ("?includeExamples=true", {"includeExamples": True}, [*SEED_MODE_KEYS, "research"], True),
+        ("?includeExamples=false", {"includeExamples": False}, [*SEED_MODE_KEYS, "research"], False),
+        ("?filter=DDR", {"filter": "DDR"}, ["ddr_authoring"], False),
+        ("?filter=everyday&includeExamples=true", {"filter": "everyday", "includeExamples": True}, ["general"], True),
+        ("?filter=", {"filter": ""}, [*SEED_MODE_KEYS, "research"], False),
+        ("?filter=nothing+matches+this", {"filter": "nothing matches this"}, [], False),
+        ("?filter=rEsEaRcH&includeExamples=1", {"filter": "rEsEaRcH", "includeExamples": True}, ["research"], True),
     ],
     ids=["none", "examples", "no-examples", "filter", "both", "empty-filter", "no-match", "custom-mode"],
 )
-def test_list_is_identical_to_the_agent_list_modes_payload(alice_client, custom_mode, query, arguments):
+def test_list_and_the_agent_list_modes_tool_give_the_tul_010_payload(
+    alice_client, custom_mode, query, arguments, keys, include_examples
+):
+    modes = {**SEED_MODES, "research": research(custom_mode)}
+    # The custom mode is the catalog's first change after the seed: revision 2.
+    expected = listing(*(modes[key] for key in keys), include_examples=include_examples, catalog_revision=2)
     response = alice_client.get("/api/modes/" + query)
     assert response.status_code == 200
-    assert response.json() == tool_payload(arguments)
+    assert response.json() == expected
+    assert tool_payload(arguments) == expected
 
 
 def test_list_include_examples_returns_the_seed_examples(alice_client):
@@ -83,32 +105,9 @@ def test_detail_returns_the_full_mode_in_camel_case(alice_client):
     response = alice_client.get("/api/modes/ddr_authoring/")
     assert response.status_code == 200
     body = response.json()
-    mode = AgentMode.objects.get(key="ddr_authoring")
-    assert body["id"] == "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
-    assert body["key"] == "ddr_authoring"
-    assert body["displayName"] == "DDR Authoring"
-    assert body["description"] == mode.description
-    assert body["whenToUse"] == mode.when_to_use
-    assert body["isDefault"] is False
-    assert body["status"] == "active"
-    assert body["version"] == "v1"
-    assert body["source"] == "builtin"
-    assert body["modeInstructions"] == mode.mode_instructions
-    assert body["behaviorHints"] == ["preferStructuredOutput", "avoidDestructiveTools"]
-    assert body["humanRoleHints"] == mode.human_role_hints
-    assert body["exampleUtterances"] == mode.example_utterances
-    assert body["associatedToolIds"] == [
-        "agent_change_mode",
-        "agent_list_modes",
-        "agent_workflow_registry",
-        "agent_ddr_manager",
-    ]
-    assert body["toolGroupHints"] == ["ddr"]
-    assert body["ragScopeHints"] == ["prefer:ddr-specifications", "prefer:SYS-001"]
-    assert body["strongSignals"] == mode.strong_signals
-    assert body["weakSignals"] == mode.weak_signals
-    assert {"createdAt", "updatedAt", "position"} <= set(body)
-    assert not any("_" in name for name in body), "every field name is camelCase"
+    for stamp in ("createdAt", "updatedAt"):
+        datetime.fromisoformat(body.pop(stamp).replace("Z", "+00:00"))
+    assert body == SEED_MODES["ddr_authoring"]
 
 
 def test_detail_of_a_custom_mode(alice_client, custom_mode):
@@ -122,7 +121,7 @@ def test_an_unknown_key_is_404_naming_it_and_listing_the_valid_keys(alice_client
     assert response.status_code == 404
     detail = response.json()["detail"]
     assert "'poetry'" in detail
-    for key in SEED_KEYS:
+    for key in SEED_MODE_KEYS:
         assert key in detail
 
 
@@ -165,33 +164,12 @@ def test_mode_tools_of_a_custom_mode(alice_client, custom_mode):
 # --- GET /api/system-prompt/ ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("key", SEED_KEYS)
+@pytest.mark.parametrize("key", SEED_MODE_KEYS)
 def test_system_prompt_is_the_mode_catalog_block_as_plain_text(alice_client, key):
     response = alice_client.get(f"/api/system-prompt/?currentMode={key}")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/plain")
-    text = response.content.decode("utf-8")
-    assert text == build_system_prompt(key)
-    assert text.startswith(f"Current Mode: {key}\n\nAvailable Modes:\n")
-
-
-def test_system_prompt_is_exactly_section_6_2_for_ddr_authoring(alice_client):
-    text = alice_client.get("/api/system-prompt/?currentMode=ddr_authoring").content.decode("utf-8")
-    assert text == (
-        "Current Mode: ddr_authoring\n"
-        "\n"
-        "Available Modes:\n"
-        "- general: Use this mode for everyday Q&A, explanation, and lightweight assistance.\n"
-        "- ddr_authoring: Use this mode when the user wants to create, refine, or validate Aptix DDR "
-        "specifications following SYS-001.\n"
-        "- workflow_authoring: Use this mode when defining, editing, or validating Aptix workflows using TUL-006.\n"
-        "\n"
-        "Mode Switching:\n"
-        "- If the user\u2019s request clearly matches another mode\u2019s \"when to use\" description, "
-        "you may recommend switching.\n"
-        "- If the user expresses interest in switching, follow the instructions in the agent_change_mode tool.\n"
-        "- If you need more detail about modes, call the agent_list_modes tool."
-    )
+    assert response.content.decode("utf-8") == seed_prompt(key)
 
 
 @pytest.mark.parametrize("query", ["", "?currentMode=", "?currentMode=poetry"], ids=["absent", "empty", "unknown"])
@@ -199,8 +177,7 @@ def test_system_prompt_for_an_absent_or_unknown_mode_is_the_default_modes(alice_
     response = alice_client.get("/api/system-prompt/" + query)
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/plain")
-    assert response.content.decode("utf-8") == build_system_prompt("general")
-    assert response.content.decode("utf-8").startswith("Current Mode: general\n")
+    assert response.content.decode("utf-8") == seed_prompt("general")
 
 
 def test_an_empty_include_examples_is_a_400_that_says_what_to_send(alice_client):

@@ -4,12 +4,12 @@ from datetime import datetime
 
 import pytest
 
-from modes.catalog import build_system_prompt, get_mode
+from modes.catalog import get_mode
 from modes.models import AgentMode
 from sessions_app.models import AgentSession
 from sessions_app.services import create_session, set_session_mode
 
-from .expected import SEED_MODE_KEYS, session_schemas
+from .expected import SEED_MODE_KEYS, SEED_REVISION, SEED_WHEN_TO_USE, prompt_with, seed_prompt, session_schemas
 
 pytestmark = pytest.mark.django_db
 
@@ -172,17 +172,15 @@ def test_mode_changes_are_listed_oldest_first(alice, alice_client, alice_session
     body = response.json()
     assert body["count"] == 3
     results = body["results"]
-    assert [item["reason"] for item in results] == ["first", "second", "third"]
-    assert [(item["fromMode"], item["toMode"]) for item in results] == [
-        ("general", "ddr_authoring"),
-        ("ddr_authoring", "workflow_authoring"),
-        ("workflow_authoring", "general"),
-    ]
-    assert set(results[0]) == {
+    assert list(results[0]) == [
         "id", "fromMode", "toMode", "reason", "branch", "branchSessionId", "changedBy", "catalogRevision", "changedAt"
-    }
-    assert results[0]["changedBy"] == "alice"
-    assert results[0]["branch"] is False and results[0]["branchSessionId"] is None
+    ]
+    row = {"branch": False, "branchSessionId": None, "changedBy": "alice", "catalogRevision": SEED_REVISION}
+    assert [{key: value for key, value in item.items() if key not in ("id", "changedAt")} for item in results] == [
+        {"fromMode": "general", "toMode": "ddr_authoring", "reason": "first", **row},
+        {"fromMode": "ddr_authoring", "toMode": "workflow_authoring", "reason": "second", **row},
+        {"fromMode": "workflow_authoring", "toMode": "general", "reason": "third", **row},
+    ]
 
 
 def test_mode_changes_made_through_the_tool_endpoint_show_up(alice_client, alice_session):
@@ -214,20 +212,26 @@ def test_context_is_the_system_prompt_and_the_tools_of_the_sessions_mode(alice_c
     assert response.status_code == 200
     body = response.json()
     assert list(body) == ["catalogRevision", "systemPrompt", "tools", "clientTools", "unresolvedToolIds"]
-    assert body["systemPrompt"] == build_system_prompt("general")
-    # general enables agent_change_mode, agent_list_modes, agent_hello_world and a tool nobody declared.
-    assert body["tools"] == session_schemas("agent_change_mode", "agent_hello_world", "agent_list_modes")
-    assert body["clientTools"] == []
-    assert body["unresolvedToolIds"] == ["agent_workflow_registry"]
+    assert body == {
+        "catalogRevision": SEED_REVISION,
+        "systemPrompt": seed_prompt("general"),
+        # general enables agent_change_mode, agent_list_modes, agent_hello_world and a tool nobody declared.
+        "tools": session_schemas("agent_change_mode", "agent_hello_world", "agent_list_modes"),
+        "clientTools": [],
+        "unresolvedToolIds": ["agent_workflow_registry"],
+    }
 
 
 def test_context_follows_the_sessions_current_mode(alice, alice_client, alice_session):
     set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice)
     body = alice_client.get(f"/api/sessions/{alice_session.pk}/context/").json()
-    assert body["systemPrompt"] == build_system_prompt("ddr_authoring")
-    assert body["systemPrompt"].startswith("Current Mode: ddr_authoring\n")
-    assert body["tools"] == session_schemas("agent_change_mode", "agent_list_modes")
-    assert body["unresolvedToolIds"] == ["agent_workflow_registry", "agent_ddr_manager"]
+    assert body == {
+        "catalogRevision": SEED_REVISION,
+        "systemPrompt": seed_prompt("ddr_authoring"),
+        "tools": session_schemas("agent_change_mode", "agent_list_modes"),
+        "clientTools": [],
+        "unresolvedToolIds": ["agent_workflow_registry", "agent_ddr_manager"],
+    }
 
 
 @pytest.mark.parametrize(
@@ -248,8 +252,7 @@ def test_context_always_includes_agent_change_mode(alice, alice_client, tool_ids
     assert [schema["name"] for schema in body["tools"]] == expected
     assert body["tools"] == session_schemas(*expected, mode_keys=[*SEED_MODE_KEYS, "narrow"])
     assert body["unresolvedToolIds"] == [name for name in tool_ids if name == "not_a_registered_tool"]
-    assert body["systemPrompt"] == build_system_prompt("narrow")
-    assert "- narrow: Use this mode for tests." in body["systemPrompt"]
+    assert body["systemPrompt"] == prompt_with("narrow", *SEED_WHEN_TO_USE, ("narrow", "Use this mode for tests."))
 
 
 

@@ -11,12 +11,21 @@ from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
-from .expected import CHANGE_MODE_SCHEMA, HELLO_WORLD_SCHEMA, LIST_MODES_SCHEMA, tool_error
+from .expected import (
+    CHANGE_MODE_SCHEMA,
+    HELLO_WORLD_SCHEMA,
+    LIST_MODES_SCHEMA,
+    change_mode_result,
+    hello_result,
+    seed_listing,
+    tool_error,
+)
 
 pytestmark = pytest.mark.django_db
 
 GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
+WORKFLOW_ID = "0FB81E6A8337444BA00A0CE28E3A1F78"
 
 
 def invoke(client, name, body):
@@ -46,13 +55,8 @@ def test_invoke_hello_world_with_an_arguments_object_is_200_with_the_envelope(al
     response = invoke(alice_client, "agent_hello_world", {"arguments": {"name": "Ada"}, "conversationId": "c-9"})
     assert response.status_code == 200
     body = envelope(response)
-    assert body["successful"] is True
-    assert body["errorMessage"] is None
-    assert isinstance(body["result"], str)
-    result = json.loads(body["result"])
-    assert "Ada" in result["message"]
-    assert result["conversationId"] == "c-9"
-    assert result["sessionId"] is None
+    assert (body["successful"], body["errorMessage"]) == (True, None)
+    assert json.loads(body["result"]) == hello_result("Ada", conversation_id="c-9")
 
 
 def test_invoke_accepts_arguments_as_a_json_string_of_an_object(alice_client):
@@ -67,15 +71,14 @@ def test_invoke_passes_the_session_id_to_the_tool(alice_client, alice_session):
         alice_client, "agent_hello_world", {"arguments": {"name": "Ada"}, "sessionId": str(alice_session.pk)}
     )
     assert response.status_code == 200
-    assert json.loads(envelope(response)["result"])["sessionId"] == str(alice_session.pk)
+    assert json.loads(envelope(response)["result"]) == hello_result("Ada", session_id=str(alice_session.pk))
 
 
 def test_invoke_list_modes_without_arguments_lists_the_catalog(alice_client):
     for body in ({}, {"arguments": None}, {"arguments": {}}, {"arguments": ""}):
         response = invoke(alice_client, "agent_list_modes", body)
         assert response.status_code == 200, body
-        modes = json.loads(envelope(response)["result"])["modes"]
-        assert [mode["key"] for mode in modes] == ["general", "ddr_authoring", "workflow_authoring"]
+        assert json.loads(envelope(response)["result"]) == seed_listing(), body
 
 
 def test_invoke_change_mode_changes_the_callers_session(alice, alice_client, alice_session):
@@ -88,12 +91,8 @@ def test_invoke_change_mode_changes_the_callers_session(alice, alice_client, ali
         },
     )
     assert response.status_code == 200
-    assert json.loads(envelope(response)["result"]) == {
-        "success": True,
-        "mode": "ddr_authoring",
-        "branch": False,
-        "reason": "Spec work.",
-    }
+    result = json.loads(envelope(response)["result"])
+    assert result == change_mode_result("ddr_authoring", branch=False, reason="Spec work.")
     assert AgentSession.objects.get(pk=alice_session.pk).mode_id == DDR_ID
     change = ModeChange.objects.get()
     assert (change.changed_by, change.org) == (alice, alice.membership.organization)
@@ -109,11 +108,13 @@ def test_invoke_change_mode_with_branch_returns_the_new_session_id(alice, alice_
         },
     )
     assert response.status_code == 200
-    branch_id = json.loads(envelope(response)["result"])["branchSessionId"]
-    child = AgentSession.objects.get(pk=branch_id)
-    assert (child.parent_id, child.owner) == (alice_session.pk, alice)
+    child = AgentSession.objects.get(parent=alice_session)
+    assert json.loads(envelope(response)["result"]) == change_mode_result(
+        "workflow_authoring", branch=True, reason="New work.", branch_session_id=child.pk
+    )
+    assert (child.owner, child.mode_id) == (alice, WORKFLOW_ID)
     # The new session is alice's and shows up through the API.
-    assert alice_client.get(f"/api/sessions/{branch_id}/").json()["parentId"] == str(alice_session.pk)
+    assert alice_client.get(f"/api/sessions/{child.pk}/").json()["parentId"] == str(alice_session.pk)
 
 
 # --- 400: the tool rejected its arguments -------------------------------------------------------------------

@@ -13,24 +13,9 @@ from modes.catalog import (
 from modes.models import AgentMode, AgentModeSummary
 from modes.services import set_default_mode
 
+from .expected import SEED_MODE_KEYS, SEED_MODES, seed_prompt
+
 pytestmark = pytest.mark.django_db
-
-DDR_PROMPT = (
-    "Current Mode: ddr_authoring\n"
-    "\n"
-    "Available Modes:\n"
-    "- general: Use this mode for everyday Q&A, explanation, and lightweight assistance.\n"
-    "- ddr_authoring: Use this mode when the user wants to create, refine, or validate Aptix DDR "
-    "specifications following SYS-001.\n"
-    "- workflow_authoring: Use this mode when defining, editing, or validating Aptix workflows using TUL-006.\n"
-    "\n"
-    "Mode Switching:\n"
-    "- If the user\u2019s request clearly matches another mode\u2019s \"when to use\" description, "
-    "you may recommend switching.\n"
-    "- If the user expresses interest in switching, follow the instructions in the agent_change_mode tool.\n"
-    "- If you need more detail about modes, call the agent_list_modes tool."
-)
-
 
 # --- get_all_modes -----------------------------------------------------------------------------------
 
@@ -45,22 +30,22 @@ def test_get_all_modes_returns_a_summary_per_mode_in_catalog_order():
     ]
 
 
-def test_get_all_modes_copies_description_hints_and_examples():
-    ddr = get_all_modes()[1]
-    assert ddr.description == (
-        "Structured creation, refinement, and validation of Aptix DDR specifications following SYS-001."
-    )
-    assert ddr.human_role_hints == ("Architect writing a design record", "Reviewer validating a specification")
-    assert ddr.example_utterances == (
-        "Help me write a DDR for the session storage service.",
-        "Review TUL-007 for gaps against SYS-001.",
-        "Turn these notes into a DDR draft.",
-    )
-
-
-def test_system_prompt_summary_is_always_when_to_use():
-    for summary in get_all_modes():
-        assert summary.system_prompt_summary == AgentMode.objects.get(key=summary.key).when_to_use
+def test_each_summary_is_the_section_4_projection_of_its_seed_mode():
+    assert get_all_modes() == [
+        AgentModeSummary(
+            id=mode["id"],
+            key=mode["key"],
+            display_name=mode["displayName"],
+            description=mode["description"],
+            system_prompt_summary=mode["whenToUse"],
+            is_default=mode["isDefault"],
+            human_role_hints=tuple(mode["humanRoleHints"]),
+            example_utterances=tuple(mode["exampleUtterances"]),
+            source="builtin",
+            status="active",
+        )
+        for mode in (SEED_MODES[key] for key in SEED_MODE_KEYS)
+    ]
 
 
 def test_summary_description_falls_back_to_when_to_use_when_description_is_empty(custom_mode):
@@ -138,8 +123,9 @@ def test_get_tools_for_unknown_mode_raises_the_same_error_with_valid_keys():
 # --- build_system_prompt -----------------------------------------------------------------------------
 
 
-def test_system_prompt_for_ddr_authoring_is_exactly_section_6_2():
-    assert build_system_prompt("ddr_authoring") == DDR_PROMPT
+@pytest.mark.parametrize("key", SEED_MODE_KEYS)
+def test_system_prompt_of_each_seed_mode_is_exactly_section_6_2(key):
+    assert build_system_prompt(key) == seed_prompt(key)
 
 
 def test_system_prompt_mode_switching_bullets_use_typographic_apostrophes():
@@ -150,7 +136,7 @@ def test_system_prompt_mode_switching_bullets_use_typographic_apostrophes():
 
 @pytest.mark.parametrize("key", [None, "", "no_such_mode", "3F8E4F377F7A4C189C7F6A8B9F945C11"])
 def test_system_prompt_falls_back_to_the_default_mode(key):
-    assert build_system_prompt(key) == DDR_PROMPT.replace("Current Mode: ddr_authoring", "Current Mode: general")
+    assert build_system_prompt(key) == seed_prompt("general")
 
 
 def test_system_prompt_fallback_follows_the_current_default():
@@ -205,5 +191,5 @@ def test_a_rolled_back_change_is_not_served_afterwards():
         AgentMode.objects.filter(key="general").update(when_to_use="Temporary sentence.")
         assert "- general: Temporary sentence." in build_system_prompt(None).splitlines()
         transaction.set_rollback(True)
-    assert build_system_prompt("ddr_authoring") == DDR_PROMPT
+    assert build_system_prompt("ddr_authoring") == seed_prompt("ddr_authoring")
     assert get_mode("general").when_to_use == "Use this mode for everyday Q&A, explanation, and lightweight assistance."

@@ -13,6 +13,15 @@ from django.db import connection
 
 from modes.models import AgentMode, CatalogRevision, DeclaredTool
 
+from .expected import (
+    LIST_MODES_SCHEMA,
+    SEED_MODE_KEYS,
+    SEED_WHEN_TO_USE,
+    change_mode_schema_in_session,
+    prompt_with,
+    seed_prompt,
+)
+
 pytestmark = pytest.mark.django_db
 
 SEED_SUMMARY = "mode general created; mode ddr_authoring created; mode workflow_authoring created"
@@ -152,8 +161,24 @@ def test_a_context_rebuilt_at_an_old_revision_is_byte_for_byte_the_one_served_th
     change_mode(alice_client, alice_session, "research")
     formats = {"registry": {}, "openai-chat": {"tool_format": "openai-chat"}}
     served = {name: context_text(alice_client, alice_session, **query) for name, query in formats.items()}
-    then = json.loads(served["registry"])["catalogRevision"]
-    assert b"Manages DDRs." in served["registry"]
+    # The custom mode, the declared tool and the mode's new tools are one change, read once: revision 2.
+    then = 2
+    assert json.loads(served["registry"]) == {
+        "catalogRevision": then,
+        "systemPrompt": prompt_with("research", *SEED_WHEN_TO_USE, ("research", custom_mode.when_to_use)),
+        "tools": [
+            change_mode_schema_in_session([*SEED_MODE_KEYS, "research"]),
+            {
+                "type": "function",
+                "name": "agent_ddr_manager",
+                "description": "Manages DDRs.",
+                "parameters": {"type": "object", "properties": {}, "required": []},
+            },
+            LIST_MODES_SCHEMA,
+        ],
+        "clientTools": ["agent_ddr_manager"],
+        "unresolvedToolIds": [],
+    }
 
     # Everything the context depends on changes afterwards: the mode's sentence and tools, the tool, the mode.
     AgentMode.objects.filter(key="research").update(when_to_use="Use this mode for research.", associated_tool_ids=[])
@@ -174,8 +199,8 @@ def test_the_context_at_a_revision_uses_the_mode_the_session_had_then(alice_clie
     listing(alice_client)
 
     rebuilt = json.loads(context_text(alice_client, alice_session, revision=1))
-    assert rebuilt["systemPrompt"].startswith("Current Mode: ddr_authoring\n")
-    assert first["systemPrompt"].startswith("Current Mode: general\n")
+    assert rebuilt["systemPrompt"] == seed_prompt("ddr_authoring")
+    assert first["systemPrompt"] == seed_prompt("general")
 
 
 def test_a_context_at_an_unknown_revision_or_before_the_session_is_a_404_saying_so(alice, alice_client):
@@ -211,11 +236,9 @@ def test_mode_prompt_at_a_revision_prints_the_block_as_it_was():
         call_command("mode_prompt", "--current", "ddr_authoring", *args, stdout=out)
         return out.getvalue()
 
-    assert "- general: Use this mode for everyday Q&A, explanation, and lightweight assistance.\n" in prompt(
-        "--revision", "1"
-    )
-    assert f"- general: {NEW_WHEN_TO_USE}\n" in prompt("--revision", "2")
-    assert prompt("--revision", "2") == prompt()
+    assert prompt("--revision", "1") == seed_prompt("ddr_authoring") + "\n"
+    edited = prompt_with("ddr_authoring", ("general", NEW_WHEN_TO_USE), *SEED_WHEN_TO_USE[1:]) + "\n"
+    assert prompt("--revision", "2") == prompt() == edited
 
 
 def test_an_unknown_revision_is_a_command_error():

@@ -10,6 +10,8 @@ from django.core.management import CommandError, call_command
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 
+from .expected import change_mode_result, hello_result, seed_listing, tool_error
+
 pytestmark = pytest.mark.django_db
 
 DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
@@ -20,6 +22,13 @@ def invoke_tool(*args, **options):
     out = StringIO()
     call_command("invoke_tool", *args, stdout=out, **options)
     return json.loads(out.getvalue())
+
+
+def result_of(envelope):
+    """The result an envelope carries, parsed, once it is seen to be a success."""
+    assert list(envelope) == ["successful", "result", "errorMessage"], envelope
+    assert (envelope["successful"], envelope["errorMessage"]) == (True, None), envelope
+    return json.loads(envelope["result"])
 
 
 def invoke_tool_failing(*args, **options):
@@ -39,29 +48,22 @@ def test_prints_the_same_envelope_as_the_endpoint(alice, alice_client, alice_ses
         {"arguments": arguments, "sessionId": str(alice_session.pk), "conversationId": "c-1"},
         format="json",
     )
-    assert printed == response.json()
-    assert printed["successful"] is True
-    result = json.loads(printed["result"])
-    assert "Ada" in result["message"]
-    assert (result["sessionId"], result["conversationId"]) == (str(alice_session.pk), "c-1")
+    expected = hello_result("Ada", session_id=str(alice_session.pk), conversation_id="c-1")
+    assert result_of(printed) == result_of(response.json()) == expected
 
 
 def test_list_modes_without_arguments(alice, alice_client):
     printed = invoke_tool("agent_list_modes", user="alice")
-    assert printed == alice_client.post("/api/tools/agent_list_modes/invoke/", {}, format="json").json()
-    assert [mode["key"] for mode in json.loads(printed["result"])["modes"]] == [
-        "general",
-        "ddr_authoring",
-        "workflow_authoring",
-    ]
+    response = alice_client.post("/api/tools/agent_list_modes/invoke/", {}, format="json")
+    assert result_of(printed) == result_of(response.json()) == seed_listing()
 
 
 def test_list_modes_with_arguments_matches_the_endpoint(alice, alice_client):
     arguments = {"filter": "ddr", "includeExamples": True}
     printed = invoke_tool("agent_list_modes", arguments=json.dumps(arguments), user="alice")
-    assert printed == alice_client.post(
-        "/api/tools/agent_list_modes/invoke/", {"arguments": arguments}, format="json"
-    ).json()
+    response = alice_client.post("/api/tools/agent_list_modes/invoke/", {"arguments": arguments}, format="json")
+    expected = seed_listing("ddr_authoring", include_examples=True)
+    assert result_of(printed) == result_of(response.json()) == expected
 
 
 def test_change_mode_changes_the_users_session_and_records_the_user(alice, alice_session):
@@ -71,12 +73,7 @@ def test_change_mode_changes_the_users_session_and_records_the_user(alice, alice
         session=str(alice_session.pk),
         user="alice",
     )
-    assert json.loads(printed["result"]) == {
-        "success": True,
-        "mode": "ddr_authoring",
-        "branch": False,
-        "reason": "From the shell.",
-    }
+    assert result_of(printed) == change_mode_result("ddr_authoring", branch=False, reason="From the shell.")
     assert AgentSession.objects.get(pk=alice_session.pk).mode_id == DDR_ID
     change = ModeChange.objects.get()
     assert (change.changed_by, change.org) == (alice, alice.membership.organization)
@@ -85,7 +82,7 @@ def test_change_mode_changes_the_users_session_and_records_the_user(alice, alice
 def test_runs_from_the_command_line_argument_list(alice):
     out = StringIO()
     call_command("invoke_tool", "agent_hello_world", "--arguments", '{"name": "Bo"}', "--user", "alice", stdout=out)
-    assert "Bo" in json.loads(json.loads(out.getvalue())["result"])["message"]
+    assert result_of(json.loads(out.getvalue())) == hello_result("Bo")
 
 
 def test_an_unknown_user_is_a_command_error(alice):
@@ -139,9 +136,8 @@ def test_a_tool_not_enabled_by_the_sessions_mode_is_a_command_error(alice):
 
 def test_a_failed_tool_prints_the_envelope_then_raises_a_command_error(alice):
     message, printed = invoke_tool_failing("agent_hello_world", arguments='{"name": ""}', user="alice")
-    envelope = json.loads(printed)
-    assert envelope == {"successful": False, "result": None, "errorMessage": message}
-    assert "'name'" in message
+    assert message == "HelloWorldTool requires a non-empty 'name' string."
+    assert json.loads(printed) == tool_error(message)
 
 
 def test_arguments_that_are_not_a_json_object_are_a_command_error(alice):

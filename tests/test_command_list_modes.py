@@ -8,20 +8,9 @@ from django.core.management import CommandError, call_command
 
 from modes.models import AgentMode
 
-pytestmark = pytest.mark.django_db
+from .expected import SEED_MARKDOWN, SEED_MARKDOWN_BUILTIN, SEED_MODE_KEYS, SEED_MODES, listing, seed_listing
 
-PAYLOAD_KEYS = [
-    "id",
-    "key",
-    "displayName",
-    "description",
-    "systemPromptSummary",
-    "isDefault",
-    "humanRoleHints",
-    "exampleUtterances",
-    "source",
-    "status",
-]
+pytestmark = pytest.mark.django_db
 
 
 def list_modes(*args):
@@ -47,6 +36,22 @@ def scout(db):
         human_role_hints=["Researcher"],
         example_utterances=["Find me quokka papers."],
     )
+
+
+def scout_as_listed(scout):
+    """The scout fixture in SEED_MODES' shape: the fields a listing shows."""
+    return {
+        "id": scout.pk,
+        "key": "zeta_research",
+        "displayName": "Literature Scout",
+        "description": "Compares papers about aardvarks.",
+        "whenToUse": "Use this mode when the user wants quokka facts.",
+        "isDefault": False,
+        "humanRoleHints": ["Researcher"],
+        "exampleUtterances": ["Find me quokka papers."],
+        "source": "custom",
+        "status": "experimental",
+    }
 
 
 # --- filter --------------------------------------------------------------------------------------------
@@ -88,49 +93,22 @@ def test_without_filter_every_mode_is_listed(scout):
 # --- json ----------------------------------------------------------------------------------------------
 
 
-def test_json_prints_the_modes_payload_with_exactly_the_camel_case_keys(scout):
+def test_json_prints_the_agent_list_modes_payload(scout):
     document = json.loads(list_modes("--format", "json"))
     assert list(document) == ["modes", "catalogRevision"]
-    for mode in document["modes"]:
-        assert sorted(mode) == sorted(PAYLOAD_KEYS)
-    assert document["modes"][0] == {
-        "id": "3F8E4F377F7A4C189C7F6A8B9F945C11",
-        "key": "general",
-        "displayName": "General",
-        "description": "General-purpose assistance for everyday Q&A, explanation, and lightweight help.",
-        "systemPromptSummary": "Use this mode for everyday Q&A, explanation, and lightweight assistance.",
-        "isDefault": True,
-        "humanRoleHints": ["Asking quick questions", "Looking for explanations or summaries"],
-        "exampleUtterances": [],
-        "source": "builtin",
-        "status": "active",
-    }
-    assert document["modes"][3] == {
-        "id": scout.id,
-        "key": "zeta_research",
-        "displayName": "Literature Scout",
-        "description": "Compares papers about aardvarks.",
-        "systemPromptSummary": "Use this mode when the user wants quokka facts.",
-        "isDefault": False,
-        "humanRoleHints": ["Researcher"],
-        "exampleUtterances": [],
-        "source": "custom",
-        "status": "experimental",
-    }
+    # The scout is the catalog's first change after the seed: revision 2.
+    modes = [*(SEED_MODES[key] for key in SEED_MODE_KEYS), scout_as_listed(scout)]
+    assert document == listing(*modes, catalog_revision=2)
 
 
-def test_json_without_include_examples_has_empty_example_utterances():
-    assert [mode["exampleUtterances"] for mode in json.loads(list_modes("--format", "json"))["modes"]] == [[], [], []]
+def test_json_of_the_seed_catalog_is_the_seed_listing():
+    assert json.loads(list_modes("--format", "json")) == seed_listing()
 
 
 def test_json_with_include_examples_has_the_example_utterances(scout):
-    modes = json.loads(list_modes("--format", "json", "--include-examples"))["modes"]
-    assert modes[1]["exampleUtterances"] == [
-        "Help me write a DDR for the session storage service.",
-        "Review TUL-007 for gaps against SYS-001.",
-        "Turn these notes into a DDR draft.",
-    ]
-    assert modes[3]["exampleUtterances"] == ["Find me quokka papers."]
+    document = json.loads(list_modes("--format", "json", "--include-examples"))
+    modes = [*(SEED_MODES[key] for key in SEED_MODE_KEYS), scout_as_listed(scout)]
+    assert document == listing(*modes, include_examples=True, catalog_revision=2)
 
 
 def test_json_description_falls_back_to_when_to_use(scout):
@@ -161,31 +139,8 @@ def test_table_honours_the_filter(scout):
 
 # --- markdown ------------------------------------------------------------------------------------------
 
-MARKDOWN_SEED = """\
-# Available Modes
-
-## Built-in Modes
-
-### General (general)
-- **When to Use**: Use this mode for everyday Q&A, explanation, and lightweight assistance.
-- **Tools**: agent_change_mode, agent_list_modes, agent_workflow_registry, agent_hello_world
-- **Status**: active (default)
-
-### DDR Authoring (ddr_authoring)
-- **When to Use**: Use this mode when the user wants to create, refine, or validate Aptix DDR specifications \
-following SYS-001.
-- **Tools**: agent_change_mode, agent_list_modes, agent_workflow_registry, agent_ddr_manager
-- **Status**: active
-
-### Workflow Authoring (workflow_authoring)
-- **When to Use**: Use this mode when defining, editing, or validating Aptix workflows using TUL-006.
-- **Tools**: agent_change_mode, agent_list_modes, agent_workflow_registry, agent_workflow_authoring
-- **Status**: active
-"""
-
-
 def test_markdown_lists_builtin_then_custom_modes_and_ends_with_totals(scout):
-    assert list_modes("--format", "markdown") == MARKDOWN_SEED + """
+    assert list_modes("--format", "markdown") == SEED_MARKDOWN_BUILTIN + """
 ## Custom Modes
 
 ### Literature Scout (zeta_research)
@@ -198,8 +153,7 @@ Total: 4 modes (3 built-in, 1 custom)
 
 
 def test_markdown_without_custom_modes_says_none():
-    output = list_modes("--format", "markdown")
-    assert output == MARKDOWN_SEED + "\n## Custom Modes\n\n_None._\n\nTotal: 3 modes (3 built-in, 0 custom)\n"
+    assert list_modes("--format", "markdown") == SEED_MARKDOWN + "\n"
 
 
 def test_markdown_groups_custom_modes_after_builtin_ones_whatever_the_position(scout):

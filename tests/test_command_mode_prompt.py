@@ -7,23 +7,14 @@ from django.core.management import CommandError, call_command
 
 from modes.models import AgentMode
 
+from .expected import SEED_WHEN_TO_USE, prompt_with, seed_prompt
+
 pytestmark = pytest.mark.django_db
 
-BLOCK = """\
-Current Mode: {current}
 
-Available Modes:
-- general: Use this mode for everyday Q&A, explanation, and lightweight assistance.
-- ddr_authoring: Use this mode when the user wants to create, refine, or validate Aptix DDR specifications \
-following SYS-001.
-- workflow_authoring: Use this mode when defining, editing, or validating Aptix workflows using TUL-006.
-
-Mode Switching:
-- If the user\u2019s request clearly matches another mode\u2019s "when to use" description, you may recommend \
-switching.
-- If the user expresses interest in switching, follow the instructions in the agent_change_mode tool.
-- If you need more detail about modes, call the agent_list_modes tool.
-"""
+def block(current_mode_key):
+    """What the command prints for the seed catalog: the block of AGN-014 §6.2 and a line break."""
+    return seed_prompt(current_mode_key) + "\n"
 
 
 def mode_prompt(*args):
@@ -33,16 +24,16 @@ def mode_prompt(*args):
 
 
 def test_current_mode_block_is_printed_exactly():
-    assert mode_prompt("--current", "ddr_authoring") == (BLOCK.format(current="ddr_authoring"), "")
+    assert mode_prompt("--current", "ddr_authoring") == (block("ddr_authoring"), "")
 
 
 def test_without_current_the_default_mode_is_current():
-    assert mode_prompt() == (BLOCK.format(current="general"), "")
+    assert mode_prompt() == (block("general"), "")
 
 
 def test_unknown_current_key_falls_back_to_the_default_with_a_warning():
     out, err = mode_prompt("--current", "ddr_writing")
-    assert out == BLOCK.format(current="general")
+    assert out == block("general")
     assert err == "No mode has the key 'ddr_writing'; showing the default mode instead.\n"
 
 
@@ -50,16 +41,14 @@ def test_fallback_follows_the_catalog_default():
     AgentMode.objects.filter(key="general").update(is_default=False)
     AgentMode.objects.filter(key="workflow_authoring").update(is_default=True)
     out, err = mode_prompt("--current", "nope")
-    assert out == BLOCK.format(current="workflow_authoring")
+    assert out == block("workflow_authoring")
     assert "'nope'" in err
 
 
 def test_custom_mode_appears_in_the_block(custom_mode):
     out, _ = mode_prompt("--current", "research")
-    lines = out.splitlines()
-    assert lines[0] == "Current Mode: research"
-    assert lines[6] == "- research: Use this mode when the user wants sources found, compared or summarised."
-    assert lines[7:9] == ["", "Mode Switching:"]
+    research = ("research", "Use this mode when the user wants sources found, compared or summarised.")
+    assert out == prompt_with("research", *SEED_WHEN_TO_USE, research) + "\n"
 
 
 def test_a_catalog_without_a_default_is_a_command_error_not_a_traceback():

@@ -151,15 +151,34 @@ def children_of(pid):
     return children
 
 
+def cores():
+    """The machine's cores as the kernel lists them, counted apart from os.cpu_count(), which the code uses."""
+    return sum(line.startswith("processor") for line in Path("/proc/cpuinfo").read_text().splitlines())
+
+
 def test_gunicorn_started_as_the_readme_says_runs_one_worker_per_core(intact_db):
     # gunicorn.conf.py, read from the project directory; gunicorn alone would start a single worker.
     port = free_port()
     with serving([GUNICORN, "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}"], port, intact_db) as (process, status):
         assert status == 200
         deadline = time.monotonic() + TIMEOUT
-        while len(children_of(process.pid)) < os.cpu_count() and time.monotonic() < deadline:
+        while len(children_of(process.pid)) < cores() and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert len(children_of(process.pid)) == os.cpu_count()
+        assert len(children_of(process.pid)) == cores()
+
+
+def test_make_serve_runs_one_worker_per_core_unless_told_otherwise():
+    # A dry run prints the command make would run: deploy/serve and the WORKERS it is given.
+    def serve_command(*settings):
+        output = subprocess.run(
+            ["make", "-s", "-n", "serve", f"PYTHON={PYTHON}", *settings],
+            cwd=PROJECT_DIR, capture_output=True, text=True, timeout=TIMEOUT, check=True,
+        ).stdout
+        [command] = [line for line in output.splitlines() if line.endswith("exec deploy/serve")]
+        return command.split()
+
+    assert f"WORKERS={cores()}" in serve_command()
+    assert "WORKERS=3" in serve_command("WORKERS=3")
 
 
 def test_runserver_refuses_to_start_on_a_broken_catalog(db_without_default):
