@@ -91,7 +91,8 @@ def test_an_import_in_its_own_process_creates_the_mode_as_one_revision_that_expo
 
 
 def test_an_import_with_update_in_its_own_process_changes_a_mode_and_moves_the_default(database, tmp_path):
-    path = write_modes(tmp_path / "ddr.yaml", {"key": "ddr_authoring", "display_name": "DDR (imported)", "is_default": True})
+    ddr = {"key": "ddr_authoring", "display_name": "DDR (imported)", "is_default": True}
+    path = write_modes(tmp_path / "ddr.yaml", ddr)
 
     assert manage(database, "import_modes", path, "--update") == (
         0,
