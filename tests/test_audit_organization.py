@@ -14,17 +14,13 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
 from rest_framework.test import APIClient
 
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
-SWITCH_PATH = "one-statement" if connection.vendor == "postgresql" else "two-statement-transaction"
-CHANGES = [
-    pytest.param(False, id=f"switch-{SWITCH_PATH}"),
-    pytest.param(True, id="branch-two-statement-transaction"),
-]
+from .test_session_services import SWITCH_AND_BRANCH
+
 DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 
 
@@ -69,7 +65,7 @@ def alice_moved_to_globex(alice, bob):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("branch", CHANGES)
+@SWITCH_AND_BRANCH
 @pytest.mark.parametrize(
     "change", [change_over_rest, change_over_mcp, change_from_the_command_line], ids=["rest", "mcp", "command"]
 )

@@ -1,4 +1,11 @@
-"""sessions_app.services and selectors: creating sessions and changing their mode, with its audit trail."""
+"""
+sessions_app.services and selectors: creating sessions and changing their mode, with its audit trail.
+
+A mode change takes one of two paths. On PostgreSQL a switch is one statement that checks the owner, locks, moves
+and audits (MOVE_SESSION_SQL); a branch, and every change on SQLite, is a transaction of two statements. Under
+SQLite nothing covers the one-statement path: `make test` runs both databases, and each case's id names the path
+it covers on the database it runs on.
+"""
 
 import threading
 import uuid
@@ -6,6 +13,7 @@ import uuid
 import pytest
 from django.db import connection
 from django.db.transaction import TransactionManagementError
+from django.test.utils import CaptureQueriesContext
 
 from modes.catalog import UnknownModeError, get_mode
 from modes.models import AgentMode
@@ -16,6 +24,12 @@ from sessions_app.services import create_session, set_session_mode
 GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 WORKFLOW_ID = "0FB81E6A8337444BA00A0CE28E3A1F78"
+
+SWITCH_PATH = "one-statement" if connection.vendor == "postgresql" else "two-statement-transaction"
+SWITCH_AND_BRANCH = pytest.mark.parametrize(
+    "branch",
+    [pytest.param(False, id=f"switch-{SWITCH_PATH}"), pytest.param(True, id="branch-two-statement-transaction")],
+)
 
 
 # --- create_session ---------------------------------------------------------------------------------------
@@ -82,6 +96,25 @@ def test_set_session_mode_moves_the_session_and_records_who_when_from_what_to_wh
     assert change.branch_session_id is None
 
 
+def path_taken(queries) -> str:
+    """The path a mode change took, told from the first words of its statements (a savepoint's name left out)."""
+    heads = [" ".join(query["sql"].split()[:3]).split(' "')[0] for query in queries]
+    if heads == ["WITH moved AS"]:
+        return "one-statement"
+    if heads[-3:] == ["INSERT INTO sessions_app_modechange", "UPDATE sessions_app_agentsession SET", "RELEASE SAVEPOINT"]:
+        return "two-statement-transaction"  # the audit row, then the move, then the end of the (nested) transaction
+    return f"neither: {heads}"
+
+
+@pytest.mark.django_db
+@SWITCH_AND_BRANCH
+def test_each_change_takes_the_path_its_id_names(alice, alice_session, branch):
+    mode = get_mode("ddr_authoring")
+    with CaptureQueriesContext(connection) as queries:
+        set_session_mode(session_id=alice_session.pk, mode=mode, reason="r", user=alice, branch=branch)
+    assert path_taken(queries) == ("two-statement-transaction" if branch else SWITCH_PATH)
+
+
 @pytest.mark.django_db
 def test_set_session_mode_accepts_the_session_id_as_text(alice, alice_session):
     set_session_mode(
@@ -91,7 +124,7 @@ def test_set_session_mode_accepts_the_session_id_as_text(alice, alice_session):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+@SWITCH_AND_BRANCH
 def test_set_session_mode_updates_updated_at(alice, alice_session, branch):
     before = AgentSession.objects.get(pk=alice_session.pk).updated_at
     change = set_session_mode(
@@ -122,7 +155,7 @@ def test_set_session_mode_with_branch_creates_a_child_session(alice, alice_sessi
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+@SWITCH_AND_BRANCH
 @pytest.mark.parametrize("which", ["another-users", "nonexistent"])
 def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_nothing(
     alice, bob_session, which, branch
@@ -138,7 +171,7 @@ def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+@SWITCH_AND_BRANCH
 def test_the_audit_row_records_the_callers_organization_not_the_sessions(alice, bob, branch):
     # A session that still names another organization (alice's, before she moved to globex, say).
     acme = alice.membership.organization
@@ -153,7 +186,7 @@ def test_the_audit_row_records_the_callers_organization_not_the_sessions(alice, 
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+@SWITCH_AND_BRANCH
 def test_the_audit_row_of_a_caller_outside_any_organization_names_none(alice, alice_session, branch):
     alice.membership.delete()
     change = set_session_mode(
@@ -163,7 +196,7 @@ def test_the_audit_row_of_a_caller_outside_any_organization_names_none(alice, al
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+@SWITCH_AND_BRANCH
 def test_set_session_mode_refuses_a_session_id_that_is_not_a_uuid(alice, alice_session, branch):
     with pytest.raises(InvalidSessionId, match="not a session id"):
         set_session_mode(
@@ -255,7 +288,7 @@ class TestConcurrentModeChanges:
                         mode=modes[(index + step) % len(modes)],
                         reason=f"thread {index} step {step}",
                         user=user,
-                        branch=step % 5 == 0,  # a branch takes the ORM's path, a switch one statement: both queue
+                        branch=step % 5 == 0,  # both paths: a branch is the transaction, a switch one statement
                     )
             except Exception as error:  # noqa: BLE001 - collected and asserted below
                 errors.append(error)
