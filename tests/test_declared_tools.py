@@ -166,7 +166,7 @@ def test_a_name_a_vendor_would_refuse_is_refused(admin_client, name):
 def test_the_database_refuses_a_malformed_name_whatever_writes_it():
     from django.db import IntegrityError, transaction
 
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with pytest.raises(IntegrityError, match="modes_declaredtool_name_format"), transaction.atomic():
         DeclaredTool.objects.create(name="bad name", description="d")
 
 

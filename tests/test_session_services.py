@@ -161,7 +161,7 @@ def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_
     alice, bob_session, which, branch
 ):
     session_id = bob_session.pk if which == "another-users" else uuid.uuid4()
-    with pytest.raises(AgentSession.DoesNotExist):
+    with pytest.raises(AgentSession.DoesNotExist, match=f"^No session {session_id} of this user\\.$"):
         set_session_mode(
             session_id=session_id, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
         )
@@ -198,7 +198,7 @@ def test_the_audit_row_of_a_caller_outside_any_organization_names_none(alice, al
 @pytest.mark.django_db
 @SWITCH_AND_BRANCH
 def test_set_session_mode_refuses_a_session_id_that_is_not_a_uuid(alice, alice_session, branch):
-    with pytest.raises(InvalidSessionId, match="not a session id"):
+    with pytest.raises(InvalidSessionId, match=r"^'12; DROP TABLE x' is not a session id; session ids are UUIDs\.$"):
         set_session_mode(
             session_id="12; DROP TABLE x",
             mode=get_mode("ddr_authoring"),
@@ -214,8 +214,13 @@ def test_a_mode_used_by_a_session_or_an_audit_row_cannot_be_deleted(alice, alice
     from django.db.models import ProtectedError
 
     set_session_mode(session_id=alice_session.pk, mode=custom_mode, reason="r", user=alice)
-    with pytest.raises(ProtectedError):
+    with pytest.raises(ProtectedError) as refused:
         custom_mode.delete()
+    # Both what uses it are named: the session in it, and the audit row that moved the session to it.
+    assert refused.value.args[0] == (
+        "Cannot delete some instances of model 'AgentMode' because they are referenced through protected foreign "
+        "keys: 'AgentSession.mode', 'ModeChange.to_mode'."
+    )
 
 
 # --- selectors --------------------------------------------------------------------------------------------
@@ -224,11 +229,12 @@ def test_a_mode_used_by_a_session_or_an_audit_row_cannot_be_deleted(alice, alice
 @pytest.mark.django_db
 def test_get_owned_session_answers_anothers_session_exactly_like_a_missing_one(alice, alice_session, bob_session):
     assert get_owned_session(session_id=str(alice_session.pk), user=alice) == alice_session
-    with pytest.raises(AgentSession.DoesNotExist):
+    with pytest.raises(AgentSession.DoesNotExist, match=f"^No session {bob_session.pk} of this user\\.$"):
         get_owned_session(session_id=str(bob_session.pk), user=alice)
-    with pytest.raises(AgentSession.DoesNotExist):
-        get_owned_session(session_id=str(uuid.uuid4()), user=alice)
-    with pytest.raises(InvalidSessionId, match="not a session id"):
+    missing = uuid.uuid4()
+    with pytest.raises(AgentSession.DoesNotExist, match=f"^No session {missing} of this user\\.$"):
+        get_owned_session(session_id=str(missing), user=alice)
+    with pytest.raises(InvalidSessionId, match=r"^'12; DROP TABLE x' is not a session id; session ids are UUIDs\.$"):
         get_owned_session(session_id="12; DROP TABLE x", user=alice)
 
 
@@ -239,7 +245,7 @@ class TestLockingOutsideATransaction:
     def test_locking_a_session_outside_a_transaction_is_refused_as_select_for_update_is(self, django_user_model):
         user = django_user_model.objects.create_user(username="locker")
         session = create_session(owner=user, org=None)
-        with pytest.raises(TransactionManagementError):
+        with pytest.raises(TransactionManagementError, match=r"^get_owned_session\(for_update=True\) needs a transaction\.$"):
             get_owned_session(session_id=session.pk, user=user, for_update=True)
         assert get_owned_session(session_id=session.pk, user=user).pk == session.pk
 
