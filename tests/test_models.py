@@ -5,6 +5,7 @@ import re
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, models, transaction
+from django.utils import timezone
 
 from modes.fields import StringListField
 from modes.models import AgentMode, AgentModeSummary
@@ -71,15 +72,16 @@ def test_list_fields_are_json_lists_of_strings(name):
 def test_new_mode_gets_a_generated_32_upper_hex_id_custom_source_and_active_status():
     mode = valid_mode()
     mode.full_clean()
+    started = timezone.now()
     mode.save()
+    ended = timezone.now()
     mode.refresh_from_db()
     assert re.fullmatch(r"[0-9A-F]{32}", mode.id)
     assert mode.source == "custom"
     assert mode.status == "active"
     assert mode.version == "v1"
     assert mode.is_default is False
-    assert mode.created_at is not None
-    assert mode.updated_at >= mode.created_at
+    assert started <= mode.created_at <= mode.updated_at <= ended  # both stamped by this process's clock
     assert [mode.mode_instructions, mode.associated_tool_ids, mode.weak_signals] == [[], [], []]
 
 

@@ -92,7 +92,8 @@ def test_set_session_mode_moves_the_session_and_records_who_when_from_what_to_wh
     )
     assert change.changed_by == alice
     assert change.org == alice.membership.organization
-    assert change.changed_at is not None
+    # Dated when the session moved: its updated_at is the change's time.
+    assert change.changed_at == alice_session.updated_at
     assert change.branch_session_id is None
 
 
