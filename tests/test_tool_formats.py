@@ -360,4 +360,7 @@ def test_an_unknown_format_is_a_400_listing_the_valid_ones(alice_client, alice_s
 
 def test_another_users_session_is_404_whatever_the_format(bob_client, alice_session):
     response = bob_client.get(f"/api/sessions/{alice_session.pk}/context/", {"tool_format": "nope"})
-    assert response.status_code == 404
+    assert (response.status_code, response.json()) == (
+        404,
+        {"detail": f"No session {alice_session.pk} was found for you."},
+    )
