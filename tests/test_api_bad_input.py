@@ -21,7 +21,14 @@ from rest_framework.test import APIClient
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 
-from .expected import refusal_at, tool_error
+from .expected import (
+    CHANGE_MODE_SCHEMA,
+    HELLO_WORLD_SCHEMA,
+    LIST_MODES_SCHEMA,
+    refusal_at,
+    seed_prompt,
+    tool_error,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -657,14 +664,53 @@ def test_nul_anywhere_in_an_api_url_is_a_json_400_saying_so(alice_client, alice_
     assert response.json() == refusal_at(url, {"detail": "NUL characters are not allowed in URLs, cookies or form data."})
 
 
+NOT_UTF8 = "%ED%A0%80%FF"  # a surrogate's bytes, and a byte UTF-8 never uses
+# A query parameter reads bytes that are not UTF-8 as U+FFFD: a filter then matches nothing, an unknown current
+# mode means the default mode, and a flag or a number is refused. A path keeps them percent-encoded, and its 404
+# names them so.
+NOT_UTF8_ANSWERS = {
+    "/api/modes/?filter={}": (200, {"modes": [], "catalogRevision": 1}),
+    "/api/modes/?includeExamples={}": (
+        400,
+        {"includeExamples": ["Must be true or false; leave the parameter out for false."]},
+    ),
+    "/api/system-prompt/?currentMode={}": (200, seed_prompt("general")),
+    "/api/sessions/?page={}": (400, {"page": ["Must be a whole number, 1 or more."]}),
+    "/api/sessions/?pageSize={}": (400, {"pageSize": ["Must be a whole number from 1 to 200."]}),
+    "/api/sessions/{sid}/mode-changes/?page={}": (400, {"page": ["Must be a whole number, 1 or more."]}),
+    "/api/modes/{}/": (
+        404,
+        {"detail": f"Unknown mode key '{NOT_UTF8}'. Valid keys: general, ddr_authoring, workflow_authoring."},
+    ),
+    "/api/modes/{}/tools/": (
+        404,
+        {"detail": f"Unknown mode key '{NOT_UTF8}'. Valid keys: general, ddr_authoring, workflow_authoring."},
+    ),
+    "/api/sessions/{}/": (404, {"detail": f"No session {NOT_UTF8} was found for you."}),
+    "/api/sessions/{}/mode-changes/": (404, {"detail": f"No session {NOT_UTF8} was found for you."}),
+    "/api/sessions/{}/context/": (404, {"detail": f"No session {NOT_UTF8} was found for you."}),
+    "/api/tools/{}/invoke/": (404, tool_error(f"No tool is registered or declared under the name '{NOT_UTF8}'.")),
+    # An unknown parameter is ignored: the usual listing.
+    "/api/tools/?unexpected={}": (
+        200,
+        {"tools": [CHANGE_MODE_SCHEMA, HELLO_WORLD_SCHEMA, LIST_MODES_SCHEMA], "clientTools": []},
+    ),
+}
+
+
 @pytest.mark.parametrize("template", URL_SLOTS)
-def test_invalid_utf8_anywhere_in_an_api_url_is_never_a_server_error(alice_client, alice_session, unchanged, template):
-    url = _url(template, "%ED%A0%80%FF", alice_session)  # a surrogate's bytes, and a byte UTF-8 never uses
+def test_invalid_utf8_anywhere_in_an_api_url_is_answered_as_its_slot_reads_it(
+    alice_client, alice_session, unchanged, template
+):
+    url = _url(template, NOT_UTF8, alice_session)
     with unchanged():
         response = alice_client.post(url, {}, format="json") if "invoke" in url else alice_client.get(url)
-    assert response.status_code in (200, 400, 404)
-    if response.status_code != 200:
-        assert response["Content-Type"] == "application/json"
+    status, body = NOT_UTF8_ANSWERS[template]
+    assert response.status_code == status
+    if isinstance(body, str):
+        assert (response["Content-Type"], response.content.decode()) == ("text/plain; charset=utf-8", body)
+    else:
+        assert (response["Content-Type"], response.json()) == ("application/json", body)
 
 
 def test_nul_in_a_form_encoded_token_request_is_a_json_400(anon_client, alice):

@@ -51,7 +51,7 @@ def test_someone_elses_session_and_a_random_id_get_the_same_404_apart_from_the_i
 @pytest.mark.parametrize("suffix", READ_SUFFIXES, ids=["detail", "mode-changes", "context"])
 def test_a_malformed_session_id_is_404_too(alice_client, suffix):
     response = alice_client.get(f"/api/sessions/not-a-uuid/{suffix}")
-    assert response.status_code == 404
+    assert (response.status_code, response.json()) == (404, {"detail": "No session not-a-uuid was found for you."})
 
 
 @pytest.mark.parametrize(

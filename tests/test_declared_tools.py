@@ -166,7 +166,7 @@ def test_a_name_a_vendor_would_refuse_is_refused(admin_client, name):
 def test_the_database_refuses_a_malformed_name_whatever_writes_it():
     from django.db import IntegrityError, transaction
 
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with pytest.raises(IntegrityError, match="modes_declaredtool_name_format"), transaction.atomic():
         DeclaredTool.objects.create(name="bad name", description="d")
 
 
@@ -310,7 +310,15 @@ def test_a_declaration_that_a_server_tool_shadows_is_warned_of_and_ignored(alice
     assert body["clientTools"] == []
     assert [tool["name"] for tool in body["tools"]] == ["agent_change_mode", "agent_hello_world", "agent_list_modes"]
     response = alice_client.post("/api/tools/agent_hello_world/invoke/", {"arguments": {"name": "Ada"}}, format="json")
-    assert response.status_code == 200
+    # The server tool registered in code answers.
+    assert (response.status_code, response.json()) == (
+        200,
+        {
+            "successful": True,
+            "result": '{"message":"Hello, Ada! Welcome to Aptix.","conversationId":null,"sessionId":null}',
+            "errorMessage": None,
+        },
+    )
 
 
 def test_a_declaration_written_past_the_form_with_a_broken_schema_is_warned_of_and_left_out(alice, alice_client):

@@ -82,10 +82,24 @@ def test_a_browser_gets_a_page_that_links_to_the_admin_docs_health_and_mcp():
     assert 'claude mcp add --transport http aptix-modes "http://testserver/mcp/sessions/$SESSION/"' in html
 
 
-def test_each_linked_page_exists():
+# Where each link of the page takes a visitor who has not logged in: its status, redirect, and a part of the
+# page that says it is the one named.
+LINKED_PAGES = {
+    "/admin/": (302, "/admin/login/?next=/admin/", b""),  # the admin's login page first
+    "/api/docs/": (200, None, b"<title>Aptix Modes API</title>"),
+    "/healthz": (200, None, b'{"status": "ok"}'),
+    "/readyz": (200, None, b'{"status": "ok", "checks": {"database": "ok", "catalog": "ok", '),
+}
+
+
+def test_each_link_leads_to_the_page_it_names():
     html = Client().get("/").content.decode()
-    for href in re.findall(r'<a href="(/[^"]*)"', html):
-        assert Client().get(href).status_code in {200, 302}, href  # the admin redirects to its login
+    hrefs = set(re.findall(r'<a href="(/[^"]*)"', html))
+    assert hrefs == set(LINKED_PAGES)
+    for href in sorted(hrefs):
+        response = Client().get(href)
+        status, location, part = LINKED_PAGES[href]
+        assert (response.status_code, response.get("Location"), part in response.content) == (status, location, True)
 
 
 def test_the_page_shows_the_token_header_with_its_placeholder():
@@ -103,11 +117,39 @@ def test_a_program_asking_for_json_gets_the_index_of_entry_points():
     }
 
 
-def test_each_entry_point_without_a_placeholder_answers():
+# What an anonymous GET of each entry point without a placeholder gets: none is a 404.
+ANONYMOUS_GETS = {
+    "token": (405, "application/json"),  # POST only
+    "modes": (401, "application/json"),
+    "systemPrompt": (401, "application/json"),
+    "tools": (401, "application/json"),
+    "sessions": (401, "application/json"),
+    "catalogRevisions": (401, "application/json"),
+    "mcp": (401, "application/json"),
+    "schema": (200, "application/vnd.oai.openapi; charset=utf-8"),
+    "docs": (200, "text/html; charset=utf-8"),
+    "admin": (302, "text/html; charset=utf-8"),  # to its login page
+    "healthz": (200, "application/json"),
+    "readyz": (200, "application/json"),
+}
+NOT_AUTHENTICATED = "Authentication credentials were not provided."
+# The refusals say what the entry point needs: another method, or a token.
+REFUSALS = {
+    "token": {"detail": 'Method "GET" not allowed.'},
+    **{
+        name: {"detail": NOT_AUTHENTICATED}
+        for name in ("modes", "systemPrompt", "tools", "sessions", "catalogRevisions")
+    },
+    "mcp": {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": NOT_AUTHENTICATED}},
+}
+
+
+def test_each_entry_point_without_a_placeholder_answers_an_anonymous_get():
     client = Client()
-    for name, entry in ENTRY_POINTS.items():
-        if "{" not in entry["href"]:
-            assert client.get(entry["href"]).status_code != 404, name
+    answers = {name: client.get(entry["href"]) for name, entry in ENTRY_POINTS.items() if "{" not in entry["href"]}
+    statuses = {name: (response.status_code, response["Content-Type"]) for name, response in answers.items()}
+    assert statuses == ANONYMOUS_GETS
+    assert {name: answers[name].json() for name in REFUSALS} == REFUSALS
 
 
 @pytest.mark.parametrize("accept", ["", "*/*", "text/plain", "text/html;q=0.9, application/json;q=0.5"])

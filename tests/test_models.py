@@ -4,7 +4,8 @@ import re
 
 import pytest
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, connection, models, transaction
+from django.utils import timezone
 
 from modes.fields import StringListField
 from modes.models import AgentMode, AgentModeSummary
@@ -71,15 +72,16 @@ def test_list_fields_are_json_lists_of_strings(name):
 def test_new_mode_gets_a_generated_32_upper_hex_id_custom_source_and_active_status():
     mode = valid_mode()
     mode.full_clean()
+    started = timezone.now()
     mode.save()
+    ended = timezone.now()
     mode.refresh_from_db()
     assert re.fullmatch(r"[0-9A-F]{32}", mode.id)
     assert mode.source == "custom"
     assert mode.status == "active"
     assert mode.version == "v1"
     assert mode.is_default is False
-    assert mode.created_at is not None
-    assert mode.updated_at >= mode.created_at
+    assert started <= mode.created_at <= mode.updated_at <= ended  # both stamped by this process's clock
     assert [mode.mode_instructions, mode.associated_tool_ids, mode.weak_signals] == [[], [], []]
 
 
@@ -243,14 +245,29 @@ def test_full_clean_refuses_a_negative_position():
 
 # --- database constraints ----------------------------------------------------------------------------
 
+# Each refusal names the constraint that made it, so that a write refused for another reason does not pass.
+# A check constraint is named alike on both databases; SQLite names a unique one by its columns.
+DUPLICATE_KEY = {
+    "postgresql": 'unique constraint "modes_agentmode_key_key"',
+    "sqlite": "UNIQUE constraint failed: modes_agentmode.key",
+}[connection.vendor]
+SECOND_DEFAULT = {
+    "postgresql": 'unique constraint "modes_agentmode_single_default"',
+    "sqlite": "UNIQUE constraint failed: modes_agentmode.is_default",
+}[connection.vendor]
+
+
+def refused_by(constraint):
+    return pytest.raises(IntegrityError, match=re.escape(constraint))
+
 
 def test_database_refuses_a_duplicate_key():
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with refused_by(DUPLICATE_KEY), transaction.atomic():
         valid_mode(key="general").save()
 
 
 def test_database_refuses_a_second_default():
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with refused_by(SECOND_DEFAULT), transaction.atomic():
         AgentMode.objects.filter(key="ddr_authoring").update(is_default=True)
     assert list(AgentMode.objects.filter(is_default=True).values_list("key", flat=True)) == ["general"]
 
@@ -263,26 +280,26 @@ def test_database_allows_many_non_default_modes():
 
 @pytest.mark.parametrize("status", ["retired", "", "Active"])
 def test_database_refuses_an_unknown_status(status):
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with refused_by("modes_agentmode_status_valid"), transaction.atomic():
         AgentMode.objects.filter(key="general").update(status=status)
 
 
 @pytest.mark.parametrize("bad_id", ["3f8e4f377f7a4c189c7f6a8b9f945c11", "NOT-A-GUID", "ABC", ""])
 def test_database_refuses_a_malformed_id(bad_id):
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with refused_by("modes_agentmode_id_format"), transaction.atomic():
         AgentMode.objects.filter(key="general").update(id=bad_id)
     assert AgentMode.objects.filter(pk=GENERAL_ID).exists()
 
 
 @pytest.mark.parametrize("bad_key", ["General", "ddr-authoring", "two words", "", "ddr\n"])
 def test_database_refuses_a_malformed_key(bad_key):
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with refused_by("modes_agentmode_key_format"), transaction.atomic():
         AgentMode.objects.filter(key="general").update(key=bad_key)
 
 
 @pytest.mark.parametrize("text", ["", "   ", "Line one.\nLine two.", "Line one.\rLine two.", "One line.\n"])
 def test_database_refuses_a_when_to_use_that_is_empty_blank_or_not_one_line(text):
-    with pytest.raises(IntegrityError), transaction.atomic():
+    with refused_by("modes_agentmode_when_to_use_one_line"), transaction.atomic():
         AgentMode.objects.filter(key="general").update(when_to_use=text)
     assert AgentMode.objects.get(key="general").when_to_use == (
         "Use this mode for everyday Q&A, explanation, and lightweight assistance."

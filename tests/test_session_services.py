@@ -1,4 +1,11 @@
-"""sessions_app.services and selectors: creating sessions and changing their mode, with its audit trail."""
+"""
+sessions_app.services and selectors: creating sessions and changing their mode, with its audit trail.
+
+A mode change takes one of two paths. On PostgreSQL a switch is one statement that checks the owner, locks, moves
+and audits (MOVE_SESSION_SQL); a branch, and every change on SQLite, is a transaction of two statements. Under
+SQLite nothing covers the one-statement path: `make test` runs both databases, and each case's id names the path
+it covers on the database it runs on.
+"""
 
 import threading
 import uuid
@@ -7,6 +14,7 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 from django.db.transaction import TransactionManagementError
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from modes.catalog import UnknownModeError, get_mode
@@ -18,6 +26,12 @@ from sessions_app.services import create_session, set_session_mode
 GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 WORKFLOW_ID = "0FB81E6A8337444BA00A0CE28E3A1F78"
+
+SWITCH_PATH = "one-statement" if connection.vendor == "postgresql" else "two-statement-transaction"
+SWITCH_AND_BRANCH = pytest.mark.parametrize(
+    "branch",
+    [pytest.param(False, id=f"switch-{SWITCH_PATH}"), pytest.param(True, id="branch-two-statement-transaction")],
+)
 
 
 # --- create_session ---------------------------------------------------------------------------------------
@@ -80,8 +94,28 @@ def test_set_session_mode_moves_the_session_and_records_who_when_from_what_to_wh
     )
     assert change.changed_by == alice
     assert change.org == alice.membership.organization
-    assert change.changed_at is not None
+    # Dated when the session moved: its updated_at is the change's time.
+    assert change.changed_at == alice_session.updated_at
     assert change.branch_session_id is None
+
+
+def path_taken(queries) -> str:
+    """The path a mode change took, told from the first words of its statements (a savepoint's name left out)."""
+    heads = [" ".join(query["sql"].split()[:3]).split(' "')[0] for query in queries]
+    if heads == ["WITH moved AS"]:
+        return "one-statement"
+    if heads[-3:] == ["INSERT INTO sessions_app_modechange", "UPDATE sessions_app_agentsession SET", "RELEASE SAVEPOINT"]:
+        return "two-statement-transaction"  # the audit row, then the move, then the end of the (nested) transaction
+    return f"neither: {heads}"
+
+
+@pytest.mark.django_db
+@SWITCH_AND_BRANCH
+def test_each_change_takes_the_path_its_id_names(alice, alice_session, branch):
+    mode = get_mode("ddr_authoring")
+    with CaptureQueriesContext(connection) as queries:
+        set_session_mode(session_id=alice_session.pk, mode=mode, reason="r", user=alice, branch=branch)
+    assert path_taken(queries) == ("two-statement-transaction" if branch else SWITCH_PATH)
 
 
 @pytest.mark.django_db
@@ -93,7 +127,7 @@ def test_set_session_mode_accepts_the_session_id_as_text(alice, alice_session):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+@SWITCH_AND_BRANCH
 def test_set_session_mode_moves_updated_at_to_the_time_of_the_change(alice, alice_session, branch):
     # A day back, so that a coarse clock cannot make "moved on" look like "unchanged".
     a_day_ago = timezone.now() - timedelta(days=1)
@@ -126,13 +160,13 @@ def test_set_session_mode_with_branch_creates_a_child_session(alice, alice_sessi
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+@SWITCH_AND_BRANCH
 @pytest.mark.parametrize("which", ["another-users", "nonexistent"])
 def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_nothing(
     alice, bob_session, which, branch
 ):
     session_id = bob_session.pk if which == "another-users" else uuid.uuid4()
-    with pytest.raises(AgentSession.DoesNotExist):
+    with pytest.raises(AgentSession.DoesNotExist, match=f"^No session {session_id} of this user\\.$"):
         set_session_mode(
             session_id=session_id, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
         )
@@ -142,7 +176,7 @@ def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+@SWITCH_AND_BRANCH
 def test_the_audit_row_records_the_callers_organization_not_the_sessions(alice, bob, branch):
     # A session that still names another organization (alice's, before she moved to globex, say).
     acme = alice.membership.organization
@@ -157,7 +191,7 @@ def test_the_audit_row_records_the_callers_organization_not_the_sessions(alice, 
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+@SWITCH_AND_BRANCH
 def test_the_audit_row_of_a_caller_outside_any_organization_names_none(alice, alice_session, branch):
     alice.membership.delete()
     change = set_session_mode(
@@ -167,9 +201,9 @@ def test_the_audit_row_of_a_caller_outside_any_organization_names_none(alice, al
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+@SWITCH_AND_BRANCH
 def test_set_session_mode_refuses_a_session_id_that_is_not_a_uuid(alice, alice_session, branch):
-    with pytest.raises(InvalidSessionId, match="not a session id"):
+    with pytest.raises(InvalidSessionId, match=r"^'12; DROP TABLE x' is not a session id; session ids are UUIDs\.$"):
         set_session_mode(
             session_id="12; DROP TABLE x",
             mode=get_mode("ddr_authoring"),
@@ -185,8 +219,13 @@ def test_a_mode_used_by_a_session_or_an_audit_row_cannot_be_deleted(alice, alice
     from django.db.models import ProtectedError
 
     set_session_mode(session_id=alice_session.pk, mode=custom_mode, reason="r", user=alice)
-    with pytest.raises(ProtectedError):
+    with pytest.raises(ProtectedError) as refused:
         custom_mode.delete()
+    # Both what uses it are named: the session in it, and the audit row that moved the session to it.
+    assert refused.value.args[0] == (
+        "Cannot delete some instances of model 'AgentMode' because they are referenced through protected foreign "
+        "keys: 'AgentSession.mode', 'ModeChange.to_mode'."
+    )
 
 
 # --- selectors --------------------------------------------------------------------------------------------
@@ -195,11 +234,12 @@ def test_a_mode_used_by_a_session_or_an_audit_row_cannot_be_deleted(alice, alice
 @pytest.mark.django_db
 def test_get_owned_session_answers_anothers_session_exactly_like_a_missing_one(alice, alice_session, bob_session):
     assert get_owned_session(session_id=str(alice_session.pk), user=alice) == alice_session
-    with pytest.raises(AgentSession.DoesNotExist):
+    with pytest.raises(AgentSession.DoesNotExist, match=f"^No session {bob_session.pk} of this user\\.$"):
         get_owned_session(session_id=str(bob_session.pk), user=alice)
-    with pytest.raises(AgentSession.DoesNotExist):
-        get_owned_session(session_id=str(uuid.uuid4()), user=alice)
-    with pytest.raises(InvalidSessionId, match="not a session id"):
+    missing = uuid.uuid4()
+    with pytest.raises(AgentSession.DoesNotExist, match=f"^No session {missing} of this user\\.$"):
+        get_owned_session(session_id=str(missing), user=alice)
+    with pytest.raises(InvalidSessionId, match=r"^'12; DROP TABLE x' is not a session id; session ids are UUIDs\.$"):
         get_owned_session(session_id="12; DROP TABLE x", user=alice)
 
 
@@ -210,7 +250,7 @@ class TestLockingOutsideATransaction:
     def test_locking_a_session_outside_a_transaction_is_refused_as_select_for_update_is(self, django_user_model):
         user = django_user_model.objects.create_user(username="locker")
         session = create_session(owner=user, org=None)
-        with pytest.raises(TransactionManagementError):
+        with pytest.raises(TransactionManagementError, match=r"^get_owned_session\(for_update=True\) needs a transaction\.$"):
             get_owned_session(session_id=session.pk, user=user, for_update=True)
         assert get_owned_session(session_id=session.pk, user=user).pk == session.pk
 
@@ -259,7 +299,7 @@ class TestConcurrentModeChanges:
                         mode=modes[(index + step) % len(modes)],
                         reason=f"thread {index} step {step}",
                         user=user,
-                        branch=step % 5 == 0,  # a branch takes the ORM's path, a switch one statement: both queue
+                        branch=step % 5 == 0,  # both paths: a branch is the transaction, a switch one statement
                     )
             except Exception as error:  # noqa: BLE001 - collected and asserted below
                 errors.append(error)

@@ -60,7 +60,7 @@ def test_invoke_result_envelope_is_camel_case_with_the_three_fields():
 
 
 def test_invoke_result_is_immutable():
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError, match="^cannot assign to field 'successful'$"):
         InvokeResult.create("{}").successful = False
 
 
@@ -83,7 +83,7 @@ def test_an_execution_context_without_an_org_lookup_has_no_org():
 
 
 def test_execution_context_is_immutable():
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(dataclasses.FrozenInstanceError, match="^cannot assign to field 'session_id'$"):
         CONTEXT.session_id = "other"
 
 

@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator
 from mcp.types import Tool as McpTool
 from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionToolParam
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
 from modes.models import AgentMode, DeclaredTool
 
@@ -219,7 +219,7 @@ def test_a_tool_with_an_unknown_field_does_not_conform(alice_client):
     # The check above can fail: the vendors' types drop what they do not know, and that is seen.
     tool = {**tools(alice_client, "/api/tools/", "anthropic")[0], "parameters": {}}
     assert not conforms_to_the_vendor_type(tool, "anthropic")
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match=r"inputSchema\n  Field required"):
         McpTool.model_validate({"name": "x", "description": "y"})
 
 
@@ -360,4 +360,7 @@ def test_an_unknown_format_is_a_400_listing_the_valid_ones(alice_client, alice_s
 
 def test_another_users_session_is_404_whatever_the_format(bob_client, alice_session):
     response = bob_client.get(f"/api/sessions/{alice_session.pk}/context/", {"tool_format": "nope"})
-    assert response.status_code == 404
+    assert (response.status_code, response.json()) == (
+        404,
+        {"detail": f"No session {alice_session.pk} was found for you."},
+    )

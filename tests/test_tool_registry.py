@@ -372,10 +372,11 @@ def test_two_tools_sharing_a_name_are_refused_naming_both():
 
 def test_a_refused_tool_is_not_added():
     tools = ToolRegistry()
-    with pytest.raises(ImproperlyConfigured):
-        tools.register(make_tool("BrokenTool", name="broken", metadata=""))
+    assert refusal(make_tool("BrokenTool", name="broken", metadata=""), tools) == (
+        "Tool BrokenTool cannot be registered: TOOL_USAGE_METADATA must be defined on the class and not be empty."
+    )
     assert tools.tools() == []
-    with pytest.raises(UnknownToolError):
+    with pytest.raises(UnknownToolError, match=r"^No tool is registered or declared under the name 'broken'\.$"):
         tools.get("broken")
 
 
