@@ -16,6 +16,7 @@ from django.http import HttpResponseRedirect
 from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
+from aptix_site.admin import ReadOnlyAdmin
 from aptix_site.text import unstorable_text
 
 from .admin_preview import system_prompt_preview, tools_preview, unresolved_tools_warning
@@ -224,18 +225,9 @@ class DeclaredToolAdmin(CatalogHistoryAdmin):
 
 
 @admin.register(CatalogRevision)
-class CatalogRevisionAdmin(admin.ModelAdmin):
+class CatalogRevisionAdmin(ReadOnlyAdmin):
     """Revisions are written by the catalog itself and never changed: this only lists and shows them."""
 
     list_display = ["number", "created_at", "created_by", "summary"]
     fields = ["number", "created_at", "created_by", "summary", "catalog"]
     readonly_fields = fields
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

@@ -2,6 +2,8 @@
 
 from django.contrib import admin
 
+from aptix_site.admin import ReadOnlyAdmin
+
 from .models import AgentSession, ModeChange
 
 
@@ -39,17 +41,8 @@ class AgentSessionAdmin(admin.ModelAdmin):
 
 
 @admin.register(ModeChange)
-class ModeChangeAdmin(admin.ModelAdmin):
+class ModeChangeAdmin(ReadOnlyAdmin):
     list_display = ["changed_at", "session", "from_mode", "to_mode", "branch", "changed_by", "catalog_revision"]
     list_select_related = ["session", "from_mode", "to_mode", "changed_by"]
     list_filter = ["to_mode", "branch"]
     search_fields = ["session__id", "reason", "changed_by__username"]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

@@ -165,3 +165,20 @@ def test_revisions_are_listed_in_the_admin_and_cannot_be_changed(admin_client):
     detail = admin_client.post(reverse("admin:modes_catalogrevision_change", args=[2]), {"summary": "Changed."})
     assert detail.status_code == 403
     assert CatalogRevision.objects.get(number=2).summary == "mode general: when_to_use"
+
+
+def test_a_catalog_revision_is_shown_but_cannot_be_added_changed_or_deleted(admin_client):
+    seed = CatalogRevision.objects.get(number=1)
+    page = admin_client.get(reverse("admin:modes_catalogrevision_change", args=[1]))
+    assert page.status_code == 200
+    assert 'name="summary"' not in page.content.decode()
+
+    answers = [
+        admin_client.get(reverse("admin:modes_catalogrevision_add")).status_code,
+        admin_client.post(reverse("admin:modes_catalogrevision_change", args=[1]), {"summary": "Forged"}).status_code,
+        admin_client.post(reverse("admin:modes_catalogrevision_delete", args=[1]), {"post": "yes"}).status_code,
+    ]
+    assert answers == [403, 403, 403]
+    assert [(revision.number, revision.summary, revision.catalog) for revision in CatalogRevision.objects.all()] == [
+        (1, seed.summary, seed.catalog)
+    ]
