@@ -9,7 +9,8 @@ from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
-from aptix_site.api import SettingsRateThrottle, StrictCharField, StrictJSONParser, StrictSerializer, error_responses
+from aptix_site.api import StrictCharField, StrictJSONParser, StrictSerializer, error_responses
+from aptix_site.throttling import WindowRateThrottle
 
 from .lockout import lockout_message, lockout_seconds
 
@@ -32,7 +33,7 @@ class TokenView(ObtainAuthToken):
     authentication_classes = []
     parser_classes = [StrictJSONParser, FormParser]
     serializer_class = Credentials
-    throttle_classes = [SettingsRateThrottle]
+    throttle_classes = [WindowRateThrottle]
     throttle_scope = "token"
 
     @extend_schema(operation_id="obtainToken", auth=[], responses={200: TokenResponse, **error_responses(400, 411, 413, 415, 429)})

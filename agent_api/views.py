@@ -7,7 +7,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agent_tools.contract import InvokeResult
-from aptix_site.api import SettingsRateThrottle, error_responses
+from aptix_site.api import error_responses
+from aptix_site.text import compact_json
+from aptix_site.throttling import WindowRateThrottle
 from sessions_app.views import owned_session_or_404
 
 from .serializers import (
@@ -38,7 +40,7 @@ INVOKE_ERROR_CODES = (400, 401, 403, 404, 405, 409, 411, 413, 415, 429, 500)
 
 
 class ToolInvokeView(APIView):
-    throttle_classes = [SettingsRateThrottle]
+    throttle_classes = [WindowRateThrottle]
     throttle_scope = "tool-invoke"
 
     @staticmethod
@@ -74,7 +76,9 @@ class ToolInvokeView(APIView):
             code = status.HTTP_500_INTERNAL_SERVER_ERROR
         else:
             code = status.HTTP_400_BAD_REQUEST
-        return Response(result.as_envelope(), status=code)
+        # Rendered here rather than by DRF's renderer: the same JSON, without the negotiation and template
+        # response machinery that a body of one known shape does not need (benchmarks/RESULTS.md).
+        return HttpResponse(compact_json(result.as_envelope()), status=code, content_type="application/json")
 
 
 class SessionContextView(APIView):

@@ -1,7 +1,7 @@
 """Plumbing shared by every REST endpoint: strict request serializers, pagination, the error handler."""
 
 import codecs
-import copy
+import functools
 import logging
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
@@ -16,8 +16,6 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import JSONParser, get_encoding
 from rest_framework.utils import json
 from rest_framework.response import Response
-from rest_framework.settings import api_settings
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import exception_handler
 
 from .errors import (
@@ -64,32 +62,23 @@ class StrictJSONParser(JSONParser):
             raise exceptions.ParseError(f"JSON parse error - {error}") from None
 
 
-class SettingsRateThrottle(ScopedRateThrottle):
-    """ScopedRateThrottle reading its rates when asked, so changed settings take effect."""
-
-    def get_rate(self):
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
-
-
 class RequestSerializer(serializers.Serializer):
     """
-    A serializer that only reads requests. DRF deep-copies every declared field for each
-    serializer it builds, which costs more than validating a small body or query. A shallow
-    copy is enough here: bind() sets what is per-request (name, parent) on the copy, and the
-    plain fields these serializers declare keep nothing else that a request changes.
+    A serializer that only reads requests. DRF copies and binds every declared field for each serializer it
+    builds, which costs more than validating a small body or query (benchmarks/RESULTS.md). Here the fields
+    are bound once per class, to an instance that holds no request, and every instance shares them:
+    validating keeps nothing in a field, and the fields these serializers declare never look at the
+    serializer they are bound to (a serializer's own validate() still runs on each instance, with its context).
     """
 
-    def get_fields(self):
-        # A field with a child (ListField, DictField, a nested serializer) binds that child to itself: those
-        # are deep-copied, as DRF does, so no child is shared between requests.
-        return {
-            name: copy.deepcopy(field) if _has_children(field) else copy.copy(field)
-            for name, field in self._declared_fields.items()
-        }
+    @property
+    def fields(self):
+        return _bound_fields(type(self))
 
 
-def _has_children(field) -> bool:
-    return hasattr(field, "child") or hasattr(field, "_declared_fields")
+@functools.cache
+def _bound_fields(serializer_class) -> dict:
+    return serializers.Serializer.fields.func(serializer_class())
 
 
 class StrictSerializer(RequestSerializer):

@@ -32,7 +32,7 @@ LAYERS = [
     ("parser", r"rest_framework/parsers\.py|Request\._parse|Request\._load_data_and_files|Request\.data"),
     ("negotiation", r"rest_framework/negotiation\.py|perform_content_negotiation"),
     ("authentication", r"rest_framework/authentication\.py|aptix_site/authentication\.py|perform_authentication"),
-    ("throttling", r"rest_framework/throttling\.py|check_throttles|django/core/cache/"),
+    ("throttling", r"rest_framework/throttling\.py|aptix_site/throttling\.py|check_throttles|django/core/cache/"),
     ("permissions", r"check_permissions|rest_framework/permissions\.py"),
     ("the view's own code", r"\((modes|sessions_app|agent_api|agent_tools|mcp_server|accounts)/"),
     ("DRF dispatch (views, request, response)", r"rest_framework/"),
@@ -77,6 +77,12 @@ def main():
 # The endpoints that can be profiled, each made from its target's fixture.
 ENDPOINTS = {
     "modes": lambda fixture: Endpoint("GET /api/modes/", "project", "GET", "/api/modes/"),
+    "list-modes": lambda fixture: Endpoint(
+        "agent_list_modes", "project", "POST", "/api/tools/agent_list_modes/invoke/", ('{"arguments": {}}',)
+    ),
+    "context": lambda fixture: Endpoint(
+        "session context", "project", "GET", f"/api/sessions/{fixture['session']}/context/"
+    ),
     "change": lambda fixture: Endpoint(
         "agent_change_mode", "project", "POST", "/api/tools/agent_change_mode/invoke/", change_bodies(fixture["session"])
     ),

@@ -10,7 +10,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from aptix_site.api import SettingsRateThrottle
+from aptix_site.throttling import WindowRateThrottle
 from sessions_app.views import owned_session_or_404
 
 from . import protocol
@@ -52,6 +52,6 @@ class McpView(APIView):
         return Response(protocol.result_response(message, result))
 
     def _throttle_tool_call(self, request):
-        throttle = SettingsRateThrottle()
+        throttle = WindowRateThrottle()
         if not throttle.allow_request(request, self):
             self.throttled(request, throttle.wait())

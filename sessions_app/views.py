@@ -6,7 +6,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import organization_of
-from aptix_site.api import Pagination, SettingsRateThrottle, error_responses
+from aptix_site.api import Pagination, error_responses
+from aptix_site.throttling import WindowRateThrottle
 from modes.catalog import UnknownModeError
 
 from .exceptions import SessionNotFound
@@ -29,7 +30,7 @@ class SessionListCreateView(generics.ListAPIView):
     throttle_scope = "session-create"
 
     def get_throttles(self):
-        return [SettingsRateThrottle()] if self.request.method == "POST" else []
+        return [WindowRateThrottle()] if self.request.method == "POST" else []
 
     def get_queryset(self):
         return sessions_of(user=self.request.user)

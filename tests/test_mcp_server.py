@@ -477,7 +477,7 @@ def test_initialize_asking_for_an_unknown_version_is_offered_the_handshake_versi
 
 
 def test_the_rest_throttle_applies_to_tool_calls(database, alice_token):
-    with serving("make-serve", production_env(database["env"], TOOL_INVOKE_RATE="2/min"), "WORKERS=1") as slow:
+    with serving("make-serve", production_env(database["env"], TOOL_INVOKE_RATE="2/day"), "WORKERS=1") as slow:
         call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "agent_list_modes"}}
         answers = [post_jsonrpc(f"{slow.base}/mcp/", alice_token, call) for _ in range(3)]
         listing = post_jsonrpc(f"{slow.base}/mcp/", alice_token, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})

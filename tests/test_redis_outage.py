@@ -34,7 +34,7 @@ def own_redis(settings, monkeypatch):
     }
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"tool-invoke": "5/min", "session-create": "1000/min", "token": "1000/min"},
+        "DEFAULT_THROTTLE_RATES": {"tool-invoke": "5/day", "session-create": "1000/min", "token": "1000/min"},
     }
     yield port
     caches["default"].close()
@@ -108,7 +108,7 @@ def test_a_live_server_keeps_serving_through_a_redis_outage_and_counts_in_redis_
     port = free_port()
     with scratch_database(tmp_path) as env:
         token = make_users(env, "alice")["alice"]
-        env = production_env(env, REDIS_URL=f"redis://127.0.0.1:{port}/0", TOOL_INVOKE_RATE="5/min")
+        env = production_env(env, REDIS_URL=f"redis://127.0.0.1:{port}/0", TOOL_INVOKE_RATE="5/day")
         with redis_server(port) as first_redis, serving("make-serve", env, "WORKERS=1") as server:
             auth = {"Authorization": f"Token {token}"}
 

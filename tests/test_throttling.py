@@ -1,20 +1,26 @@
 """
 Abuse limits: DRF throttles on tool invocations ("tool-invoke"), session creation ("session-create", POST only)
 and the token endpoint ("token"). Over the limit: 429, a Retry-After header and a JSON detail, and nothing
-changes. With REDIS_URL set the counters live in Redis, shared by every worker process.
+changes. Requests are counted per window of the rate's period (a clock minute for "N/min"): the tests that
+count to a limit use per-day rates, so that no window ends while they run. With REDIS_URL set the counters live
+in Redis, shared by every worker process, and concurrent requests never pass more than the limit.
 """
 
 import os
-import pickle
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.cache import caches
 from rest_framework.test import APIClient
 
 from aptix_site.cache import FailoverRedisCache
+from aptix_site.throttling import WindowRateThrottle
 from sessions_app.models import AgentSession, ModeChange
 
 pytestmark = pytest.mark.django_db
@@ -56,7 +62,7 @@ def hello(client):
 
 
 def test_tool_invocations_over_the_rate_get_429_with_retry_after(rates, alice_client):
-    rates(tool_invoke="3/min")
+    rates(tool_invoke="3/day")
     assert [hello(alice_client).status_code for _ in range(3)] == [200, 200, 200]
     assert_throttled(hello(alice_client))
     # Every tool counts against the same limit.
@@ -64,7 +70,7 @@ def test_tool_invocations_over_the_rate_get_429_with_retry_after(rates, alice_cl
 
 
 def test_a_throttled_mode_change_changes_nothing(rates, alice_client, alice_session):
-    rates(tool_invoke="1/min")
+    rates(tool_invoke="1/day")
     assert hello(alice_client).status_code == 200
     body = {"arguments": {"mode": "ddr_authoring", "branch": True, "reason": "x"}, "sessionId": str(alice_session.pk)}
     sessions, changes = AgentSession.objects.count(), ModeChange.objects.count()
@@ -78,14 +84,14 @@ def test_a_throttled_mode_change_changes_nothing(rates, alice_client, alice_sess
 
 
 def test_tool_limits_are_per_user(rates, alice_client, bob_client):
-    rates(tool_invoke="2/min")
+    rates(tool_invoke="2/day")
     assert [hello(alice_client).status_code for _ in range(2)] == [200, 200]
     assert_throttled(hello(alice_client))
     assert hello(bob_client).status_code == 200
 
 
 def test_session_creation_over_the_rate_gets_429_and_creates_nothing(rates, alice_client):
-    rates(session_create="2/min")
+    rates(session_create="2/day")
     assert [alice_client.post("/api/sessions/", {}, format="json").status_code for _ in range(2)] == [201, 201]
     response = alice_client.post("/api/sessions/", {"title": "One too many"}, format="json")
     assert_throttled(response)
@@ -93,7 +99,7 @@ def test_session_creation_over_the_rate_gets_429_and_creates_nothing(rates, alic
 
 
 def test_listing_sessions_is_not_throttled(rates, alice_client, alice_session):
-    rates(session_create="1/min")
+    rates(session_create="1/day")
     assert alice_client.post("/api/sessions/", {}, format="json").status_code == 201
     assert_throttled(alice_client.post("/api/sessions/", {}, format="json"))
     # The limit is on creating; reading the list (and a session) goes on.
@@ -103,14 +109,14 @@ def test_listing_sessions_is_not_throttled(rates, alice_client, alice_session):
 
 
 def test_token_requests_over_the_rate_get_429_even_with_the_right_password(rates, anon_client, alice):
-    rates(token="2/min")
+    rates(token="2/day")
     assert anon_client.post("/api/token/", {"username": "alice", "password": "guess"}, format="json").status_code == 400
     assert anon_client.post("/api/token/", ALICE_LOGIN, format="json").status_code == 200
     assert_throttled(anon_client.post("/api/token/", ALICE_LOGIN, format="json"))
 
 
 def test_token_limits_count_per_client_address(rates, alice):
-    rates(token="1/min")
+    rates(token="1/day")
     first, second = APIClient(REMOTE_ADDR="203.0.113.1"), APIClient(REMOTE_ADDR="203.0.113.2")
     assert first.post("/api/token/", ALICE_LOGIN, format="json").status_code == 200
     assert_throttled(first.post("/api/token/", ALICE_LOGIN, format="json"))
@@ -119,7 +125,7 @@ def test_token_limits_count_per_client_address(rates, alice):
 
 def test_a_forged_x_forwarded_for_header_does_not_reset_the_token_limit(rates, alice):
     # Password guessing must not get a fresh allowance by sending a made-up client address with each try.
-    rates(token="2/min")
+    rates(token="2/day")
     client = APIClient(REMOTE_ADDR="203.0.113.9")
     statuses = [
         client.post(
@@ -128,6 +134,33 @@ def test_a_forged_x_forwarded_for_header_does_not_reset_the_token_limit(rates, a
         for n in range(4)
     ]
     assert statuses == [400, 400, 429, 429]
+
+
+def window_of(timestamp, period):
+    return int(timestamp // period)
+
+
+@pytest.fixture
+def throttle_clock(monkeypatch):
+    """The throttles' clock, set by the test: a list holding the time, 45.25 s into a clock minute."""
+    now = [1_800_000_000 + 45.25]  # 1_800_000_000 is a whole number of minutes since the epoch
+    monkeypatch.setattr(WindowRateThrottle, "timer", staticmethod(lambda: now[0]))
+    return now
+
+
+def test_retry_after_is_the_time_left_in_the_window_and_the_next_window_lets_the_client_in(
+    rates, alice_client, throttle_clock
+):
+    rates(tool_invoke="2/min")
+    assert [hello(alice_client).status_code for _ in range(2)] == [200, 200]
+    refused = hello(alice_client)
+    assert_throttled(refused)
+    assert refused["Retry-After"] == "15"  # 14.75 s to the end of the minute, rounded up
+    assert refused.json()["errorMessage"] == "Request was throttled. Expected available in 15 seconds."
+    throttle_clock[0] += 14.5
+    assert hello(alice_client)["Retry-After"] == "1"
+    throttle_clock[0] += 0.25
+    assert [hello(alice_client).status_code for _ in range(3)] == [200, 200, 429]
 
 
 # --- Redis ------------------------------------------------------------------------------------------------
@@ -181,14 +214,24 @@ def redis_cache(settings):
 
 
 def test_with_redis_two_clients_of_one_user_share_the_throttle_count(redis_cache, rates, alice):
-    rates(tool_invoke="3/min")
+    rates(tool_invoke="3/day")
     assert isinstance(caches["default"], FailoverRedisCache)
     first, second = APIClient(), APIClient()
     for client in (first, second):
         client.credentials(HTTP_AUTHORIZATION=f"Token {alice.auth_token.key}")
     assert [hello(first).status_code, hello(second).status_code, hello(first).status_code] == [200, 200, 200]
     assert_throttled(hello(second))
-    # The count is in Redis, where every worker process reads it: the times of the three requests let through.
-    history = redis_cache.get(f":1:throttle_tool-invoke_{alice.pk}")  # Django's key: prefix, version, key
-    assert history is not None, [key.decode() for key in redis_cache.keys("*")]
-    assert len(pickle.loads(history)) == 3
+    # The count is in Redis, where every worker process reads it: the four requests of this window, the last refused.
+    keys = [key.decode() for key in redis_cache.keys("*")]
+    assert keys == [f":1:throttle_tool-invoke_{alice.pk}_{window_of(time.time(), 86400)}"]  # prefix, version, key
+    assert redis_cache.get(keys[0]) == b"4"
+
+
+def test_with_redis_concurrent_requests_of_one_user_never_pass_more_than_the_limit(redis_cache, rates):
+    # Eight threads, as eight workers would, each with its own connection to Redis.
+    rates(tool_invoke="50/day")
+    request = SimpleNamespace(user=User(pk=4242))  # the throttle identifies a user by pk alone
+    view = SimpleNamespace(throttle_scope="tool-invoke")
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        allowed = list(pool.map(lambda _: WindowRateThrottle().allow_request(request, view), range(400)))
+    assert allowed.count(True) == 50

@@ -1,0 +1,37 @@
+"""
+Request serializers (aptix_site.api.RequestSerializer) bind their fields once per class, and every request shares
+them: each request still gets its own values and its own errors, however many are validated at once.
+"""
+
+from concurrent.futures import ThreadPoolExecutor
+
+from agent_api.serializers import Invocation, SessionContextQuery, ToolFormatQuery
+
+
+def validated(serializer_class, data):
+    serializer = serializer_class(data=data)
+    return serializer.validated_data if serializer.is_valid() else serializer.errors
+
+
+def test_requests_validated_at_once_each_get_their_own_values_and_errors():
+    def body(n):
+        if n % 3 == 0:
+            return {"sessionId": n}
+        return {"arguments": {"n": n}, "sessionId": f"session-{n}", "conversationId": f"conversation-{n}"}
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda n: validated(Invocation, body(n)), range(600)))
+
+    for n, result in enumerate(results):
+        if n % 3 == 0:
+            assert result == {"sessionId": ["Not a valid string."]}, n
+        else:
+            assert result == {"arguments": {"n": n}, "sessionId": f"session-{n}", "conversationId": f"conversation-{n}"}
+
+
+def test_a_subclass_has_its_own_fields_and_its_base_keeps_its_own():
+    assert validated(SessionContextQuery, {"revision": "2"}) == {"tool_format": None, "revision": 2}
+    assert validated(ToolFormatQuery, {"tool_format": "mcp"}) == {"tool_format": "mcp"}
+    assert validated(SessionContextQuery, {"tool_format": "x"}) == {
+        "tool_format": ['"x" is not a tool format; use one of: openai-chat, openai-responses, anthropic, mcp.']
+    }
