@@ -1,4 +1,4 @@
-"""aptix_site/settings.py reads the environment: SECRET_KEY, DEBUG and DATABASE_URL."""
+"""aptix_site/settings.py reads the environment: SECRET_KEY, DEBUG, DATABASE_URL and DATABASE_PREPARED_STATEMENTS."""
 
 import os
 import runpy
@@ -18,7 +18,7 @@ def load_settings(monkeypatch):
     """Runs the settings module afresh with the given environment; returns its names."""
 
     def load(**env):
-        for name in ("SECRET_KEY", "DEBUG", "DATABASE_URL"):
+        for name in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "DATABASE_PREPARED_STATEMENTS"):
             monkeypatch.delenv(name, raising=False)
         for name, value in env.items():
             monkeypatch.setenv(name, value)
@@ -77,6 +77,14 @@ def test_postgres_database_url_selects_postgresql(load_settings):
         "db.example",
         5433,
     )
+
+
+def test_postgresql_prepares_statements_unless_turned_off(load_settings):
+    url = "postgres://aptix@db.example:5433/aptix_modes"
+    options = load_settings(SECRET_KEY="x", DATABASE_URL=url)["DATABASES"]["default"]["OPTIONS"]
+    assert (options["server_side_binding"], options["prepare_threshold"]) == (True, 5)
+    off = load_settings(SECRET_KEY="x", DATABASE_URL=url, DATABASE_PREPARED_STATEMENTS="0")["DATABASES"]["default"]
+    assert "server_side_binding" not in off.get("OPTIONS", {})
 
 
 def test_sqlite_database_url_selects_that_file(load_settings, tmp_path):

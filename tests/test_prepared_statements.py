@@ -1,0 +1,28 @@
+"""
+On PostgreSQL the server binds query parameters and psycopg prepares what a connection runs often
+(DATABASE_PREPARED_STATEMENTS, on unless set to 0): the queries every request makes are parsed and planned once
+per connection, not once per request.
+"""
+
+import pytest
+from django.db import connection
+
+from modes.catalog import STATE_SQL
+
+pytestmark = pytest.mark.django_db
+
+
+def prepared_statements() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [statement for (statement,) in cursor.fetchall()]
+
+
+@pytest.mark.postgres
+def test_the_token_lookup_and_the_catalog_version_read_are_prepared_after_a_few_requests(alice_client):
+    for _ in range(6):
+        assert alice_client.get("/api/modes/").status_code == 200
+    statements = prepared_statements()
+    assert any('JOIN "authtoken_token"' in statement for statement in statements), statements
+    assert STATE_SQL in statements, statements
+
