@@ -77,7 +77,7 @@ class RequestSerializer(serializers.Serializer):
 
 
 @functools.cache
-def _bound_fields(serializer_class) -> dict:
+def _bound_fields(serializer_class):
     return serializers.Serializer.fields.func(serializer_class())
 
 

@@ -33,7 +33,7 @@ ALICE_LOGIN = {"username": "alice", "password": "alice-password-123"}
 
 @pytest.fixture
 def rates(settings):
-    """Set some throttle rates (the others stay generous); SettingsRateThrottle reads them per request."""
+    """Set some throttle rates (the others stay generous); WindowRateThrottle reads them per request."""
 
     def set_rates(**scopes):
         settings.REST_FRAMEWORK = {
