@@ -9,7 +9,8 @@ from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.parsers import FormParser
 from rest_framework.response import Response
 
-from aptix_site.api import StrictCharField, StrictJSONParser, StrictSerializer, error_responses
+from aptix_site.api import StrictCharField, StrictSerializer, error_responses
+from aptix_site.content import StrictJSONParser
 from aptix_site.throttling import WindowRateThrottle
 
 from .lockout import lockout_message, lockout_seconds

@@ -1,20 +1,15 @@
 """Plumbing shared by every REST endpoint: strict request serializers, pagination, the error handler."""
 
-import codecs
 import functools
 import logging
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
-from django.http import Http404
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, serializers, status
 from rest_framework.fields import empty
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.parsers import JSONParser, get_encoding
-from rest_framework.utils import json
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -26,40 +21,8 @@ from .errors import (
     log_suspicious_request,
     refusal_detail,
 )
-from .text import refuse_duplicate_keys, unstorable_text
 
 logger = logging.getLogger("aptix_site.api")
-
-
-class StrictJSONParser(JSONParser):
-    """
-    JSON bodies whose text can be stored (no NUL characters, no lone surrogates, sane nesting), and that
-    say one thing: a key given twice in one object is refused rather than resolved by the last one winning.
-    """
-
-    def parse(self, stream, media_type=None, parser_context=None):
-        try:
-            data = self._load(stream, parser_context)
-            problem = unstorable_text(data)
-        except RecursionError:
-            raise exceptions.ParseError("JSON parse error - the body is nested too deeply.") from None
-        except exceptions.ParseError as error:
-            # Python's own wording for an over-long integer ends in advice about sys.set_int_max_str_digits().
-            if "int_max_str_digits" in str(error.detail):
-                raise exceptions.ParseError("JSON parse error - a number in the body has too many digits.") from None
-            raise
-        if problem:
-            raise exceptions.ParseError(f"Text in the request body must not contain {problem}.")
-        return data
-
-    def _load(self, stream, parser_context):
-        # JSONParser.parse, with the duplicate-key hook.
-        decoded = codecs.getreader(get_encoding(parser_context or {}))(stream)
-        parse_constant = json.strict_constant if self.strict else None
-        try:
-            return json.load(decoded, parse_constant=parse_constant, object_pairs_hook=refuse_duplicate_keys)
-        except ValueError as error:
-            raise exceptions.ParseError(f"JSON parse error - {error}") from None
 
 
 class RequestSerializer(serializers.Serializer):
@@ -152,20 +115,6 @@ class Pagination(PageNumberPagination):
             elif parameter["name"] == self.page_query_param:
                 parameter["schema"].update(minimum=1)
         return parameters
-
-
-class FallbackContentNegotiation(DefaultContentNegotiation):
-    """
-    When a client's Accept header (or ?format=) names no media type a view offers,
-    answer in the view's first one instead of 406: every endpoint here speaks one
-    language, and the schema names it.
-    """
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        try:
-            return super().select_renderer(request, renderers, format_suffix)
-        except (exceptions.NotAcceptable, Http404):
-            return renderers[0], renderers[0].media_type
 
 
 def api_exception_handler(exc, context):

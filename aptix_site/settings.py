@@ -203,9 +203,9 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["aptix_site.api.StrictJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["aptix_site.content.StrictJSONParser"],
     "EXCEPTION_HANDLER": "aptix_site.api.api_exception_handler",
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "aptix_site.api.FallbackContentNegotiation",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "aptix_site.content.FallbackContentNegotiation",
     # Throttles identify anonymous clients by address. X-Forwarded-For is trusted
     # only from this many proxies in front of the app; none by default, so a
     # client cannot pick a fresh identity per request.
