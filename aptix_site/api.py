@@ -142,8 +142,8 @@ class ErrorSerializer(serializers.Serializer):
 _ERROR_DESCRIPTIONS = {
     400: "The request is invalid; the message says which field and why.",
     401: "No valid token or session.",
-    403: "Refused: the session's mode does not enable this tool, or a request authenticated by a login "
-    "cookie lacks its CSRF token.",
+    403: "Refused: the caller is not staff (catalog revisions), the session's mode does not enable this tool, "
+    "or a request authenticated by a login cookie lacks its CSRF token.",
     404: "Not found (or not yours).",
     405: "The operation does not take this HTTP method.",
     409: "The tool is declared for the agent's client, which executes it; this service does not.",

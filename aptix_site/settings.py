@@ -7,16 +7,18 @@ Everything that differs between machines comes from the environment:
   ``manage.py``; ``postgres://user@host:port/name`` means PostgreSQL (psycopg 3).
 - ``DEBUG``: off unless set to 1/true/yes/on.
 - ``SECRET_KEY``: required when DEBUG is off; local runs (DEBUG on) fall back to
-  a key that is only ever used for development.
+  a random key of this checkout's own, kept in ``.dev-secret-key`` (git ignores it).
 - ``ALLOWED_HOSTS``: comma-separated; defaults to loopback names only.
 """
 
 import os
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management.utils import get_random_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -41,6 +43,26 @@ def env_int(name, default: int) -> int:
     return number
 
 
+def development_secret_key(path: Path) -> str:
+    """
+    The key a local run (DEBUG on, no SECRET_KEY) signs with: random, made once per checkout and kept in path
+    (readable by its owner only), so that no two checkouts share it and nobody can forge cookies with a
+    published one. The file appears whole (written aside, then linked into place), so processes starting at
+    once all read the one key that won.
+    """
+    if not path.exists():
+        descriptor, draft = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.")  # mode 0600
+        try:
+            with os.fdopen(descriptor, "w") as file:
+                file.write(get_random_secret_key())
+            os.link(draft, path)
+        except FileExistsError:
+            pass  # another process made it first
+        finally:
+            os.unlink(draft)
+    return path.read_text().strip()
+
+
 def env_list(name, default):
     value = os.environ.get(name)
     if value is None or value.strip() == "":
@@ -56,7 +78,7 @@ if not SECRET_KEY:
         raise ImproperlyConfigured(
             "SECRET_KEY must be set when DEBUG is off. For a local run, set DEBUG=1."
         )
-    SECRET_KEY = "django-insecure-local-development-only"
+    SECRET_KEY = development_secret_key(BASE_DIR / ".dev-secret-key")
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])

@@ -41,10 +41,10 @@ def api_entry_points() -> list[EntryPoint]:
             "The system prompt and tools for a session's next LLM call; ?revision= rebuilds an earlier one.",
         ),
         EntryPoint(
-            "catalogRevisions", ("GET",), _path("catalog-revision-list"), "Every revision of the catalog, newest first."
+            "catalogRevisions", ("GET",), _path("catalog-revision-list"), "Every revision of the catalog, newest first (staff only)."
         ),
         EntryPoint(
-            "catalogRevision", ("GET",), _path("catalog-revision-detail", "number"), "One revision's whole catalog."
+            "catalogRevision", ("GET",), _path("catalog-revision-detail", "number"), "One revision's whole catalog (staff only)."
         ),
         EntryPoint("mcp", ("POST",), _mcp_path("mcp"), "MCP (streamable HTTP): the catalog and the tools that need no session."),
         EntryPoint(

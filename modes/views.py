@@ -6,6 +6,7 @@ from django.views.decorators.http import condition
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics
+from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -106,9 +107,12 @@ class SystemPromptView(APIView):
         )
 
 
+# Revisions name the admins who made them: they are for staff. Agents get the number they need to run (each
+# answer's catalogRevision), and a session's owner rebuilds a served context with ?revision=N.
 class CatalogRevisionListView(generics.ListAPIView):
     serializer_class = CatalogRevisionSummary
     pagination_class = Pagination
+    permission_classes = [IsAdminUser]
 
     def get_queryset(self):
         current_catalog()  # a change made around the service is recorded before the revisions are listed
@@ -116,24 +120,26 @@ class CatalogRevisionListView(generics.ListAPIView):
 
     @extend_schema(
         operation_id="listCatalogRevisions",
-        responses={200: CatalogRevisionSummary(many=True), **error_responses(400, 401, 404)},
+        responses={200: CatalogRevisionSummary(many=True), **error_responses(400, 401, 403, 404)},
         description="Every catalog revision, newest first: who made it (null for a change made around the "
-        "service, such as SQL) and a one-line summary of the modes and fields that changed.",
+        "service, such as SQL) and a one-line summary of the modes and fields that changed. For staff only.",
     )
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
 
 class CatalogRevisionDetailView(APIView):
+    permission_classes = [IsAdminUser]
+
     @extend_schema(
         operation_id="getCatalogRevision",
         responses={
             200: OpenApiResponse(
                 OpenApiTypes.OBJECT,
                 description="The whole catalog at this revision in the portable format that export_modes writes "
-                "and import_modes reads: format, version, modes and declared_tools.",
+                "and import_modes reads: format, version, modes and declared_tools. For staff only.",
             ),
-            **error_responses(400, 401, 404),
+            **error_responses(400, 401, 403, 404),
         },
     )
     def get(self, request, number):

@@ -236,3 +236,21 @@ def pytest_terminal_summary(terminalreporter, config):
     for folder in config.stash.get(SCREENSHOTS_KEY, []):
         shots = sorted(path.name for path in folder.glob("*.png"))
         terminalreporter.write_line(f"Browser screenshots ({len(shots)}): {folder}/")
+
+
+@pytest.fixture
+def staff_user(db):
+    """A staff member with no permission of any model: enough for what the API keeps for staff."""
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.create_user(username="sam", is_staff=True)
+
+
+@pytest.fixture
+def staff_client(staff_user):
+    """An API client logged in (session cookie) as staff_user."""
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_login(staff_user)
+    return client

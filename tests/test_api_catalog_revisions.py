@@ -1,4 +1,4 @@
-"""GET /api/catalog/revisions/ and /<n>/: every revision, newest first, and each one's whole catalog."""
+"""GET /api/catalog/revisions/ and /<n>/: every revision, newest first, and each one's whole catalog; for staff only."""
 
 import pytest
 from django.urls import reverse
@@ -12,12 +12,12 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hash
 SEED_SUMMARY = "mode general created; mode ddr_authoring created; mode workflow_authoring created"
 
 
-def test_revisions_are_listed_newest_first_with_who_when_and_what(admin_client, admin_user, alice_client):
+def test_revisions_are_listed_newest_first_with_who_when_and_what(admin_client, admin_user, staff_client):
     general = AgentMode.objects.get(pk=GENERAL_ID)
     admin_client.post(change_url(GENERAL_ID), form_data(general, display_name="Everyday"))
     AgentMode.objects.filter(key="ddr_authoring").update(status="deprecated")
 
-    body = alice_client.get("/api/catalog/revisions/").json()
+    body = staff_client.get("/api/catalog/revisions/").json()
 
     assert body["count"] == 3
     assert [
@@ -31,18 +31,18 @@ def test_revisions_are_listed_newest_first_with_who_when_and_what(admin_client, 
     assert times == sorted(times, reverse=True)
 
 
-def test_revisions_are_paginated(alice_client):
+def test_revisions_are_paginated(staff_client):
     for position in range(2, 6):
         AgentMode.objects.filter(key="general").update(position=position)
-        alice_client.get("/api/modes/")
+        staff_client.get("/api/modes/")
 
-    page = alice_client.get("/api/catalog/revisions/", {"pageSize": 2, "page": 2}).json()
+    page = staff_client.get("/api/catalog/revisions/", {"pageSize": 2, "page": 2}).json()
     assert [revision["revision"] for revision in page["results"]] == [3, 2]
     assert page["count"] == 5
 
 
-def test_a_revision_is_its_whole_catalog_in_the_portable_format(alice_client):
-    body = alice_client.get("/api/catalog/revisions/1/").json()
+def test_a_revision_is_its_whole_catalog_in_the_portable_format(staff_client):
+    body = staff_client.get("/api/catalog/revisions/1/").json()
 
     assert list(body) == ["format", "version", "modes", "declared_tools"]
     assert (body["format"], body["version"], body["declared_tools"]) == ("aptix-modes", 1, [])
@@ -51,14 +51,39 @@ def test_a_revision_is_its_whole_catalog_in_the_portable_format(alice_client):
 
 
 @pytest.mark.parametrize("number", ["2", "0", "99999999999999999999", "two", "-1"])
-def test_an_unknown_revision_is_a_404_naming_it(alice_client, number):
-    response = alice_client.get(f"/api/catalog/revisions/{number}/")
+def test_an_unknown_revision_is_a_404_naming_it(staff_client, number):
+    response = staff_client.get(f"/api/catalog/revisions/{number}/")
     assert (response.status_code, response.json()) == (404, {"detail": f"There is no catalog revision {number}."})
 
 
 def test_revisions_need_a_token(anon_client):
     for url in ("/api/catalog/revisions/", "/api/catalog/revisions/1/"):
         assert anon_client.get(url).status_code == 401
+
+
+def test_an_agents_token_cannot_read_who_edited_the_catalog(admin_client, admin_user, alice_client):
+    general = AgentMode.objects.get(pk=GENERAL_ID)
+    admin_client.post(change_url(GENERAL_ID), form_data(general, display_name="Everyday"))
+
+    for url in ("/api/catalog/revisions/", "/api/catalog/revisions/2/"):
+        response = alice_client.get(url)
+        assert (response.status_code, response.json()) == (
+            403, {"detail": "You do not have permission to perform this action."}
+        )
+        assert admin_user.username not in response.content.decode()
+    # What an agent needs to run is still there: the revision its answers come from.
+    assert alice_client.get("/api/modes/").json()["catalogRevision"] == 2
+
+
+def test_a_session_owner_still_rebuilds_a_served_context_at_its_revision(admin_client, alice_client, alice_session):
+    served = alice_client.get(f"/api/sessions/{alice_session.pk}/context/").content
+    general = AgentMode.objects.get(pk=GENERAL_ID)
+    admin_client.post(change_url(GENERAL_ID), form_data(general, when_to_use="Use this mode for anything else."))
+
+    rebuilt = alice_client.get(f"/api/sessions/{alice_session.pk}/context/", {"revision": 1})
+
+    assert (rebuilt.status_code, rebuilt.content) == (200, served)
+    assert alice_client.get(f"/api/sessions/{alice_session.pk}/context/").content != served
 
 
 def test_the_revisions_are_in_the_api_schema(admin_client):

@@ -39,12 +39,12 @@ ENTRY_POINTS = {
     "catalogRevisions": {
         "methods": ["GET"],
         "href": "/api/catalog/revisions/",
-        "description": "Every revision of the catalog, newest first.",
+        "description": "Every revision of the catalog, newest first (staff only).",
     },
     "catalogRevision": {
         "methods": ["GET"],
         "href": "/api/catalog/revisions/{number}/",
-        "description": "One revision's whole catalog.",
+        "description": "One revision's whole catalog (staff only).",
     },
     "mcp": {
         "methods": ["POST"],

@@ -49,10 +49,24 @@ def test_missing_secret_key_with_debug_off_raises_improperly_configured(load_set
         load_settings(DEBUG="0", SECRET_KEY="")
 
 
-def test_debug_on_without_secret_key_uses_a_development_key(load_settings):
+def test_debug_on_without_secret_key_uses_this_checkouts_random_key(load_settings):
     names = load_settings(DEBUG="1")
     assert names["DEBUG"] is True
-    assert names["SECRET_KEY"].startswith("django-insecure-")
+    kept = PROJECT_DIR / ".dev-secret-key"
+    assert names["SECRET_KEY"] == kept.read_text().strip()
+    assert len(names["SECRET_KEY"]) == 50
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert load_settings(DEBUG="1")["SECRET_KEY"] == names["SECRET_KEY"]  # the same key at every start
+    ignored = subprocess.run(["git", "check-ignore", "-q", str(kept)], cwd=PROJECT_DIR, check=False)
+    assert ignored.returncode == 0, "git would commit the development key"
+
+
+def test_each_checkout_gets_a_development_key_of_its_own(load_settings, tmp_path):
+    make_key = load_settings(DEBUG="1")["development_secret_key"]
+    first, second = make_key(tmp_path / "one"), make_key(tmp_path / "two")
+    assert first != second
+    assert make_key(tmp_path / "one") == first
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["one", "two"]  # no drafts left behind
 
 
 def test_secret_key_comes_from_the_environment(load_settings):
