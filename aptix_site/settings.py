@@ -82,6 +82,8 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# Web pages of these origins may call the MCP endpoints too (beyond the service's own and CSRF_TRUSTED_ORIGINS).
+MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS", [])
 
 # Production (DEBUG off) is served over HTTPS: plain HTTP is redirected, cookies
 # travel only over HTTPS, and browsers are told to stay on it. Behind a proxy

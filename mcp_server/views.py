@@ -1,8 +1,8 @@
 """
 The MCP endpoints: MCP's streamable HTTP transport, stateless, each POST answered with one JSON message
 (or 202 for a notification). /mcp/ serves what needs no session; /mcp/sessions/<id>/ one of the caller's
-sessions (anyone else's is 404, as over REST). Authentication is the API token as a bearer token, and the
-REST throttle for tool calls applies to tools/call.
+sessions (anyone else's is 404, as over REST). Authentication is the API token as a bearer token, the
+REST throttle for tool calls applies to tools/call, and a web page of another origin is refused (origins.py).
 """
 
 from django.http import HttpResponse
@@ -15,7 +15,16 @@ from sessions_app.views import owned_session_or_404
 
 from . import protocol
 from .authentication import BearerTokenAuthentication
+from .origins import origin_allowed
 from .server import answer
+
+
+class ForeignOrigin(exceptions.PermissionDenied):
+    default_detail = (
+        "Requests from this page's origin are not accepted. Serve the page from this server's origin, or add "
+        "its origin to MCP_ALLOWED_ORIGINS."
+    )
+    default_code = "foreign_origin"
 
 
 class McpView(APIView):
@@ -30,6 +39,11 @@ class McpView(APIView):
         # Refused before a message was read (an unknown session, a body too large, ...): there is no id.
         code = protocol.INTERNAL_ERROR if status >= 500 else protocol.INVALID_REQUEST
         return protocol.error_response(None, code, message)
+
+    def initial(self, request, *args, **kwargs):
+        if not origin_allowed(request):  # before anything else: a foreign page learns nothing, not even a 401
+            raise ForeignOrigin()
+        super().initial(request, *args, **kwargs)
 
     def post(self, request, session_id=None):
         session = None if session_id is None else owned_session_or_404(request, session_id)

@@ -604,3 +604,48 @@ def test_an_unknown_mcp_url_is_a_json_404(server, alice_token):
     response = post_jsonrpc(f"{server.base}/mcp/elsewhere/", alice_token, {"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert response.status_code == 404
     assert response.json()["error"]["message"] == "No MCP endpoint has this URL."
+
+
+# --- web pages of other origins ------------------------------------------------------------------------
+
+
+def test_the_sdk_client_is_refused_from_a_foreign_page_and_changes_nothing(server, alice_token):
+    session_id = new_session(server, alice_token)
+
+    async def change(session):
+        return await session.call_tool("agent_change_mode", CHANGE_TO_DDR)
+
+    async def from_page(origin):
+        headers = {"Authorization": f"Bearer {alice_token}", "Origin": origin}
+        async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
+            async with streamable_http_client(f"{server.base}/mcp/sessions/{session_id}/", http_client=http) as (r, w):
+                async with ClientSession(r, w) as session:
+                    await session.discover()
+                    return await change(session)
+
+    with pytest.raises(ExceptionGroup) as caught:
+        run(from_page("https://evil.example"))
+    errors = caught.value.exceptions[0].exceptions
+    assert [error.error.code for error in errors] == [-32600]
+    assert "origin" in errors[0].error.message
+    assert mode_changes(server, alice_token, session_id) == []
+
+    # The server's own origin, as a page it served would send it, is served.
+    result = run(from_page(server.base))
+    assert result.structured_content["mode"] == "ddr_authoring"
+
+
+@pytest.mark.parametrize("origin", ["https://evil.example", "null", "http://127.0.0.1:1"])
+def test_a_raw_request_from_a_foreign_origin_is_403_with_a_json_rpc_error(server, alice_token, origin):
+    body = {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}
+    response = post_jsonrpc(f"{server.base}/mcp/", alice_token, body, Origin=origin)
+    assert response.status_code == 403
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32600,
+            "message": "Requests from this page's origin are not accepted. Serve the page from this server's "
+            "origin, or add its origin to MCP_ALLOWED_ORIGINS.",
+        },
+    }
