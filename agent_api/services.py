@@ -23,7 +23,7 @@ from sessions_app.exceptions import SessionNotFound
 from sessions_app.models import AgentSession
 from sessions_app.selectors import InvalidSessionId, get_owned_session, mode_id_at_revision
 
-from agent_tools.contract import AgentToolExecutionContext, InvokeResult
+from agent_tools.contract import AgentToolExecutionContext, InvokeResult, ToolRateLimited
 from agent_tools.formats import format_tools
 from agent_tools.registry import UnknownToolError
 
@@ -139,7 +139,10 @@ def _run(tool, *, arguments, session, conversation_id, user) -> InvokeResult:
         session_id=str(session.pk) if session else None,
         conversation_id=conversation_id,
     )
-    return tool.execute(_arguments_json(arguments), context)
+    try:
+        return tool.execute(_arguments_json(arguments), context)
+    except ToolRateLimited as error:
+        raise exceptions.Throttled(wait=error.retry_after, detail=str(error)) from None
 
 
 def _owned_session(session_id, user) -> AgentSession:

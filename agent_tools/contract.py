@@ -84,6 +84,14 @@ class ToolArgumentError(Exception):
     """Arguments a tool refuses; the message is shown to the caller as it is."""
 
 
+class ToolRateLimited(Exception):
+    """The caller has spent a limit this call counts against; nothing was done. Retry after retry_after seconds."""
+
+    def __init__(self, message: str, *, retry_after: float):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class AgentTool:
     """
     Subclasses define, on the class itself, TOOL_NAME, TOOL_USAGE_METADATA, a
@@ -129,6 +137,8 @@ class AgentTool:
             return self.run(arguments_json, context)
         except ToolArgumentError as error:
             return InvokeResult.from_error(str(error))
+        except ToolRateLimited:
+            raise  # the way of serving answers it as the limit it is (429 over HTTP)
         except Exception:
             logger.exception("agent tool %s failed unexpectedly", self.TOOL_NAME)
             return InvokeResult.from_error(f"{self.TOOL_NAME} failed unexpectedly.", server_fault=True)

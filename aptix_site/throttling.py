@@ -24,6 +24,14 @@ class WindowRateThrottle(ScopedRateThrottle):
 
     def allow_request(self, request, view):
         self.scope = getattr(view, self.scope_attr, None)
+        return self._allow(lambda: self.get_cache_key(request, view))
+
+    def allow_user(self, *, scope: str, user) -> bool:
+        """allow_request for what a user does outside a view of this scope, counted on the same counter."""
+        self.scope = scope
+        return self._allow(lambda: self.cache_format % {"scope": scope, "ident": user.pk})
+
+    def _allow(self, cache_key) -> bool:
         self.rate = self.get_rate() if self.scope else None
         if self.rate is None:
             return True
@@ -31,7 +39,7 @@ class WindowRateThrottle(ScopedRateThrottle):
         self.now = self.timer()
         window = int(self.now // self.duration)
         self.window_ends = (window + 1) * self.duration
-        return self._count(f"{self.get_cache_key(request, view)}_{window}") <= self.num_requests
+        return self._count(f"{cache_key()}_{window}") <= self.num_requests
 
     def _count(self, key) -> int:
         """Adds this request to the window's counter, atomically; the count with it."""

@@ -6,7 +6,7 @@ catalog's prompt block, listing and mode details.
 
 import json
 
-from rest_framework.exceptions import APIException
+from rest_framework.exceptions import APIException, Throttled
 
 from agent_api.services import run_tool
 from agent_tools.formats import format_tools
@@ -80,6 +80,8 @@ def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
     before_tool_call()
     try:
         result = run_tool(name=name, arguments=arguments, session=session, conversation_id=None, user=user)
+    except Throttled:
+        raise  # answered 429 with Retry-After, as a throttled tools/call is
     except APIException as error:  # the catalog changed since the tool list was read
         return protocol.tool_error_result(str(error.detail))
     if not result.successful:

@@ -2,9 +2,10 @@
 
 import logging
 
-from agent_tools.contract import AgentTool, InvokeResult, load_arguments, reject_unknown_arguments
+from agent_tools.contract import AgentTool, InvokeResult, ToolRateLimited, load_arguments, reject_unknown_arguments
 from agent_tools.registry import registry
 from aptix_site.text import compact_json
+from aptix_site.throttling import WindowRateThrottle
 from modes.catalog import UnknownModeError, get_mode
 
 from .services import set_session_mode
@@ -89,6 +90,8 @@ class ModeChangeTool(AgentTool):
             target = get_mode(mode)
         except UnknownModeError as error:
             return InvokeResult.from_error(str(error))
+        if branch:
+            count_new_session(context.user)
 
         try:
             change = set_session_mode(
@@ -106,6 +109,20 @@ class ModeChangeTool(AgentTool):
         if change.branch_session_id is not None:
             result["branchSessionId"] = str(change.branch_session_id)
         return InvokeResult.create(compact_json(result))
+
+
+def count_new_session(user) -> None:
+    """
+    A branch starts a session, so it counts against the user's limit on creating sessions (SESSION_CREATE_RATE,
+    the counter POST /api/sessions/ counts on); over it, ToolRateLimited and nothing changes.
+    """
+    throttle = WindowRateThrottle()
+    if not throttle.allow_user(scope="session-create", user=user):
+        raise ToolRateLimited(
+            f"{LABEL} cannot start a new session now (branch=true): you have created as many sessions as "
+            f"{throttle.rate} allows.",
+            retry_after=throttle.wait(),
+        )
 
 
 registry.register(ModeChangeTool)

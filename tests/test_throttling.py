@@ -98,6 +98,51 @@ def test_session_creation_over_the_rate_gets_429_and_creates_nothing(rates, alic
     assert AgentSession.objects.count() == 2
 
 
+def branch(client, session, *, mode="ddr_authoring"):
+    body = {"arguments": {"mode": mode, "branch": True, "reason": "A new piece of work."}, "sessionId": str(session.pk)}
+    return client.post("/api/tools/agent_change_mode/invoke/", body, format="json")
+
+
+def test_a_branch_counts_against_the_session_create_limit_and_over_it_changes_nothing(rates, alice_client, alice_session):
+    rates(session_create="2/day")
+    assert alice_client.post("/api/sessions/", {}, format="json").status_code == 201
+    assert branch(alice_client, alice_session).status_code == 200
+    sessions, changes = AgentSession.objects.count(), ModeChange.objects.count()
+
+    refused = branch(alice_client, alice_session, mode="workflow_authoring")
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) > 0
+    assert refused.json()["errorMessage"].startswith(
+        "ModeChangeTool cannot start a new session now (branch=true): you have created as many sessions as "
+        "2/day allows. Expected available in "
+    )
+    alice_session.refresh_from_db()
+    assert (alice_session.mode.key, AgentSession.objects.count(), ModeChange.objects.count()) == (
+        "ddr_authoring", sessions, changes
+    )
+    # And the branches spent the limit that POST /api/sessions/ counts on; a plain change still runs.
+    assert_throttled(alice_client.post("/api/sessions/", {}, format="json"))
+    plain = {"arguments": {"mode": "general", "branch": False, "reason": "Back."}, "sessionId": str(alice_session.pk)}
+    assert alice_client.post("/api/tools/agent_change_mode/invoke/", plain, format="json").status_code == 200
+
+
+def test_over_mcp_a_branch_counts_against_the_same_limit(rates, alice, alice_client, alice_session):
+    rates(session_create="1/day")
+    assert alice_client.post("/api/sessions/", {}, format="json").status_code == 201
+    mcp = APIClient()
+    mcp.credentials(HTTP_AUTHORIZATION=f"Bearer {alice.auth_token.key}")
+    call = {
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "agent_change_mode", "arguments": {"mode": "ddr_authoring", "branch": True, "reason": "x"}},
+    }
+    response = mcp.post(f"/mcp/sessions/{alice_session.pk}/", call, format="json")
+
+    assert response.status_code == 429
+    assert int(response["Retry-After"]) > 0
+    assert response.json()["error"]["message"].startswith("ModeChangeTool cannot start a new session now")
+    assert (AgentSession.objects.count(), ModeChange.objects.count()) == (2, 0)
+
+
 def test_listing_sessions_is_not_throttled(rates, alice_client, alice_session):
     rates(session_create="1/day")
     assert alice_client.post("/api/sessions/", {}, format="json").status_code == 201
