@@ -141,7 +141,10 @@ def lockout_seconds() -> int:
 
 def lockout_message(*, request) -> str:
     """What a client refused by the lockout reads: which rule holds it, for how long, and who can lift it."""
-    return f"{request.axes_lockout_rule.refused} Try again in {lockout_minutes()} minutes, or ask an administrator to unlock it."
+    return (
+        f"{request.axes_lockout_rule.refused} Try again in {lockout_minutes()} minutes, "
+        "or ask an administrator to unlock it."
+    )
 
 
 def admin_lockout_response(request, original_response=None, credentials=None):
