@@ -45,7 +45,7 @@ class TokenView(ObtainAuthToken):
         except exceptions.ValidationError:
             # django-axes refused the login (the password was not even checked) and marked the request.
             if getattr(request, "axes_locked_out", False):
-                raise LoginLockedOut() from None
+                raise LoginLockedOut(request) from None
             raise
         user = credentials.validated_data["user"]
         token, _ = Token.objects.get_or_create(user=user)
@@ -55,5 +55,5 @@ class TokenView(ObtainAuthToken):
 
 
 class LoginLockedOut(exceptions.Throttled):
-    def __init__(self):
-        super().__init__(wait=lockout_seconds(), detail=lockout_message())
+    def __init__(self, request):
+        super().__init__(wait=lockout_seconds(), detail=lockout_message(request=request))

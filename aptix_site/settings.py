@@ -138,13 +138,19 @@ MIDDLEWARE = [
 ]
 
 # Password guessing (django-axes): after LOGIN_FAILURE_LIMIT failed logins for one user name from one address,
-# the admin login and POST /api/token/ refuse that pair for LOGIN_LOCKOUT_MINUTES. Failures are logged (user
-# name and address, never the password); admins unlock under "Access attempts" or with axes_reset_username.
+# the admin login and POST /api/token/ refuse that pair for LOGIN_LOCKOUT_MINUTES; after
+# LOGIN_FAILURES_PER_ADDRESS from one address (any user names) that address, and after
+# LOGIN_FAILURES_PER_USERNAME for one user name (any addresses) that name (accounts.lockout says why a handler of
+# our own). Failures and lockouts are logged (user name and address, never the password); admins unlock under
+# "Access attempts", with axes_reset_username or with axes_reset_ip.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+AXES_HANDLER = "accounts.lockout.LockoutRulesHandler"
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 30)
+LOGIN_FAILURES_PER_USERNAME = env_int("LOGIN_FAILURES_PER_USERNAME", 100)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True

@@ -3,6 +3,8 @@ Password guessing (django-axes): failed logins at the admin and at POST /api/tok
 name and the address, never the password, and after LOGIN_FAILURE_LIMIT failures one user name from one
 address is locked out with a clear message, until the cool-off passes or an admin unlocks it. In-process, and
 against a live `make serve`, where the address is the one nginx saw, whatever X-Forwarded-For a client sends.
+Beyond the pair: an address that fails LOGIN_FAILURES_PER_ADDRESS logins across user names, and a user name
+that fails LOGIN_FAILURES_PER_USERNAME across addresses (password spraying), are locked out too.
 """
 
 import io
@@ -46,8 +48,8 @@ def token_login(client, password, address="203.0.113.7", username="root", **head
     return client.post("/api/token/", body, content_type="application/json", REMOTE_ADDR=address, **headers)
 
 
-def admin_login(client, password, address="203.0.113.7"):
-    return client.post(LOGIN, {"username": "root", "password": password}, REMOTE_ADDR=address)
+def admin_login(client, password, address="203.0.113.7", username="root"):
+    return client.post(LOGIN, {"username": username, "password": password}, REMOTE_ADDR=address)
 
 
 def test_the_token_endpoint_locks_a_user_name_and_address_out_at_the_fifth_failure(client, root):
@@ -154,6 +156,154 @@ def test_a_live_server_locks_out_guessing_from_a_real_address_logs_it_and_the_co
 
             run_manage(env, "axes_reset_username", "root")
             assert token_login("root-password-123", "10.0.0.9").status_code == 200
+
+
+# --- Many user names from one address, one user name from many addresses ------------------------------------
+# Small limits keep these cheap: 3 for one user name from one address, 4 for an address, 6 for a user name.
+
+FROM_YOUR_ADDRESS = (
+    "Too many failed logins from your address. Try again in 15 minutes, or ask an administrator to unlock it."
+)
+FOR_THIS_USER_NAME = (
+    "Too many failed logins for this user name. Try again in 15 minutes, or ask an administrator to unlock it."
+)
+ADDRESSES = [f"198.51.100.{number}" for number in range(1, 8)]
+
+
+@pytest.fixture
+def small_limits(settings, fast_password_hashing):
+    settings.AXES_FAILURE_LIMIT = 3
+    settings.LOGIN_FAILURES_PER_ADDRESS = 4
+    settings.LOGIN_FAILURES_PER_USERNAME = 6
+
+
+def lockout_lines(caplog):
+    return [record.getMessage() for record in caplog.records if record.getMessage().startswith("Login lockout")]
+
+
+def test_many_user_names_from_one_address_lock_that_address_out_for_every_name(
+    client, small_limits, root, alice, caplog
+):
+    with caplog.at_level(logging.WARNING, logger="accounts.lockout"):
+        answers = [token_login(client, "guess", username=f"user-{number}") for number in range(4)]
+    assert [answer.status_code for answer in answers] == [400, 400, 400, 429]
+    assert answers[-1].json() == {"detail": f"{FROM_YOUR_ADDRESS} Expected available in 900 seconds."}
+    assert lockout_lines(caplog) == [
+        "Login lockout by the address rule: address 203.0.113.7 (4 failed logins across user names within "
+        "15 minutes; this one for user name 'user-3')"
+    ]
+    # A user name never tried from there, with its right password, is refused too; other addresses are not.
+    locked = token_login(client, "alice-password-123", username="alice")
+    assert (locked.status_code, locked["Retry-After"]) == (429, "900")
+    assert locked.json()["detail"].startswith(FROM_YOUR_ADDRESS)
+    assert token_login(client, "alice-password-123", address=ADDRESSES[0], username="alice").status_code == 200
+    assert admin_login(client, "root-password-123").status_code == 429
+    assert admin_login(client, "root-password-123", address=ADDRESSES[0]).status_code == 302
+
+
+def test_the_admin_login_refuses_an_address_that_guessed_many_user_names_with_a_readable_page(
+    client, small_limits, root
+):
+    answers = [admin_login(client, "guess", username=f"user-{number}") for number in range(4)]
+    assert [answer.status_code for answer in answers] == [200, 200, 200, 429]
+    locked = admin_login(client, "root-password-123")
+    assert (locked.status_code, locked["Retry-After"]) == (429, "900")
+    assert FROM_YOUR_ADDRESS in locked.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+def test_one_user_name_guessed_from_many_addresses_is_locked_out_from_everywhere(
+    client, small_limits, root, alice, caplog
+):
+    with caplog.at_level(logging.WARNING, logger="accounts.lockout"):
+        answers = [token_login(client, "guess", address=address) for address in ADDRESSES[:6]]
+    assert [answer.status_code for answer in answers] == [400] * 5 + [429]
+    assert answers[-1].json() == {"detail": f"{FOR_THIS_USER_NAME} Expected available in 900 seconds."}
+    assert lockout_lines(caplog) == [
+        "Login lockout by the username rule: user name 'root' (6 failed logins across addresses within "
+        "15 minutes; this one from 198.51.100.6)"
+    ]
+    # Even from an address never seen, with the right password; other user names, even from those addresses, pass.
+    locked = token_login(client, "root-password-123", address=ADDRESSES[6])
+    assert (locked.status_code, locked["Retry-After"]) == (429, "900")
+    assert locked.json()["detail"].startswith(FOR_THIS_USER_NAME)
+    assert token_login(client, "alice-password-123", address=ADDRESSES[0], username="alice").status_code == 200
+
+
+def test_the_admin_login_refuses_a_user_name_guessed_from_many_addresses_with_a_readable_page(
+    client, small_limits, root
+):
+    answers = [admin_login(client, "guess", address=address) for address in ADDRESSES[:6]]
+    assert [answer.status_code for answer in answers] == [200] * 5 + [429]
+    locked = admin_login(client, "root-password-123", address=ADDRESSES[6])
+    assert (locked.status_code, locked["Retry-After"]) == (429, "900")
+    assert FOR_THIS_USER_NAME in locked.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+def test_one_user_name_from_one_address_still_locks_at_its_own_smaller_limit(client, small_limits, root, caplog):
+    with caplog.at_level(logging.WARNING, logger="accounts.lockout"):
+        answers = [token_login(client, f"wrong-{attempt}") for attempt in range(3)]
+    assert [answer.status_code for answer in answers] == [400, 400, 429]
+    assert answers[-1].json()["detail"].startswith(LOCKED_OUT.split(".")[0])
+    assert lockout_lines(caplog) == [
+        "Login lockout by the username and address rule: user name 'root' from address 203.0.113.7 "
+        "(3 failed logins within 15 minutes)"
+    ]
+
+
+def test_a_success_forgives_only_its_own_failures_not_those_of_other_names_or_other_addresses(
+    client, small_limits, root, alice
+):
+    # From one address: two other names and one of alice's typos, then alice logs in.
+    for username in ("user-1", "user-2", "alice"):
+        token_login(client, "guess", username=username)
+    assert token_login(client, "alice-password-123", username="alice").status_code == 200
+    # Her typo is forgiven (the address is at 2 of 4), the other names' failures are not.
+    assert token_login(client, "guess", username="user-3").status_code == 400
+    assert token_login(client, "guess", username="user-4").status_code == 429
+    # One name from many addresses: root logging in from his own address does not forgive the others.
+    for address in ADDRESSES[:5]:
+        token_login(client, "guess", address=address)
+    assert token_login(client, "root-password-123", address=ADDRESSES[5]).status_code == 200
+    assert token_login(client, "guess", address=ADDRESSES[6]).status_code == 429
+
+
+def test_the_address_and_user_name_rules_are_off_at_zero(client, small_limits, settings, root):
+    settings.LOGIN_FAILURES_PER_ADDRESS = settings.LOGIN_FAILURES_PER_USERNAME = 0
+    for number in range(6):
+        assert token_login(client, "guess", username=f"user-{number}").status_code == 400
+        assert token_login(client, "guess", address=ADDRESSES[number]).status_code == 400
+    assert token_login(client, "root-password-123", address=ADDRESSES[6]).status_code == 200
+
+
+def test_an_admin_lifts_an_address_lockout_by_deleting_its_attempts_in_the_admin(
+    client, admin_client, small_limits, alice
+):
+    for number in range(4):
+        token_login(client, "guess", username=f"user-{number}")
+    changelist = reverse("admin:axes_accessattempt_changelist")
+    listed = admin_client.get(changelist, {"q": "203.0.113.7"}).content.decode()
+    attempts = list(AccessAttempt.objects.filter(ip_address="203.0.113.7").values_list("pk", flat=True))
+    assert len(attempts) == 4 and all(f"user-{number}" in listed for number in range(4))
+    admin_client.post(changelist, {"action": "delete_selected", "_selected_action": attempts, "post": "yes"})
+    assert token_login(client, "alice-password-123", username="alice").status_code == 200
+
+
+def test_axes_reset_ip_lifts_an_address_lockout(client, small_limits, alice):
+    for number in range(4):
+        token_login(client, "guess", username=f"user-{number}")
+    assert token_login(client, "alice-password-123", username="alice").status_code == 429
+    call_command("axes_reset_ip", "203.0.113.7", stdout=io.StringIO())
+    assert token_login(client, "alice-password-123", username="alice").status_code == 200
+
+
+def test_axes_reset_username_lifts_a_user_name_lockout(client, small_limits, root):
+    for address in ADDRESSES[:6]:
+        token_login(client, "guess", address=address)
+    assert token_login(client, "root-password-123", address=ADDRESSES[6]).status_code == 429
+    call_command("axes_reset_username", "root", stdout=io.StringIO())
+    assert token_login(client, "root-password-123", address=ADDRESSES[6]).status_code == 200
 
 
 def admin_login_over_http(base, password):
