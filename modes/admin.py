@@ -95,13 +95,18 @@ class CatalogHistoryAdmin(SimpleHistoryAdmin):
         for obj in queryset:  # one by one, so that each deletion's history names its user
             self.delete_model(request, obj)
 
+    def get_history_queryset(self, request, history_manager, pk_name, object_id):
+        # simple-history's own select_related("history_user") is undone when the model tracks no foreign key (its
+        # select_related() of none follows only non-null keys): the page then read each record's user on its own.
+        return super().get_history_queryset(request, history_manager, pk_name, object_id).select_related("history_user")
+
     def deleted_rows(self):
         """The last state of every row deleted since, newest first: each can be restored from its history."""
         history = self.model.history
         pk_name = self.model._meta.pk.attname
         deleted = history.filter(history_type="-").exclude(**{f"{pk_name}__in": self.model.objects.values(pk_name)})
         latest = {}
-        for record in deleted.order_by("-history_date"):
+        for record in deleted.select_related("history_user").order_by("-history_date"):
             latest.setdefault(getattr(record, pk_name), record)
         return list(latest.values())
 
@@ -245,5 +250,6 @@ class CatalogRevisionAdmin(ReadOnlyAdmin):
     """Revisions are written by the catalog itself and never changed: this only lists and shows them."""
 
     list_display = ["number", "created_at", "created_by", "summary"]
+    list_select_related = ["created_by"]
     fields = ["number", "created_at", "created_by", "summary", "catalog"]
     readonly_fields = fields

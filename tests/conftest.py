@@ -222,6 +222,18 @@ def admin_rows(alice, alice_session, custom_mode):
     record_pending_revision()
 
 
+@pytest.fixture
+def admin_page_rows(alice, alice_session, custom_mode):
+    """The rows whose admin pages a test shows: alice, her organization and session, a custom mode, a declared tool."""
+    from types import SimpleNamespace
+
+    from modes.models import DeclaredTool
+
+    tool = DeclaredTool.objects.create(name="agent_ddr_manager", description="Manages DDRs.")
+    org = alice.membership.organization
+    return SimpleNamespace(session=alice_session, mode=custom_mode, tool=tool, user=alice, org=org)
+
+
 def _ensure_migrated_catalog():
     """Writes what the migrations put in the catalog if it is missing: the seed modes and the version row.
 
