@@ -10,7 +10,9 @@ import json
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.actions import delete_selected as django_delete_selected
+from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.forms.fields import InvalidJSONInput
@@ -80,6 +82,13 @@ class CatalogHistoryAdmin(SimpleHistoryAdmin):
             if self.revert_disabled(request, record.instance):
                 raise PermissionDenied
         return self._one_revision(super().history_form_view, request, object_id, version_id, extra_context)
+
+    def render_history_view(self, request, template, context, **kwargs):
+        adminform = context.get("adminform")
+        if adminform and context["revert_disabled"]:  # every field as text, as the change page shows it to a viewer
+            readonly = flatten_fieldsets(adminform.fieldsets)
+            context["adminform"] = helpers.AdminForm(adminform.form, adminform.fieldsets, {}, readonly, model_admin=self)
+        return super().render_history_view(request, template, context, **kwargs)
 
     def revert_disabled(self, request, obj=None):
         """Reverting a row changes it (change permission); restoring a deleted row creates it (add permission)."""

@@ -6,6 +6,8 @@ admin registry, so that an admin registered later is covered without touching th
 matching permission can make each of the catalog's writes, so that these refusals are not vacuous.
 """
 
+from html import escape
+
 import pytest
 from django.apps import apps
 from django.contrib import admin
@@ -125,12 +127,15 @@ def test_a_view_only_user_cannot_rewrite_the_default_mode_through_its_history(vi
     assert FORGED not in build_system_prompt("general")
 
 
-def test_a_view_only_user_reads_an_earlier_state_without_a_revert_button(view_only_client):
+def test_a_view_only_user_reads_an_earlier_state_as_text_without_a_revert_button(view_only_client):
+    AgentMode.objects.filter(pk=GENERAL_ID).update(when_to_use="Use this mode for small talk.")
     record = AgentMode.history.filter(id=GENERAL_ID).earliest("history_date")
     page = view_only_client.get(history_form_url(record))
     assert page.status_code == 200
-    assert page.context["adminform"].form.initial["when_to_use"] == record.when_to_use
-    assert 'value="Revert"' not in page.content.decode()
+    content = page.content.decode()
+    assert f'<div class="readonly">{escape(record.when_to_use)}</div>' in content
+    assert 'name="when_to_use"' not in content
+    assert 'value="Revert"' not in content
 
 
 # --- Every write path of every admin, refused to view-only staff ---------------------------------------
