@@ -8,11 +8,16 @@ catalog's revisions. Every form posted here that changes the catalog is one cata
 import json
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.contrib.admin.actions import delete_selected as django_delete_selected
+from django.contrib.admin.utils import flatten_fieldsets
+from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.forms.fields import InvalidJSONInput
 from django.http import HttpResponseRedirect
+from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
@@ -68,8 +73,28 @@ class CatalogHistoryAdmin(SimpleHistoryAdmin):
     def delete_view(self, request, *args, **kwargs):
         return self._one_revision(super().delete_view, request, *args, **kwargs)
 
-    def history_form_view(self, request, *args, **kwargs):
-        return self._one_revision(super().history_form_view, request, *args, **kwargs)
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        # simple-history checks only view-or-change permission, then saves whatever is posted: a POST must be
+        # a revert this user may make, as the Revert button it shows or hides says (revert_disabled).
+        if request.method == "POST":
+            pk_name = self.model._meta.pk.attname
+            record = get_object_or_404(self.model.history, **{pk_name: object_id, "history_id": version_id})
+            if self.revert_disabled(request, record.instance):
+                raise PermissionDenied
+        return self._one_revision(super().history_form_view, request, object_id, version_id, extra_context)
+
+    def render_history_view(self, request, template, context, **kwargs):
+        adminform = context.get("adminform")
+        if adminform and context["revert_disabled"]:  # every field as text, as the change page shows it to a viewer
+            readonly = flatten_fieldsets(adminform.fieldsets)
+            context["adminform"] = helpers.AdminForm(adminform.form, adminform.fieldsets, {}, readonly, model_admin=self)
+        return super().render_history_view(request, template, context, **kwargs)
+
+    def revert_disabled(self, request, obj=None):
+        """Reverting a row changes it (change permission); restoring a deleted row creates it (add permission)."""
+        if obj is not None and not self.model._default_manager.filter(pk=obj.pk).exists():
+            return getattr(settings, "SIMPLE_HISTORY_REVERT_DISABLED", False) or not self.has_add_permission(request)
+        return super().revert_disabled(request, obj)
 
     def delete_model(self, request, obj):
         obj._history_user = request.user
@@ -79,13 +104,18 @@ class CatalogHistoryAdmin(SimpleHistoryAdmin):
         for obj in queryset:  # one by one, so that each deletion's history names its user
             self.delete_model(request, obj)
 
+    def get_history_queryset(self, request, history_manager, pk_name, object_id):
+        # simple-history's own select_related("history_user") is undone when the model tracks no foreign key (its
+        # select_related() of none follows only non-null keys): the page then read each record's user on its own.
+        return super().get_history_queryset(request, history_manager, pk_name, object_id).select_related("history_user")
+
     def deleted_rows(self):
         """The last state of every row deleted since, newest first: each can be restored from its history."""
         history = self.model.history
         pk_name = self.model._meta.pk.attname
         deleted = history.filter(history_type="-").exclude(**{f"{pk_name}__in": self.model.objects.values(pk_name)})
         latest = {}
-        for record in deleted.order_by("-history_date"):
+        for record in deleted.select_related("history_user").order_by("-history_date"):
             latest.setdefault(getattr(record, pk_name), record)
         return list(latest.values())
 
@@ -155,7 +185,7 @@ class AgentModeAdmin(CatalogHistoryAdmin):
     def delete_view(self, request, object_id, extra_context=None):
         mode = self.get_object(request, object_id)
         refusal = mode and deletion_refusal(mode)
-        if refusal:
+        if refusal and super().has_delete_permission(request):  # why not, for those who may delete; others get 403
             self.message_user(request, f"Not deleted: {refusal}", messages.ERROR)
             return HttpResponseRedirect(reverse("admin:modes_agentmode_change", args=[mode.pk]))
         return super().delete_view(request, object_id, extra_context)
@@ -229,5 +259,6 @@ class CatalogRevisionAdmin(ReadOnlyAdmin):
     """Revisions are written by the catalog itself and never changed: this only lists and shows them."""
 
     list_display = ["number", "created_at", "created_by", "summary"]
+    list_select_related = ["created_by"]
     fields = ["number", "created_at", "created_by", "summary", "catalog"]
     readonly_fields = fields

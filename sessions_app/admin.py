@@ -1,28 +1,49 @@
-"""Admin for agent sessions. Staff see every session here; mode changes are shown, never edited."""
+"""
+Admin for agent sessions. Staff see every session here, with its latest mode changes and a link to all of
+them (never edited); a session's page costs the same number of queries however many changes it has.
+"""
+
+from urllib.parse import urlencode
 
 from django.contrib import admin
+from django.contrib.admin.options import IncorrectLookupParameters
+from django.urls import reverse
 
 from aptix_site.admin import ReadOnlyAdmin
 
 from .models import AgentSession, ModeChange
+from .selectors import InvalidSessionId, parse_session_id
+
+LATEST_MODE_CHANGES = 20  # on a session's page; the rest are one link away, on the paginated list
 
 
-class ModeChangeInline(admin.TabularInline):
-    model = ModeChange
-    fk_name = "session"
-    fields = [
-        "changed_at", "from_mode", "to_mode", "reason", "branch", "branch_session", "changed_by", "org", "catalog_revision"
-    ]
-    readonly_fields = fields
-    extra = 0
-    can_delete = False
-    ordering = ["id"]
+def latest_mode_changes(*, session: AgentSession, limit: int) -> list[ModeChange]:
+    """The session's last `limit` mode changes, newest first, with the modes, user and organization they name."""
+    changes = session.mode_changes.select_related("from_mode", "to_mode", "changed_by", "org")
+    return list(changes.order_by("-id")[:limit])
 
-    def has_add_permission(self, request, obj=None):
-        return False
 
-    def has_change_permission(self, request, obj=None):
-        return False
+class SessionFilter(admin.SimpleListFilter):
+    """
+    The mode changes of one session, as the link on its page opens them. It offers only the session chosen:
+    a choice of every session would make the list's page grow with their number.
+    """
+
+    title = "session"
+    parameter_name = "session__id__exact"
+
+    def lookups(self, request, model_admin):
+        if self.value() is None:
+            return []
+        try:
+            session_id = parse_session_id(self.value())
+        except InvalidSessionId as error:
+            raise IncorrectLookupParameters(error) from None
+        session = AgentSession.objects.filter(pk=session_id).first()
+        return [(self.value(), str(session or f"{session_id} (no such session)"))]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(session_id=self.value()) if self.value() else queryset
 
 
 @admin.register(AgentSession)
@@ -33,16 +54,26 @@ class AgentSessionAdmin(admin.ModelAdmin):
     search_fields = ["id", "title", "owner__username"]
     readonly_fields = ["id", "owner", "org", "mode", "parent", "catalog_revision", "created_at", "updated_at"]
     fields = ["id", "title", "owner", "org", "mode", "parent", "catalog_revision", "created_at", "updated_at"]
-    inlines = [ModeChangeInline]
 
     def has_add_permission(self, request):
         # Sessions are created by their owners through the API.
         return False
+
+    def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
+        if obj is not None:  # shown under the form by admin/sessions_app/agentsession/change_form.html
+            all_changes = reverse("admin:sessions_app_modechange_changelist")
+            context.update(
+                latest_mode_changes=latest_mode_changes(session=obj, limit=LATEST_MODE_CHANGES),
+                mode_change_count=obj.mode_changes.count(),
+                mode_changes_url=f"{all_changes}?{urlencode({SessionFilter.parameter_name: obj.pk})}",
+            )
+        return super().render_change_form(request, context, add, change, form_url, obj)
 
 
 @admin.register(ModeChange)
 class ModeChangeAdmin(ReadOnlyAdmin):
     list_display = ["changed_at", "session", "from_mode", "to_mode", "branch", "changed_by", "catalog_revision"]
     list_select_related = ["session", "from_mode", "to_mode", "changed_by"]
-    list_filter = ["to_mode", "branch"]
+    list_filter = [SessionFilter, "to_mode", "branch"]
     search_fields = ["session__id", "reason", "changed_by__username"]
+    ordering = ["-id"]  # newest first: ids are taken in the order the changes were made

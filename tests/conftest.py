@@ -159,6 +159,81 @@ def bob_session(bob):
     return create_session(owner=bob, org=bob.membership.organization, title="Bob's session")
 
 
+# --- Staff in the admin, with only the permissions a test gives them ------------------------------------
+
+
+@pytest.fixture
+def staff_client(db, fast_password_hashing, client):
+    """
+    staff_client(*codenames): the test client logged in as a staff user (not a superuser) who holds every
+    ``view_*`` permission, so can read the whole admin, and the permissions named, nothing else.
+    """
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+
+    def logged_in(*codenames):
+        user = get_user_model().objects.create_user(username="staff", password="staff-password-123", is_staff=True)
+        granted = Permission.objects.filter(codename__startswith="view_") | Permission.objects.filter(
+            codename__in=codenames
+        )
+        user.user_permissions.set(granted)
+        assert set(codenames) <= set(granted.values_list("codename", flat=True)), "no such permission"
+        client.force_login(user)
+        return client
+
+    return logged_in
+
+
+@pytest.fixture
+def view_only_client(staff_client):
+    """The test client logged in as staff holding every view_* permission and nothing else."""
+    return staff_client()
+
+
+@pytest.fixture
+def admin_rows(alice, alice_session, custom_mode):
+    """
+    A row in every table the admin shows (a session with a mode change, a group, a declared tool, login
+    attempts and logs), and in each catalog table a row deleted since, to be restored from its history.
+    The access attempt is older than the lockout, so axes' "Clean up expired attempts" would delete it. The
+    catalog's changes are recorded as a revision here, so that the next request finds none pending.
+    """
+    from datetime import timedelta
+
+    from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+    from django.contrib.auth.models import Group
+    from django.utils import timezone
+
+    from modes.catalog import get_mode
+    from modes.models import DeclaredTool
+    from modes.revisions import record_pending_revision
+    from sessions_app.services import set_session_mode
+
+    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="A DDR.", user=alice)
+    Group.objects.create(name="Editors")
+    DeclaredTool.objects.create(name="agent_ddr_manager", description="Manages DDRs.")
+    DeclaredTool.objects.create(name="agent_retired_tool", description="Retired.").delete()
+    custom_mode.delete()
+    attempt = {"username": "alice", "ip_address": "203.0.113.7", "user_agent": "curl", "path_info": "/admin/login/"}
+    AccessAttempt.objects.create(**attempt, get_data="", post_data="", failures_since_start=1)
+    AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(days=1))
+    AccessFailureLog.objects.create(**attempt)
+    AccessLog.objects.create(**attempt)
+    record_pending_revision()
+
+
+@pytest.fixture
+def admin_page_rows(alice, alice_session, custom_mode):
+    """The rows whose admin pages a test shows: alice, her organization and session, a custom mode, a declared tool."""
+    from types import SimpleNamespace
+
+    from modes.models import DeclaredTool
+
+    tool = DeclaredTool.objects.create(name="agent_ddr_manager", description="Manages DDRs.")
+    org = alice.membership.organization
+    return SimpleNamespace(session=alice_session, mode=custom_mode, tool=tool, user=alice, org=org)
+
+
 def _ensure_migrated_catalog():
     """Writes what the migrations put in the catalog if it is missing: the seed modes and the version row.
 
