@@ -322,7 +322,7 @@ def staff_user(db):
 
 
 @pytest.fixture
-def staff_client(staff_user):
+def staff_api_client(staff_user):
     """An API client logged in (session cookie) as staff_user."""
     from rest_framework.test import APIClient
 

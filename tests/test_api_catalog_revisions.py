@@ -12,12 +12,12 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hash
 SEED_SUMMARY = "mode general created; mode ddr_authoring created; mode workflow_authoring created"
 
 
-def test_revisions_are_listed_newest_first_with_who_when_and_what(admin_client, admin_user, staff_client):
+def test_revisions_are_listed_newest_first_with_who_when_and_what(admin_client, admin_user, staff_api_client):
     general = AgentMode.objects.get(pk=GENERAL_ID)
     admin_client.post(change_url(GENERAL_ID), form_data(general, display_name="Everyday"))
     AgentMode.objects.filter(key="ddr_authoring").update(status="deprecated")
 
-    body = staff_client.get("/api/catalog/revisions/").json()
+    body = staff_api_client.get("/api/catalog/revisions/").json()
 
     assert body["count"] == 3
     assert [
@@ -31,18 +31,18 @@ def test_revisions_are_listed_newest_first_with_who_when_and_what(admin_client, 
     assert times == sorted(times, reverse=True)
 
 
-def test_revisions_are_paginated(staff_client):
+def test_revisions_are_paginated(staff_api_client):
     for position in range(2, 6):
         AgentMode.objects.filter(key="general").update(position=position)
-        staff_client.get("/api/modes/")
+        staff_api_client.get("/api/modes/")
 
-    page = staff_client.get("/api/catalog/revisions/", {"pageSize": 2, "page": 2}).json()
+    page = staff_api_client.get("/api/catalog/revisions/", {"pageSize": 2, "page": 2}).json()
     assert [revision["revision"] for revision in page["results"]] == [3, 2]
     assert page["count"] == 5
 
 
-def test_a_revision_is_its_whole_catalog_in_the_portable_format(staff_client):
-    body = staff_client.get("/api/catalog/revisions/1/").json()
+def test_a_revision_is_its_whole_catalog_in_the_portable_format(staff_api_client):
+    body = staff_api_client.get("/api/catalog/revisions/1/").json()
 
     assert list(body) == ["format", "version", "modes", "declared_tools"]
     assert (body["format"], body["version"], body["declared_tools"]) == ("aptix-modes", 1, [])
@@ -51,8 +51,8 @@ def test_a_revision_is_its_whole_catalog_in_the_portable_format(staff_client):
 
 
 @pytest.mark.parametrize("number", ["2", "0", "99999999999999999999", "two", "-1"])
-def test_an_unknown_revision_is_a_404_naming_it(staff_client, number):
-    response = staff_client.get(f"/api/catalog/revisions/{number}/")
+def test_an_unknown_revision_is_a_404_naming_it(staff_api_client, number):
+    response = staff_api_client.get(f"/api/catalog/revisions/{number}/")
     assert (response.status_code, response.json()) == (404, {"detail": f"There is no catalog revision {number}."})
 
 

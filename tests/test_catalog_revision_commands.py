@@ -114,7 +114,7 @@ def test_a_declared_tool_that_exists_needs_update_and_a_bad_one_is_reported(tmp_
     )
 
 
-def test_export_at_a_revision_is_the_revision_and_imports_back_to_it(tmp_path, alice_client, staff_client):
+def test_export_at_a_revision_is_the_revision_and_imports_back_to_it(tmp_path, alice_client, staff_api_client):
     DeclaredTool.objects.create(**SEARCH_TOOL)
     AgentMode.objects.create(**RESEARCH)
     assert alice_client.get("/api/modes/").json()["catalogRevision"] == 2
@@ -123,7 +123,7 @@ def test_export_at_a_revision_is_the_revision_and_imports_back_to_it(tmp_path, a
     assert alice_client.get("/api/modes/").json()["catalogRevision"] == 3
 
     exported, _ = run("export_modes", "--revision", "2", "--format", "json")
-    assert json.loads(exported) == staff_client.get("/api/catalog/revisions/2/").json()
+    assert json.loads(exported) == staff_api_client.get("/api/catalog/revisions/2/").json()
     path = tmp_path / "revision-2.json"
     path.write_text(exported, encoding="utf-8")
 

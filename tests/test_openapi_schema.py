@@ -248,7 +248,7 @@ def test_query_parameters_carry_their_limits(schema):
 
 
 @pytest.mark.django_db
-def test_methods_the_schema_does_not_list_are_answered_405_with_the_documented_methods_in_allow(schema, staff_client):
+def test_methods_the_schema_does_not_list_are_answered_405_with_the_documented_methods_in_allow(schema, staff_api_client):
     # As staff, whom every endpoint serves (a caller an endpoint refuses is answered 401 or 403 first).
     concrete = {"{key}": "general", "{session_id}": "00000000-0000-4000-8000-000000000000", "{name}": "agent_list_modes"}
     for path, methods in schema["paths"].items():
@@ -257,7 +257,7 @@ def test_methods_the_schema_does_not_list_are_answered_405_with_the_documented_m
             url = url.replace(placeholder, value)
         documented = {method.upper() for method in methods}
         for method in {"GET", "POST", "PUT", "PATCH", "DELETE"} - documented:
-            response = staff_client.generic(method, url)
+            response = staff_api_client.generic(method, url)
             assert response.status_code == 405, (method, path)
             assert response.json() == refusal_at(url, {"detail": f'Method "{method}" not allowed.'})
             allowed = {item.strip() for item in response["Allow"].split(",")}
