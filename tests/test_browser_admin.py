@@ -21,9 +21,9 @@ NEW_SENTENCE = (
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site():
     require_chromium()
-    with scratch_database(tmp_path_factory.mktemp("browser")) as env:
+    with scratch_database() as env:
         run_django(
             env,
             "from django.contrib.auth import get_user_model; "

@@ -32,8 +32,8 @@ READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": T
 
 
 @pytest.fixture(scope="module")
-def database(tmp_path_factory):
-    with scratch_database(tmp_path_factory.mktemp("mcp")) as env:
+def database():
+    with scratch_database() as env:
         yield {"env": env, "tokens": make_users(env, "alice", "bob")}
 
 
