@@ -205,7 +205,7 @@ class Server:
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             try:
-                requests.get(f"{self.base}/admin/login/", timeout=2)
+                requests.get(f"{self.base}/admin/login/", timeout=2, allow_redirects=False)  # any answer: it is up
                 return
             except requests.ConnectionError:
                 if self.process.poll() is not None or time.monotonic() > deadline:
