@@ -1,5 +1,7 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need first.
-PYTHON ?= python3
+# The Python the virtualenv is built from. Debian's, which every user can run: started as root, `make serve` runs
+# the app as SERVE_USER (nobody), which cannot run a Python kept in root's home (pyenv's) and refuses to start.
+PYTHON ?= /usr/bin/python3
 VENV := .venv
 BIN := $(VENV)/bin
 PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/aptix_modes

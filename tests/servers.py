@@ -111,10 +111,10 @@ def scratch_database():
     base = {key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
     config = settings.DATABASES["default"]
     if config["ENGINE"].endswith("sqlite3"):
-        with _sqlite_folder() as folder:
+        with sqlite_folder() as folder:
             env = {**base, "DATABASE_URL": f"sqlite:///{folder / 'scratch.sqlite3'}"}
             _migrate(env)
-            _hand_to_serve_user(folder)
+            hand_to_serve_user(folder)
             yield env
         return
     name = f"aptix_scratch_{uuid.uuid4().hex[:12]}"
@@ -132,7 +132,7 @@ def scratch_database():
 
 
 @contextmanager
-def _sqlite_folder():
+def sqlite_folder():
     """
     A private folder of the system's temporary one for an SQLite file, removed afterwards. Not pytest's
     tmp_path: under root that is in a folder only root may enter, and `make serve` run by root serves the app
@@ -145,7 +145,7 @@ def _sqlite_folder():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _hand_to_serve_user(folder):
+def hand_to_serve_user(folder):
     """Under root, the SQLite folder and files become SERVE_USER's, as the README asks of an operator."""
     if os.getuid() != 0:
         return
