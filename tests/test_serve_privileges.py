@@ -2,7 +2,8 @@
 `make serve` started as root (as this machine's sessions and CI run it): Granian and nginx's workers run as
 SERVE_USER (nobody), the app's socket and its folder are that user's alone, nginx's configuration is out of
 that user's reach, and a client cannot make the app believe it came over HTTPS (nginx sets X-Forwarded-Proto
-itself). One live server, on a scratch database of the suite's kind.
+itself). One live server, on a scratch database of the suite's kind; and what it refuses before starting
+anything (root as SERVE_USER, a SQLite folder that user cannot write) is said in one line.
 """
 
 import os
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from .servers import SERVE_USER, production_env, scratch_database, serving
+from .servers import ROOT, SERVE_USER, free_port, production_env, scratch_database, serving
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="make serve drops privileges only when started as root")
 
@@ -102,3 +103,27 @@ def test_a_client_claiming_https_is_still_redirected_to_https(served):
         f"{served.base}/healthz", headers={"X-Forwarded-Proto": "https"}, allow_redirects=False, timeout=10
     )
     assert (claimed.status_code, claimed.headers["Location"]) == (301, f"https://127.0.0.1:{served.port}/healthz")
+
+
+def refusal(env, *arguments) -> str:
+    """What make serve says when it refuses to start (it must)."""
+    finished = subprocess.run(
+        ["make", "-s", "serve", f"PORT={free_port()}", f"PYTHON={sys.executable}", *arguments],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert finished.returncode != 0
+    return finished.stderr.splitlines()[0]
+
+
+def test_root_as_serve_user_is_refused():
+    assert refusal(production_env(os.environ), "SERVE_USER=root") == (
+        "deploy/serve: SERVE_USER=root is root; the app must not run as root: name an unprivileged user (default nobody)."
+    )
+
+
+def test_a_sqlite_folder_serve_user_cannot_write_is_named_before_anything_starts(tmp_path):
+    env = production_env(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    assert refusal(env) == (
+        f"deploy/serve: SERVE_USER={SERVE_USER} cannot write the SQLite database's folder {tmp_path} "
+        "(SQLite keeps its WAL journal there); give that user write access to it."
+    )
