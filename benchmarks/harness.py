@@ -147,7 +147,7 @@ def commit() -> str:
 
 
 def _hand_sqlite_to_serve_user(env):
-    """Started as root, make serve runs the app as SERVE_USER (nobody), which must write an SQLite file and its folder."""
+    """Started as root, make serve runs the app as SERVE_USER (nobody): it must write an SQLite file and its folder."""
     url = env["DATABASE_URL"]
     if os.getuid() != 0 or not url.startswith("sqlite:///"):
         return

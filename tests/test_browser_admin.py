@@ -44,7 +44,11 @@ def page(tmp_path):
 def csp_violations(page):
     """What Chromium refused on the pages the test opens because of their Content-Security-Policy."""
     refused = []
-    page.on("console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text else None)
+    def note(message):
+        if "Content Security Policy" in message.text:
+            refused.append(message.text)
+
+    page.on("console", note)
     return refused
 
 

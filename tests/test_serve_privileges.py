@@ -48,11 +48,12 @@ def session_processes(leader: int) -> dict[int, str]:
     return processes
 
 
-def real_uid(pid: int) -> int:
+def status(pid: int, field: str) -> int:
+    """The first number of a field of /proc/<pid>/status (Uid: the real user id)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("Uid:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1])
-    raise AssertionError(f"no Uid line for {pid}")
+    raise AssertionError(f"no {field} line for {pid}")
 
 
 def runtime_folder(processes) -> Path:
@@ -67,8 +68,9 @@ def test_the_app_and_nginxs_workers_run_as_serve_user_and_only_nginxs_master_as_
     master = [pid for pid, command in processes.items() if command.startswith("nginx: master process")]
     assert len(app) == 2 and len(workers) == 1 and len(master) == 1, processes  # Granian's main and 1 worker
     serve_uid = pwd.getpwnam(SERVE_USER).pw_uid
-    assert {pid: real_uid(pid) for pid in app + workers} == {pid: serve_uid for pid in app + workers}
-    assert real_uid(master[0]) == 0  # to bind the port; it serves no request
+    assert {pid: status(pid, "Uid") for pid in app + workers} == {pid: serve_uid for pid in app + workers}
+    assert {pid: status(pid, "NoNewPrivs") for pid in app} == {pid: 1 for pid in app}  # no setuid way back up
+    assert status(master[0], "Uid") == 0  # to bind the port; it serves no request
 
 
 def test_the_apps_socket_and_its_folder_are_serve_users_alone(served):
@@ -117,7 +119,8 @@ def refusal(env, *arguments) -> str:
 
 def test_root_as_serve_user_is_refused():
     assert refusal(production_env(os.environ), "SERVE_USER=root") == (
-        "deploy/serve: SERVE_USER=root is root; the app must not run as root: name an unprivileged user (default nobody)."
+        "deploy/serve: SERVE_USER=root is root; the app must not run as root: "
+        "name an unprivileged user (default nobody)."
     )
 
 

@@ -1,8 +1,9 @@
 """
 Requests that `make serve` refuses before the app sees them (a Content-Length that is not a number, a request
 line over 8 KiB, headers over their limits, a body over 4 MiB, a method the service does not serve) are answered
-with the API's JSON error body, not an HTML page; and what reaches the app is judged there as everywhere: a JSON key given twice is a 400 naming
-it, and a chunked body, which nginx reads whole, is taken like any other. Raw HTTP against a live server.
+with the API's JSON error body, not an HTML page; and what reaches the app is judged there as everywhere: a
+JSON key given twice is a 400 naming it, and a chunked body, which nginx reads whole, is taken like any other.
+Raw HTTP against a live server.
 """
 
 import json
