@@ -1,5 +1,7 @@
 # The two commands of the README: `make run` and `make test`. Both install what they need first.
-PYTHON ?= python3
+# The Python the virtualenv is built from. Debian's, which every user can run: started as root, `make serve` runs
+# the app as SERVE_USER (nobody), which cannot run a Python kept in root's home (pyenv's) and refuses to start.
+PYTHON ?= /usr/bin/python3
 VENV := .venv
 BIN := $(VENV)/bin
 PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/aptix_modes
@@ -33,14 +35,16 @@ run: install
 
 # Serves the app for production (deploy/serve): nginx on HOST:PORT in front, reading whole requests and closing
 # slow or idle connections, and Granian running the app behind it in WORKERS processes (default: one per core).
-# Settings come from the environment (SECRET_KEY, DATABASE_URL, ...).
+# Settings come from the environment (SECRET_KEY, DATABASE_URL, ...). Started as root, the app and nginx's workers
+# run as SERVE_USER, never as root.
+SERVE_USER ?= nobody
 HOST ?= 127.0.0.1
 PORT ?= 8000
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print(os.cpu_count() or 1)')
 NGINX := $(VENV)/nginx/usr/sbin/nginx
 APT_DOWNLOAD := apt-get download -q -o APT::Sandbox::User=root nginx
 serve: install $(NGINX)
-	HOST=$(HOST) PORT=$(PORT) WORKERS=$(WORKERS) NGINX_BIN=$(NGINX) VENV_BIN=$(BIN) exec deploy/serve
+	HOST=$(HOST) PORT=$(PORT) WORKERS=$(WORKERS) SERVE_USER=$(SERVE_USER) NGINX_BIN=$(NGINX) VENV_BIN=$(BIN) exec deploy/serve
 
 # nginx from Debian's package, unpacked into the virtualenv: no system service is installed or started.
 $(NGINX): | $(BIN)/python

@@ -4,6 +4,9 @@ that asks for a URL no endpoint matches, or hits a refusal or failure outside
 DRF's error handler (a middleware, say), gets a body it can parse rather than
 an HTML page.
 
+A method an address outside the API does not serve gets the same JSON 405, with its Allow header, as DRF's
+views give (method_not_allowed_response).
+
 An error body is {"detail": message}, unless the view the URL names answers its
 errors in a shape of its own: a view class with an error_body(message, status) method
 (the tool invocation's envelope) gets that shape wherever the refusal comes from.
@@ -85,6 +88,13 @@ def api_error_response(request, detail, status: int, view=None) -> JsonResponse:
         except Resolver404:
             pass
     return JsonResponse(error_body(view, detail, status), status=status)
+
+
+def method_not_allowed_response(*, method: str, allowed: tuple[str, ...]) -> JsonResponse:
+    """405 in DRF's words, with the Allow header that RFC 9110 requires: the methods this address serves."""
+    response = JsonResponse({"detail": f'Method "{method}" not allowed.'}, status=405)
+    response["Allow"] = ", ".join(allowed)
+    return response
 
 
 def refusal_detail(exception) -> str:

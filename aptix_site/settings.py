@@ -17,6 +17,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.utils import get_random_secret_key
 
@@ -127,15 +128,33 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "aptix_site.middleware.RequestBodyLimitMiddleware",
     "aptix_site.middleware.RejectNulCharactersMiddleware",
+    # Before CsrfViewMiddleware: a method a page does not serve is a 405, not a CSRF failure.
+    "aptix_site.middleware.ServedMethodsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "aptix_site.middleware.HtmlContentSecurityPolicyMiddleware",
     # Last, as django-axes asks: it turns a lockout found during the login into its answer.
     "axes.middleware.AxesMiddleware",
 ]
+
+# Content-Security-Policy (django-csp): pages load scripts, styles and images from this site only (Swagger UI's
+# and the admin's assets are served from here), nothing inline, no plugins, and cannot be framed.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    },
+}
 
 # Password guessing (django-axes): after LOGIN_FAILURE_LIMIT failed logins for one user name from one address,
 # the admin login and POST /api/token/ refuse that pair for LOGIN_LOCKOUT_MINUTES; after

@@ -2,9 +2,10 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from accounts.views import TokenView
+from aptix_site.middleware import serves_methods
 from front_door.views import front_door
 from health.views import healthz, readyz
 
@@ -18,8 +19,16 @@ api_urlpatterns = [
     path("", include("modes.urls")),
     path("", include("sessions_app.urls")),
     path("token/", TokenView.as_view(), name="api-token"),
-    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # Read-only pages whose DRF 405 would be YAML or an HTML error: the JSON 405 of the pages outside the API.
+    path("schema/", serves_methods("GET", "HEAD")(SpectacularAPIView.as_view()), name="api-schema"),
+    # Swagger UI's start-up script in a second request (?script) rather than inline, for the page's CSP.
+    path(
+        "docs/",
+        serves_methods("GET", "HEAD")(
+            SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="front_door/api_docs.html")
+        ),
+        name="api-docs",
+    ),
 ]
 
 urlpatterns = [

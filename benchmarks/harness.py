@@ -5,6 +5,7 @@ database server, their fixtures, serving them on free loopback ports, and drivin
 
 import json
 import os
+import pwd
 import re
 import secrets
 import signal
@@ -145,6 +146,17 @@ def commit() -> str:
 # --- Servers ---------------------------------------------------------------------------------------------------
 
 
+def _hand_sqlite_to_serve_user(env):
+    """Started as root, make serve runs the app as SERVE_USER (nobody): it must write an SQLite file and its folder."""
+    url = env["DATABASE_URL"]
+    if os.getuid() != 0 or not url.startswith("sqlite:///"):
+        return
+    owner = pwd.getpwnam(env.get("SERVE_USER", "nobody"))
+    folder = Path(url.removeprefix("sqlite:///")).parent
+    for path in (folder, *folder.iterdir()):
+        os.chown(path, owner.pw_uid, owner.pw_gid)
+
+
 class Servers:
     """
     Each target, {name: (environment, kind)}, served at once on a free loopback port; stopped on exit. Kinds:
@@ -172,6 +184,8 @@ class Servers:
 
     def __enter__(self):
         for name, (env, kind) in self.targets.items():
+            if kind == "make-serve":
+                _hand_sqlite_to_serve_user(env)
             with socket.socket() as probe:
                 probe.bind(("127.0.0.1", 0))
                 port = probe.getsockname()[1]

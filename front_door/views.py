@@ -3,13 +3,14 @@
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
+
+from aptix_site.middleware import serves_methods
 
 from .entry_points import api_entry_points, index_payload, operator_entry_points
 
 
-@require_safe
+@serves_methods("GET", "HEAD")
 @vary_on_headers("Accept")
 def front_door(request):
     if request.get_preferred_type(["text/html", "application/json"]) == "application/json":

@@ -8,20 +8,20 @@ from django.core.cache import caches
 from django.db import DatabaseError
 from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_safe
 
+from aptix_site.middleware import serves_methods
 from modes.checks import catalog_errors
 from modes.models import AgentMode
 
 
 @never_cache
-@require_safe
+@serves_methods("GET", "HEAD")
 def healthz(request):
     return JsonResponse({"status": "ok"})
 
 
 @never_cache
-@require_safe
+@serves_methods("GET", "HEAD")
 def readyz(request):
     checks = {"database": "ok", "catalog": "ok", "cache": _cache_state()}
     try:

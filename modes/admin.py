@@ -244,9 +244,13 @@ class DeclaredToolAdmin(CatalogHistoryAdmin):
     formfield_overrides = {
         models.JSONField: {
             "form_class": SchemaJSONField,
-            "widget": forms.Textarea(attrs={"rows": 16, "cols": 80, "style": "font-family: monospace"}),
+            # Monospace from modes/admin.css: the pages' Content-Security-Policy allows no inline style.
+            "widget": forms.Textarea(attrs={"rows": 16, "cols": 80, "class": "aptix-code"}),
         },
     }
+
+    class Media:
+        css = {"all": ["modes/admin.css"]}
 
     @admin.display(description="Enabled by modes")
     def enabled_by(self, tool):

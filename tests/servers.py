@@ -8,7 +8,9 @@ Everything is removed when the test is done; the shared PostgreSQL server itself
 import fcntl
 import json
 import os
+import pwd
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -99,15 +101,21 @@ def make_users(env, *names) -> dict:
     return run_django_json(env, USERS.format(names=names))
 
 
+# The user `make serve` runs the app as when the suite runs as root (deploy/serve's default).
+SERVE_USER = os.environ.get("SERVE_USER", "nobody")
+
+
 @contextmanager
-def scratch_database(tmp_path):
+def scratch_database():
     """The environment of a migrated database of the suite's kind (SQLite or PostgreSQL), dropped afterwards."""
     base = {key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
     config = settings.DATABASES["default"]
     if config["ENGINE"].endswith("sqlite3"):
-        env = {**base, "DATABASE_URL": f"sqlite:///{tmp_path / 'scratch.sqlite3'}"}
-        _migrate(env)
-        yield env
+        with sqlite_folder() as folder:
+            env = {**base, "DATABASE_URL": f"sqlite:///{folder / 'scratch.sqlite3'}"}
+            _migrate(env)
+            hand_to_serve_user(folder)
+            yield env
         return
     name = f"aptix_scratch_{uuid.uuid4().hex[:12]}"
     server = {"host": config["HOST"] or "127.0.0.1", "port": config["PORT"] or 5432, "user": config["USER"]}
@@ -121,6 +129,29 @@ def scratch_database(tmp_path):
     finally:
         with psycopg.connect(dbname="postgres", autocommit=True, password=config["PASSWORD"] or None, **server) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def sqlite_folder():
+    """
+    A private folder of the system's temporary one for an SQLite file, removed afterwards. Not pytest's
+    tmp_path: under root that is in a folder only root may enter, and `make serve` run by root serves the app
+    as SERVE_USER, which must write the file and its folder.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="aptix-scratch-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def hand_to_serve_user(folder):
+    """Under root, the SQLite folder and files become SERVE_USER's, as the README asks of an operator."""
+    if os.getuid() != 0:
+        return
+    owner = pwd.getpwnam(SERVE_USER)
+    for path in (folder, *folder.iterdir()):
+        os.chown(path, owner.pw_uid, owner.pw_gid)
 
 
 def _migrate(env):
@@ -174,7 +205,7 @@ class Server:
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             try:
-                requests.get(f"{self.base}/admin/login/", timeout=2)
+                requests.get(f"{self.base}/admin/login/", timeout=2, allow_redirects=False)  # any answer: it is up
                 return
             except requests.ConnectionError:
                 if self.process.poll() is not None or time.monotonic() > deadline:

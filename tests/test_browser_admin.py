@@ -2,7 +2,8 @@
 The first hour of an admin, in a real headless Chromium against the app served by runserver (production
 settings) on a scratch database of the suite's kind: log in, open the mode list, edit a mode's
 when-to-use and save it, get a readable error for a two-line one, read the preview; and the API docs show
-the token header whole. Every page is kept as a screenshot (tests/browser.py says where).
+the token header whole. No page breaks its Content-Security-Policy (Chromium reports each violation on the
+console). Every page is kept as a screenshot (tests/browser.py says where).
 """
 
 import re
@@ -21,9 +22,9 @@ NEW_SENTENCE = (
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site():
     require_chromium()
-    with scratch_database(tmp_path_factory.mktemp("browser")) as env:
+    with scratch_database() as env:
         run_django(
             env,
             "from django.contrib.auth import get_user_model; "
@@ -37,6 +38,18 @@ def site(tmp_path_factory):
 def page(tmp_path):
     with chromium_page(tmp_path / "profile") as page:
         yield page
+
+
+@pytest.fixture
+def csp_violations(page):
+    """What Chromium refused on the pages the test opens because of their Content-Security-Policy."""
+    refused = []
+    def note(message):
+        if "Content Security Policy" in message.text:
+            refused.append(message.text)
+
+    page.on("console", note)
+    return refused
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +72,7 @@ def log_in(page, base):
     page.get_by_role("button", name="Log in").click()
 
 
-def test_an_admin_edits_a_modes_when_to_use_and_reads_the_preview(site, page, shots):
+def test_an_admin_edits_a_modes_when_to_use_and_reads_the_preview(site, page, shots, csp_violations):
     page.goto(f"{site.base}/")
     expect(page.get_by_role("heading", name="Aptix Modes", exact=True)).to_be_visible()
     shots(page, "front-door")
@@ -112,6 +125,16 @@ def test_an_admin_edits_a_modes_when_to_use_and_reads_the_preview(site, page, sh
     expect(tools.locator(".aptix-unresolved").first).to_contain_text("Resolves to no tool")
     page.locator(".aptix-preview-tools").scroll_into_view_if_needed()
     shots(page, "mode-preview")
+    assert csp_violations == []
+
+
+def test_a_declared_tools_parameters_are_in_monospace_without_an_inline_style(site, page, shots, csp_violations):
+    log_in(page, site.base)
+    page.goto(f"{site.base}/admin/modes/declaredtool/add/")
+    parameters = page.locator("textarea[name=parameters]")
+    assert "monospace" in parameters.evaluate("box => getComputedStyle(box).fontFamily")
+    shots(page, "declared-tool-form")
+    assert csp_violations == []
 
 
 def test_a_long_list_item_stays_on_one_line(site, page, shots):
@@ -127,7 +150,9 @@ def test_a_long_list_item_stays_on_one_line(site, page, shots):
     shots(page, "list-field")
 
 
-def test_the_api_docs_show_the_token_header_whole(site, page, shots):
+def test_the_api_docs_show_the_token_header_whole_and_every_operation(site, page, shots, csp_violations):
     page.goto(f"{site.base}/api/docs/")
     expect(page.locator(".swagger-ui .info .description")).to_contain_text("Authorization: Token <key>")
+    expect(page.locator(".swagger-ui .opblock-summary-path", has_text="/api/modes/").first).to_be_visible()
     shots(page, "api-docs")
+    assert csp_violations == []

@@ -47,9 +47,9 @@ SEED_KEYS = ["general", "ddr_authoring", "workflow_authoring"]
 
 
 @pytest.fixture
-def database(tmp_path):
+def database():
     """The environment of a freshly migrated database of its own: the seed modes, catalog revision 1."""
-    with scratch_database(tmp_path) as env:
+    with scratch_database() as env:
         yield env
 
 

@@ -22,9 +22,9 @@ RECOVERY_SECONDS = 15
 
 
 @pytest.fixture(scope="module")
-def outage(tmp_path_factory):
+def outage():
     """(server, proxy, token): the app on a scratch database reached through a proxy that the test can cut."""
-    with scratch_database(tmp_path_factory.mktemp("outage")) as env:
+    with scratch_database() as env:
         token = make_users(env, "alice")["alice"]
         address = urlsplit(env["DATABASE_URL"])
         proxy = TcpProxy(address.hostname, address.port)

@@ -128,8 +128,8 @@ def test_the_address_is_the_one_the_throttles_trust(client, root, settings):
     assert token_login(client, "root-password-123").status_code == 429
 
 
-def test_a_live_server_locks_out_guessing_from_a_real_address_logs_it_and_the_command_unlocks(tmp_path):
-    with scratch_database(tmp_path) as env:
+def test_a_live_server_locks_out_guessing_from_a_real_address_logs_it_and_the_command_unlocks():
+    with scratch_database() as env:
         make_users(env, "root")
         with serving("make-serve", production_env(env, TOKEN_RATE="1000/min"), "WORKERS=1") as server:
 

@@ -142,9 +142,9 @@ def test_swagger_ui_is_public_and_loads_only_assets_served_by_the_app_itself():
     response = client.get("/api/docs/")
     assert response.status_code == 200
     html = response.content.decode()
-    assert 'url: "/api/schema/"' in html
 
-    # No CDN: not a single absolute URL, and every asset comes from the sidecar package under /static/.
+    # No CDN: not a single absolute URL; every asset comes from the sidecar package or this app under /static/,
+    # and the start-up script (split out of the page, for its Content-Security-Policy) from the page's own URL.
     assert re.findall(r"https?://", html) == []
     assets = _static_assets(html)
     assert {Path(asset).name for asset in assets} >= {
@@ -152,13 +152,18 @@ def test_swagger_ui_is_public_and_loads_only_assets_served_by_the_app_itself():
         "swagger-ui-bundle.js",
         "swagger-ui-standalone-preset.js",
         "favicon-32x32.png",
+        "api_docs.css",
     }
-    for asset in assets:
-        assert asset.startswith("/static/drf_spectacular_sidecar/"), asset
+    script = next(asset for asset in assets if asset.startswith("/api/docs/?script"))
+    started = client.get(script)
+    assert started["Content-Type"].startswith("application/javascript")
+    assert 'url: "/api/schema/"' in started.content.decode()
+    for asset in set(assets) - {script}:
+        assert asset.startswith(("/static/drf_spectacular_sidecar/", "/static/front_door/")), asset
         served = client.get(asset)
         assert served.status_code == 200, asset
         body = b"".join(served.streaming_content) if served.streaming else served.content
-        # The very file the drf-spectacular-sidecar package ships.
+        # The very file the drf-spectacular-sidecar package (or this app) ships.
         assert body == Path(finders.find(asset.removeprefix("/static/"))).read_bytes(), asset
     assert client.get("/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js")[
         "Content-Type"

@@ -104,9 +104,9 @@ def test_the_threads_of_a_process_share_one_count_and_one_warning_while_redis_is
     ]
 
 
-def test_a_live_server_keeps_serving_through_a_redis_outage_and_counts_in_redis_again_after(tmp_path):
+def test_a_live_server_keeps_serving_through_a_redis_outage_and_counts_in_redis_again_after():
     port = free_port()
-    with scratch_database(tmp_path) as env:
+    with scratch_database() as env:
         token = make_users(env, "alice")["alice"]
         env = production_env(env, REDIS_URL=f"redis://127.0.0.1:{port}/0", TOOL_INVOKE_RATE="5/day")
         with redis_server(port) as first_redis, serving("make-serve", env, "WORKERS=1") as server:

@@ -1,8 +1,9 @@
 """
 Requests that `make serve` refuses before the app sees them (a Content-Length that is not a number, a request
-line over 8 KiB, headers over their limits, a body over 4 MiB) are answered with the API's JSON error body, not
-an HTML page; and what reaches the app is judged there as everywhere: a JSON key given twice is a 400 naming
-it, and a chunked body, which nginx reads whole, is taken like any other. Raw HTTP against a live server.
+line over 8 KiB, headers over their limits, a body over 4 MiB, a method the service does not serve) are answered
+with the API's JSON error body, not an HTML page; and what reaches the app is judged there as everywhere: a
+JSON key given twice is a 400 naming it, and a chunked body, which nginx reads whole, is taken like any other.
+Raw HTTP against a live server.
 """
 
 import json
@@ -15,8 +16,8 @@ from .servers import make_users, production_env, scratch_database, serving
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    with scratch_database(tmp_path_factory.mktemp("limits")) as env:
+def served():
+    with scratch_database() as env:
         token = make_users(env, "alice")["alice"]
         with serving("make-serve", production_env(env), "WORKERS=1") as server:
             yield server, token
@@ -109,3 +110,23 @@ def test_a_chunked_body_is_read_whole_and_taken(served):
     )
     assert status == 201
     assert json.loads(answer)["title"] == "Sent in chunks"
+
+
+SERVED_METHODS = "get, head, post, options"  # raw_request lower-cases header lines whole
+
+
+@pytest.mark.parametrize("method", [b"TRACE", b"PUT", b"DELETE", b"PATCH", b"BREW"])
+def test_a_method_the_service_does_not_serve_gets_a_json_405_naming_the_methods_it_does(served, method):
+    server, _ = served
+    answered, headers, body = raw_request(server.port, method + b" /api/modes/ HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    assert (answered, headers["content-type"], headers["allow"]) == (405, "application/json", SERVED_METHODS)
+    assert json.loads(body) == {
+        "detail": "This method is not served here; the service serves GET, HEAD, POST and OPTIONS."
+    }
+
+
+def test_a_method_the_service_serves_but_not_at_that_address_gets_the_apps_json_405(served):
+    server, _ = served
+    answered, headers, body = raw_request(server.port, b"POST /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    assert (answered, headers["content-type"], headers["allow"]) == (405, "application/json", "get, head")
+    assert "detail" in json.loads(body)

@@ -23,8 +23,8 @@ CLOSE_WITHIN_SECONDS = 120
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    with scratch_database(tmp_path_factory.mktemp("slow")) as env:
+def served():
+    with scratch_database() as env:
         token = make_users(env, "alice")["alice"]
         with serving("make-serve", production_env(env, SESSION_CREATE_RATE="100000/min")) as server:
             yield server, token

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from .servers import free_port
+from .servers import free_port, hand_to_serve_user, sqlite_folder
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -72,10 +72,13 @@ def migrated_template(tmp_path_factory):
 
 
 @pytest.fixture
-def intact_db(migrated_template, tmp_path):
-    db_file = tmp_path / "db.sqlite3"
-    shutil.copy(migrated_template, db_file)
-    return db_file
+def intact_db(migrated_template):
+    # Where make serve, run by root, can hand it to the app's user.
+    with sqlite_folder() as folder:
+        db_file = folder / "db.sqlite3"
+        shutil.copy(migrated_template, db_file)
+        hand_to_serve_user(folder)
+        yield db_file
 
 
 @pytest.fixture
