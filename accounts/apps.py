@@ -1,6 +1,19 @@
+"""The accounts app: organizations, memberships, API tokens and the login lockout."""
+
 from django.apps import AppConfig
+from django.conf import settings
+from django.db.models.signals import post_save
 
 
 class AccountsConfig(AppConfig):
     name = "accounts"
     verbose_name = "Accounts"
+
+    def ready(self):
+        from .tokens import revoke_tokens_when_the_password_changes
+
+        post_save.connect(
+            revoke_tokens_when_the_password_changes,
+            sender=settings.AUTH_USER_MODEL,
+            dispatch_uid="accounts.revoke_tokens_when_the_password_changes",
+        )

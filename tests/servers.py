@@ -82,14 +82,14 @@ def run_django_json(env, code):
 USERS = """
 import json
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 from accounts.models import Membership, Organization
+from accounts.tokens import create_token
 tokens = {{}}
 for name in {names!r}:
     user = get_user_model().objects.create_user(username=name, password=name + "-password-123")
     org = Organization.objects.create(name=name.title(), slug=name)
     Membership.objects.create(user=user, organization=org)
-    tokens[name] = Token.objects.create(user=user).key
+    tokens[name] = create_token(user=user, name="tests")[1]
 print(json.dumps(tokens))
 """
 

@@ -3,8 +3,9 @@
 import uuid
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+
+from accounts.models import ApiToken
 
 from .expected import refusal_at
 
@@ -65,7 +66,7 @@ def test_a_malformed_token_gets_401(alice, header):
 
 def test_a_deleted_token_no_longer_authenticates(alice, alice_client):
     assert alice_client.get("/api/tools/").status_code == 200
-    Token.objects.filter(user=alice).delete()
+    ApiToken.objects.filter(user=alice).delete()
     assert alice_client.get("/api/tools/").status_code == 401
 
 
@@ -101,10 +102,11 @@ def test_a_logged_out_session_gets_401(alice):
     assert client.get("/api/modes/").status_code == 401
 
 
-def test_the_token_endpoint_trades_credentials_for_the_users_token(alice, anon_client):
+def test_the_token_endpoint_trades_credentials_for_a_new_token(alice, anon_client):
     response = anon_client.post("/api/token/", {"username": "alice", "password": "alice-password-123"}, format="json")
     assert response.status_code == 200
-    assert response.json() == {"token": alice.auth_token.key}
+    assert list(response.json()) == ["token"] and response.json()["token"] != alice.api_key
+    assert anon_client.get("/api/tools/", HTTP_AUTHORIZATION=f"Token {response.json()['token']}").status_code == 200
 
 
 def test_the_token_endpoint_refuses_a_wrong_password(alice, anon_client):

@@ -15,9 +15,9 @@ from modes.models import AgentMode, CatalogVersion, DeclaredTool
 # Dependents before what they depend on.
 APPS_IN_REVERSE_DEPENDENCY_ORDER = [
     "sessions_app",
+    "knox",
     "accounts",
     "modes",
-    "authtoken",
     "admin",
     "auth",
     "contenttypes",

@@ -218,7 +218,7 @@ def test_with_redis_two_clients_of_one_user_share_the_throttle_count(redis_cache
     assert isinstance(caches["default"], FailoverRedisCache)
     first, second = APIClient(), APIClient()
     for client in (first, second):
-        client.credentials(HTTP_AUTHORIZATION=f"Token {alice.auth_token.key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {alice.api_key}")
     assert [hello(first).status_code, hello(second).status_code, hello(first).status_code] == [200, 200, 200]
     assert_throttled(hello(second))
     # The count is in Redis, where every worker process reads it: the four requests of this window, the last refused.
