@@ -117,6 +117,26 @@ def bob(db):
 
 
 @pytest.fixture
+def clock(monkeypatch):
+    """Moves the service's clock (django.utils.timezone.now) forward: clock.advance(seconds=61)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    real_now = timezone.now
+
+    class Clock:
+        offset = timedelta()
+
+        def advance(self, **delta):
+            self.offset += timedelta(**delta)
+
+    moved = Clock()
+    monkeypatch.setattr(timezone, "now", lambda: real_now() + moved.offset)
+    return moved
+
+
+@pytest.fixture
 def alice_org(alice):
     return alice.membership.organization
 
