@@ -100,13 +100,17 @@ def make_users(env, *names) -> dict:
 
 
 @contextmanager
-def scratch_database(tmp_path):
-    """The environment of a migrated database of the suite's kind (SQLite or PostgreSQL), dropped afterwards."""
+def scratch_database(tmp_path, migrated=True):
+    """
+    The environment of a database of the suite's kind (SQLite or PostgreSQL), migrated unless migrated is
+    False (empty), dropped afterwards.
+    """
     base = {key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
     config = settings.DATABASES["default"]
     if config["ENGINE"].endswith("sqlite3"):
         env = {**base, "DATABASE_URL": f"sqlite:///{tmp_path / 'scratch.sqlite3'}"}
-        _migrate(env)
+        if migrated:
+            _migrate(env)
         yield env
         return
     name = f"aptix_scratch_{uuid.uuid4().hex[:12]}"
@@ -116,7 +120,8 @@ def scratch_database(tmp_path):
     try:
         credentials = f"{server['user']}:{config['PASSWORD']}" if config["PASSWORD"] else server["user"]
         env = {**base, "DATABASE_URL": f"postgres://{credentials}@{server['host']}:{server['port']}/{name}"}
-        _migrate(env)
+        if migrated:
+            _migrate(env)
         yield env
     finally:
         with psycopg.connect(dbname="postgres", autocommit=True, password=config["PASSWORD"] or None, **server) as admin:

@@ -15,7 +15,6 @@ from modes.models import AgentMode, CatalogVersion, DeclaredTool
 # Dependents before what they depend on.
 APPS_IN_REVERSE_DEPENDENCY_ORDER = [
     "sessions_app",
-    "knox",
     "accounts",
     "modes",
     "admin",
