@@ -62,13 +62,14 @@ def token_of_key(*, key: str) -> ApiToken | None:
     digest = hash_token(key)
     now = timezone.now()
     adapt = connection.ops.adapt_datetimefield_value
-    found = list(get_user_model().objects.raw(_token_user_sql(), [adapt(now - LAST_USED_PRECISION), digest, adapt(now)]))
+    parameters = [adapt(now - LAST_USED_PRECISION), digest, adapt(now)]
+    found = list(get_user_model().objects.raw(_token_user_sql(), parameters))
     if not found:
         return None
     user = found[0]
     token_id = user.__dict__.pop("token_id")
     last_used_is_stale = bool(user.__dict__.pop("token_last_used_is_stale"))
-    # The token as the ORM would load it with only these fields (given in the model's order); the others load if read.
+    # The token as the ORM would load it with only these fields (in the model's order); the others load if read.
     loaded = {"id": token_id, "digest": digest, "user_id": user.pk}
     names = [field.attname for field in ApiToken._meta.concrete_fields if field.attname in loaded]
     token = ApiToken.from_db(user._state.db, names, [loaded[name] for name in names])
@@ -91,9 +92,9 @@ def mark_used(*, token: ApiToken) -> None:
 @cache
 def _token_user_sql() -> str:
     """
-    The user of the unexpired token of a digest, the token's id, and whether the token's last use was recorded before a time.
-    Written once: building it through the ORM on every request took longer than the database took to run it
-    (benchmarks/RESULTS.md).
+    The user of the unexpired token of a digest, the token's id, and whether the token's last use was recorded
+    before a time. Written once: building it through the ORM on every request took longer than the database
+    took to run it (benchmarks/RESULTS.md).
     """
     user_model = get_user_model()
     token_to_user = ApiToken._meta.get_field("user")

@@ -81,4 +81,6 @@ def test_revoke_tokens_without_a_name_revokes_all_of_the_users_tokens(alice, bob
 
 def test_revoke_tokens_refuses_an_unknown_user_or_name_in_one_line(alice):
     assert refusal("revoke_tokens", "nobody") == "No user is named 'nobody'."
-    assert refusal("revoke_tokens", "alice", "--name", "plannr") == "'alice' has no token named 'plannr' (its tokens: 'tests')."
+    assert refusal("revoke_tokens", "alice", "--name", "plannr") == (
+        "'alice' has no token named 'plannr' (its tokens: 'tests')."
+    )
