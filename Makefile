@@ -27,7 +27,8 @@ install: $(VENV)/.installed-runtime
 
 install-test: $(VENV)/.installed-test
 
-# Serves the app on http://127.0.0.1:8000/ with the embedded SQLite database.
+# Serves the app on http://127.0.0.1:8000/ with the embedded SQLite database. Prints a new API token named
+# `local` at each start (the previous one is revoked: only a digest of a key is stored, so none can be shown twice).
 run: install
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	DEBUG=1 $(BIN)/python manage.py create_local_admin

@@ -1,6 +1,7 @@
 """
-Admin for organizations and memberships, and for the login attempts that django-axes records: its
-"Clean up expired attempts" action deletes rows, so here it takes the delete permission like any deletion.
+Admin for organizations, memberships and API tokens (listed and revoked here, never shown or minted), and for
+the login attempts that django-axes records: its "Clean up expired attempts" action deletes rows, so here it
+takes the delete permission like any deletion.
 """
 
 from axes import admin as axes_admin
@@ -8,7 +9,7 @@ from axes.models import AccessAttempt
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from .models import Membership, Organization
+from .models import ApiToken, Membership, Organization
 
 
 @admin.register(Organization)
@@ -36,3 +37,29 @@ class AccessAttemptAdmin(axes_admin.AccessAttemptAdmin):
 if admin.site.is_registered(AccessAttempt):  # importing axes' admin registered it, unless AXES_ENABLE_ADMIN is off
     admin.site.unregister(AccessAttempt)
     admin.site.register(AccessAttempt, AccessAttemptAdmin)
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """
+    Tokens are listed, never their keys (not stored) nor their digests. None is added here: a key is shown
+    once, to whoever creates it (create_token, create_agent_user, POST /api/token/). Deleting one revokes it.
+    """
+
+    list_display = ["name", "prefix", "user", "created", "last_used_at", "expiry"]
+    list_select_related = ["user"]
+    search_fields = ["name", "token_key", "user__username"]
+    fields = list_display
+    readonly_fields = list_display
+
+    @admin.display(description="prefix", ordering="token_key")
+    def prefix(self, token):
+        """The key's first characters, to match a token against the key a client holds."""
+        return f"{token.token_key}…"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        # Nothing of a token is edited: revoke it and create another.
+        return False

@@ -1,6 +1,8 @@
-"""The accounts app: organizations, API tokens and the login lockout, whose log line is connected at start."""
+"""The accounts app: organizations, memberships, API tokens and the login lockout."""
 
 from django.apps import AppConfig
+from django.conf import settings
+from django.db.models.signals import post_save
 
 
 class AccountsConfig(AppConfig):
@@ -8,9 +10,15 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts"
 
     def ready(self):
-        # Imported here: the lockout module reads axes' models, which exist only once the apps are loaded.
+        # Imported here: both modules read models (axes' and ours), which exist only once the apps are loaded.
         from axes.signals import user_locked_out
 
         from .lockout import log_lockout
+        from .tokens import revoke_tokens_when_the_password_changes
 
         user_locked_out.connect(log_lockout, dispatch_uid="accounts.lockout.log_lockout")
+        post_save.connect(
+            revoke_tokens_when_the_password_changes,
+            sender=settings.AUTH_USER_MODEL,
+            dispatch_uid="accounts.revoke_tokens_when_the_password_changes",
+        )

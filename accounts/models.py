@@ -1,8 +1,13 @@
-"""Organizations: a user belongs to at most one, and sessions and audit rows record it."""
+"""
+Organizations: a user belongs to at most one, and sessions and audit rows record it. API tokens: a user holds
+several, each named, stored as a digest only.
+"""
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import models
+from knox.models import AbstractAuthToken
+from knox.settings import CONSTANTS
 
 
 class Organization(models.Model):
@@ -33,3 +38,28 @@ def organization_of(user) -> Organization | None:
             return None
     membership = Membership.objects.filter(user_id=user.pk).select_related("organization").first()
     return membership.organization if membership else None
+
+
+class ApiToken(AbstractAuthToken):
+    """
+    An API key, stored as knox stores it: the sha512 digest of the key and the key's first 15 characters
+    (token_key, to tell tokens apart), never the key itself. A user holds several, one per agent back-end,
+    told apart by name.
+    """
+
+    # knox makes the digest the primary key; a number is, here, so that the admin's links and forms (which
+    # carry the primary key) never show the digest. Tokens are still found by digest, through its unique index.
+    id = models.BigAutoField(primary_key=True)
+    digest = models.CharField(max_length=CONSTANTS.DIGEST_LENGTH, unique=True)
+    name = models.CharField(max_length=100, help_text="What the token is for, such as the agent back-end using it.")
+    last_used_at = models.DateTimeField(
+        null=True, blank=True, help_text="Written at most once a minute, so up to a minute behind."
+    )
+
+    class Meta:
+        verbose_name = "API token"
+        ordering = ["-created"]
+
+    def __str__(self):
+        # knox's own names the digest; this names what a person can match against the key they hold.
+        return f"{self.name} ({self.token_key}…)"

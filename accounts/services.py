@@ -2,24 +2,27 @@
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from rest_framework.authtoken.models import Token
 
 from .models import Membership, Organization
+from .tokens import create_token
+
+AGENT_TOKEN_NAME = "agent"
 
 
 class AccountRefused(ValueError):
     """An account that cannot be created as asked; the message says why and what to do instead."""
 
 
-def create_agent_user(*, username: str, organization_slug: str | None) -> Token:
+def create_agent_user(*, username: str, organization_slug: str | None) -> str:
     """
     A new user without a password (nobody can log in as it), in the organization of that slug if one is
-    given, and its API token. Nothing is created if any part is refused.
+    given, and the key of its API token (named "agent"). Nothing is created if any part is refused.
     """
     User = get_user_model()
     if User.objects.filter(**{User.USERNAME_FIELD: username}).exists():
         raise AccountRefused(
-            f"A user named {username!r} exists already; 'manage.py drf_create_token -r {username}' gives it a new token."
+            f"A user named {username!r} exists already; 'manage.py create_token {username} --name NAME' "
+            "gives it a new token."
         )
     organization = None
     if organization_slug is not None:
@@ -36,4 +39,5 @@ def create_agent_user(*, username: str, organization_slug: str | None) -> Token:
         user.save()
         if organization is not None:
             Membership.objects.create(user=user, organization=organization)
-        return Token.objects.create(user=user)
+        _, key = create_token(user=user, name=AGENT_TOKEN_NAME)
+        return key

@@ -1,45 +1,59 @@
-"""POST /api/token/: trade a username and password for an API token, throttled and locked against guessing."""
+"""POST /api/token/: trade a username and password for a new API token, throttled and locked against guessing."""
 
 from django.contrib.auth.signals import user_logged_in
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers
-from rest_framework.authtoken.models import Token
 from rest_framework.authtoken.serializers import AuthTokenSerializer
-from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.parsers import FormParser
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from aptix_site.api import StrictCharField, StrictSerializer, error_responses
 from aptix_site.content import StrictJSONParser
 from aptix_site.throttling import WindowRateThrottle
 
 from .lockout import lockout_message, lockout_seconds
+from .models import ApiToken
+from .tokens import create_token
+
+DEFAULT_TOKEN_NAME = "api"
 
 
 # DRF's credentials check, refusing unknown fields and non-text values like every other body here.
 class Credentials(StrictSerializer, AuthTokenSerializer):
-    """The username and password of an account; other fields are refused."""
+    """The username and password of an account, and a name for the new token; other fields are refused."""
 
     username = StrictCharField(max_length=150, write_only=True)
     password = StrictCharField(max_length=4096, trim_whitespace=False, write_only=True)
+    name = StrictCharField(
+        max_length=ApiToken._meta.get_field("name").max_length,
+        default=DEFAULT_TOKEN_NAME,
+        write_only=True,
+        help_text="What the token is for, to find it among the user's tokens later (default: api).",
+    )
     token = None
 
 
 class TokenResponse(serializers.Serializer):
-    token = serializers.CharField()
+    token = serializers.CharField(help_text="The new token's key; shown this once, only its digest is kept.")
 
 
-class TokenView(ObtainAuthToken):
+class TokenView(APIView):
     # Credentials come in the body; a stale Authorization header must not turn this into a 401.
     authentication_classes = []
+    permission_classes = []
     parser_classes = [StrictJSONParser, FormParser]
-    serializer_class = Credentials
     throttle_classes = [WindowRateThrottle]
     throttle_scope = "token"
 
-    @extend_schema(operation_id="obtainToken", auth=[], responses={200: TokenResponse, **error_responses(400, 411, 413, 415, 429)})
+    @extend_schema(
+        operation_id="obtainToken",
+        auth=[],
+        request=Credentials,
+        responses={200: TokenResponse, **error_responses(400, 411, 413, 415, 429)},
+    )
     def post(self, request, *args, **kwargs):
-        credentials = self.get_serializer(data=request.data)
+        credentials = Credentials(data=request.data, context={"request": request, "view": self})
         try:
             credentials.is_valid(raise_exception=True)
         except exceptions.ValidationError:
@@ -48,10 +62,10 @@ class TokenView(ObtainAuthToken):
                 raise LoginLockedOut(request) from None
             raise
         user = credentials.validated_data["user"]
-        token, _ = Token.objects.get_or_create(user=user)
+        _, key = create_token(user=user, name=credentials.validated_data["name"])
         # A token is a login: django-axes forgets the failures before it, and last_login is kept.
         user_logged_in.send(sender=type(user), request=request._request, user=user)
-        return Response({"token": token.key})
+        return Response({"token": key})
 
 
 class LoginLockedOut(exceptions.Throttled):

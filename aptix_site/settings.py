@@ -116,7 +116,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    # knox's token model (our accounts.ApiToken subclasses it) and its key generation and digest.
+    "knox",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
@@ -266,6 +267,17 @@ REST_FRAMEWORK = {
         "token": os.environ.get("TOKEN_RATE", "10/min"),
     },
 }
+
+# API tokens (accounts.ApiToken): only a digest of each key is stored (knox's sha512, its primary key), and the
+# key's first 15 characters to find it; the key is shown once, when the token is created. A token expires
+# API_TOKEN_TTL_DAYS days after it is created (unset or 0: never; `create_token --expires-days` sets one per token).
+KNOX_TOKEN_MODEL = "accounts.ApiToken"
+# knox's migrations build only its own token table, which ours replaces: left to them, they would build it all
+# the same, unused, its foreign key to the users stopping PostgreSQL from emptying the users table (flush).
+MIGRATION_MODULES = {"knox": None}
+API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 0) or None
+# Expiry is ours (API_TOKEN_TTL_DAYS, passed to each token as it is created): knox's default of 10 hours never applies.
+REST_KNOX = {"TOKEN_TTL": None}
 
 # Requests to /api/ with a larger body are refused with 413.
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)

@@ -14,16 +14,17 @@ def main():
     django.setup()
 
     from django.contrib.auth.models import User
-    from rest_framework.authtoken.models import Token
 
     from accounts.models import Membership, Organization
+    from accounts.tokens import create_token
     from sessions_app.services import create_session
 
     user = User.objects.create_user("bench")
     org = Organization.objects.create(name="Bench", slug="bench")
     Membership.objects.create(user=user, organization=org)
     session = create_session(owner=user, org=org)
-    print(json.dumps({"token": Token.objects.create(user=user).key, "session": str(session.id)}))
+    _, key = create_token(user=user, name="bench")
+    print(json.dumps({"token": key, "session": str(session.id)}))
 
 
 if __name__ == "__main__":

@@ -86,24 +86,27 @@ def _password_hash(password):
 
 
 def _member(username, org_name, org_slug):
-    """A user (password '<username>-password-123') in a new organization, with an API token."""
+    """
+    A user (password '<username>-password-123') in a new organization, with an API token whose key is
+    user.api_key (only its digest is stored: the key cannot be read back from the database).
+    """
     from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
 
     from accounts.models import Membership, Organization
+    from accounts.tokens import create_token
 
     user = get_user_model().objects.create_user(username=username)
     user.password = _password_hash(f"{username}-password-123")
     user.save(update_fields=["password"])
     org = Organization.objects.create(name=org_name, slug=org_slug)
     Membership.objects.create(user=user, organization=org)
-    Token.objects.create(user=user)
+    _, user.api_key = create_token(user=user, name="tests")
     return user
 
 
 @pytest.fixture
 def alice(db):
-    """A user in the organization 'acme', with an API token (alice.auth_token.key)."""
+    """A user in the organization 'acme', with an API token (its key: alice.api_key)."""
     return _member("alice", "Acme", "acme")
 
 
@@ -111,6 +114,26 @@ def alice(db):
 def bob(db):
     """A user in the organization 'globex', with an API token."""
     return _member("bob", "Globex", "globex")
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """Moves the service's clock (django.utils.timezone.now) forward: clock.advance(seconds=61)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    real_now = timezone.now
+
+    class Clock:
+        offset = timedelta()
+
+        def advance(self, **delta):
+            self.offset += timedelta(**delta)
+
+    moved = Clock()
+    monkeypatch.setattr(timezone, "now", lambda: real_now() + moved.offset)
+    return moved
 
 
 @pytest.fixture
@@ -129,7 +152,7 @@ def _token_client(user):
     from rest_framework.test import APIClient
 
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {user.auth_token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {user.api_key}")
     return client
 
 

@@ -84,14 +84,14 @@ def run_django_json(env, code):
 USERS = """
 import json
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 from accounts.models import Membership, Organization
+from accounts.tokens import create_token
 tokens = {{}}
 for name in {names!r}:
     user = get_user_model().objects.create_user(username=name, password=name + "-password-123")
     org = Organization.objects.create(name=name.title(), slug=name)
     Membership.objects.create(user=user, organization=org)
-    tokens[name] = Token.objects.create(user=user).key
+    tokens[name] = create_token(user=user, name="tests")[1]
 print(json.dumps(tokens))
 """
 
@@ -106,14 +106,18 @@ SERVE_USER = os.environ.get("SERVE_USER", "nobody")
 
 
 @contextmanager
-def scratch_database():
-    """The environment of a migrated database of the suite's kind (SQLite or PostgreSQL), dropped afterwards."""
+def scratch_database(migrated=True):
+    """
+    The environment of a database of the suite's kind (SQLite or PostgreSQL), migrated unless migrated is
+    False (empty), dropped afterwards.
+    """
     base = {key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
     config = settings.DATABASES["default"]
     if config["ENGINE"].endswith("sqlite3"):
         with sqlite_folder() as folder:
             env = {**base, "DATABASE_URL": f"sqlite:///{folder / 'scratch.sqlite3'}"}
-            _migrate(env)
+            if migrated:
+                _migrate(env)
             hand_to_serve_user(folder)
             yield env
         return
@@ -124,7 +128,8 @@ def scratch_database():
     try:
         credentials = f"{server['user']}:{config['PASSWORD']}" if config["PASSWORD"] else server["user"]
         env = {**base, "DATABASE_URL": f"postgres://{credentials}@{server['host']}:{server['port']}/{name}"}
-        _migrate(env)
+        if migrated:
+            _migrate(env)
         yield env
     finally:
         with psycopg.connect(dbname="postgres", autocommit=True, password=config["PASSWORD"] or None, **server) as admin:

@@ -3,8 +3,9 @@
 import uuid
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
+
+from accounts.models import ApiToken
 
 from .expected import refusal_at
 
@@ -54,18 +55,35 @@ def test_an_unknown_token_gets_401(method, url, alice):
 
 @pytest.mark.parametrize(
     "header",
-    ["Token", "Token ", "Token short", "Token " + "x" * 41, "Token " + "é" * 40, "Token a b"],
-    ids=["no-key", "empty-key", "short", "long", "non-ascii", "two-parts"],
+    [
+        "Token",
+        "Token ",
+        "Token short",
+        "Token " + "x" * 41,
+        "Token " + "é" * 40,
+        "Token a b",
+        "Token " + "a" * 63,
+        "Token " + "a" * 65,
+        "Token " + "A" * 64,
+        "Token " + "g" * 64,
+    ],
+    ids=["no-key", "empty-key", "short", "long", "non-ascii", "two-parts", "63-hex", "65-hex", "upper-hex", "not-hex"],
 )
-def test_a_malformed_token_gets_401(alice, header):
+def test_a_malformed_token_gets_401_without_a_query(alice, header, django_assert_num_queries):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=header)
-    assert client.get("/api/modes/").status_code == 401
+    with django_assert_num_queries(0):
+        assert client.get("/api/modes/").status_code == 401
+
+
+def test_a_well_formed_unknown_key_of_either_length_gets_401(alice, anon_client):
+    for key in ("0" * 40, "0" * 64, alice.api_key[:-1] + ("1" if alice.api_key[-1] == "0" else "0")):
+        assert anon_client.get("/api/modes/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 401
 
 
 def test_a_deleted_token_no_longer_authenticates(alice, alice_client):
     assert alice_client.get("/api/tools/").status_code == 200
-    Token.objects.filter(user=alice).delete()
+    ApiToken.objects.filter(user=alice).delete()
     assert alice_client.get("/api/tools/").status_code == 401
 
 
@@ -101,10 +119,11 @@ def test_a_logged_out_session_gets_401(alice):
     assert client.get("/api/modes/").status_code == 401
 
 
-def test_the_token_endpoint_trades_credentials_for_the_users_token(alice, anon_client):
+def test_the_token_endpoint_trades_credentials_for_a_new_token(alice, anon_client):
     response = anon_client.post("/api/token/", {"username": "alice", "password": "alice-password-123"}, format="json")
     assert response.status_code == 200
-    assert response.json() == {"token": alice.auth_token.key}
+    assert list(response.json()) == ["token"] and response.json()["token"] != alice.api_key
+    assert anon_client.get("/api/tools/", HTTP_AUTHORIZATION=f"Token {response.json()['token']}").status_code == 200
 
 
 def test_the_token_endpoint_refuses_a_wrong_password(alice, anon_client):

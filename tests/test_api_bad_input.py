@@ -15,9 +15,9 @@ from urllib.parse import quote
 import pytest
 import yaml
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.models import ApiToken
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 
@@ -59,7 +59,7 @@ def database_state():
         sorted(AgentSession.objects.values_list("pk", "owner_id", "mode_id", "title", "parent_id", "updated_at")),
         sorted(ModeChange.objects.values_list("pk", "session_id", "from_mode_id", "to_mode_id", "reason")),
         sorted(AgentMode.objects.values_list("pk", "key", "is_default", "updated_at")),
-        sorted(Token.objects.values_list("key", "user_id")),
+        sorted(ApiToken.objects.values_list("digest", "user_id")),
     )
 
 
@@ -830,7 +830,8 @@ def test_a_user_with_an_odd_unicode_name_and_password_can_get_a_token(anon_clien
             content_type="application/x-www-form-urlencoded",
         )
     assert response.status_code == 200, response.content
-    assert response.json() == {"token": Token.objects.get(user=user).key}
+    assert list(response.json()) == ["token"]
+    assert anon_client.get("/api/modes/", HTTP_AUTHORIZATION=f"Token {response.json()['token']}").status_code == 200
 
 
 def test_wrong_credentials_are_a_400_that_gives_nothing_away(anon_client, alice, fast_passwords, unchanged):
@@ -876,7 +877,7 @@ BROKEN_HEADER_NAMES = list(_broken_headers("0" * 40))
 def test_a_broken_authorization_header_is_a_401_even_with_a_valid_request(
     alice, alice_session, unchanged, header, method, url, body
 ):
-    value, message = _broken_headers(alice.auth_token.key)[header]
+    value, message = _broken_headers(alice.api_key)[header]
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=value)
     url = url.replace("{sid}", str(alice_session.pk))
@@ -905,11 +906,11 @@ def test_a_broken_authorization_header_is_a_401_even_with_a_valid_request(
     ids=["unknown-field", "number-username", "list-password", "long-username"],
 )
 def test_the_token_endpoint_refuses_what_it_does_not_read(anon_client, alice, body, field):
-    Token.objects.filter(user=alice).delete()
+    ApiToken.objects.filter(user=alice).delete()
     response = anon_client.post(TOKEN, body, format="json")
     assert response.status_code == 400
     assert list(response.json()) == [field]
-    assert not Token.objects.filter(user=alice).exists()
+    assert not ApiToken.objects.filter(user=alice).exists()
 
 
 # --- Accept headers --------------------------------------------------------------------------------------

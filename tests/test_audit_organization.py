@@ -26,7 +26,7 @@ DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 
 def change_over_rest(user, session, arguments):
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {user.auth_token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {user.api_key}")
     response = client.post(
         "/api/tools/agent_change_mode/invoke/", {"arguments": arguments, "sessionId": str(session.pk)}, format="json"
     )
@@ -36,7 +36,7 @@ def change_over_rest(user, session, arguments):
 
 def change_over_mcp(user, session, arguments):
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {user.auth_token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {user.api_key}")
     call = {"name": "agent_change_mode", "arguments": arguments}
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}
     response = client.post(f"/mcp/sessions/{session.pk}/", body, format="json")

@@ -88,8 +88,8 @@ def root_token(shared_database):
     """An API token for the admin user of the shared database."""
     return run_django(
         shared_database,
-        "from rest_framework.authtoken.models import Token; from django.contrib.auth.models import User; "
-        "print(Token.objects.get_or_create(user=User.objects.get(username='root'))[0].key)",
+        "from accounts.tokens import create_token; from django.contrib.auth.models import User; "
+        "print(create_token(user=User.objects.get(username='root'), name='tests')[1])",
     )
 
 

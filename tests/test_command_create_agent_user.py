@@ -6,9 +6,8 @@ from io import StringIO
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
-from rest_framework.authtoken.models import Token
 
-from accounts.models import Organization, organization_of
+from accounts.models import ApiToken, Organization, organization_of
 
 pytestmark = pytest.mark.django_db
 
@@ -20,10 +19,10 @@ def create_agent_user(*args):
 
 
 def refusal(*args):
-    users, tokens = get_user_model().objects.count(), Token.objects.count()
+    users, tokens = get_user_model().objects.count(), ApiToken.objects.count()
     with pytest.raises(CommandError) as caught:
         create_agent_user(*args)
-    assert (get_user_model().objects.count(), Token.objects.count()) == (users, tokens)
+    assert (get_user_model().objects.count(), ApiToken.objects.count()) == (users, tokens)
     return str(caught.value)
 
 
@@ -32,9 +31,10 @@ def acme(db):
     return Organization.objects.create(name="Acme", slug="acme")
 
 
-def test_prints_a_token_that_the_api_accepts(anon_client, acme):
+def test_prints_a_token_named_agent_that_the_api_accepts(anon_client, acme):
     out, err = create_agent_user("planner", "--organization", "acme")
-    assert re.fullmatch(r"[0-9a-f]{40}\n", out)
+    assert re.fullmatch(r"[0-9a-f]{64}\n", out)
+    assert list(ApiToken.objects.values_list("user__username", "name")) == [("planner", "agent")]
     assert err == "Created user 'planner' in organization 'acme'; it has no password and calls the API with this token:\n"
     response = anon_client.get("/api/modes/", HTTP_AUTHORIZATION=f"Token {out.strip()}")
     assert response.status_code == 200
@@ -54,9 +54,9 @@ def test_without_an_organization_the_user_belongs_to_none():
     assert organization_of(get_user_model().objects.get(username="planner")) is None
 
 
-def test_an_existing_user_is_refused_pointing_to_drf_create_token(alice):
+def test_an_existing_user_is_refused_pointing_to_create_token(alice):
     assert refusal("alice") == (
-        "A user named 'alice' exists already; 'manage.py drf_create_token -r alice' gives it a new token."
+        "A user named 'alice' exists already; 'manage.py create_token alice --name NAME' gives it a new token."
     )
 
 

@@ -1,4 +1,4 @@
-"""manage.py create_local_admin: the local development login and API token, DEBUG only."""
+"""manage.py create_local_admin: the local development login, and a fresh API token at each run, DEBUG only."""
 
 import re
 from io import StringIO
@@ -6,7 +6,9 @@ from io import StringIO
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
-from rest_framework.authtoken.models import Token
+
+from accounts.models import ApiToken
+from accounts.tokens import create_token
 
 pytestmark = pytest.mark.django_db
 
@@ -23,10 +25,10 @@ def test_refuses_with_debug_off(settings):
         create_local_admin()
     assert str(caught.value) == "create_local_admin is for local development; it refuses to run with DEBUG off."
     assert not get_user_model().objects.filter(username="admin").exists()
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
 
 
-def test_creates_admin_and_token_once_and_shows_the_password_only_the_first_time(settings):
+def test_creates_the_admin_once_and_a_new_token_at_each_run_revoking_the_last(settings, anon_client):
     settings.DEBUG = True
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
@@ -34,23 +36,39 @@ def test_creates_admin_and_token_once_and_shows_the_password_only_the_first_time
 
     match = re.fullmatch(
         r"Local admin login: admin / (?P<password>\S+)  \(shown once; /admin/\)\n"
-        r"API token: (?P<token>[0-9a-f]{40})  \(Authorization: Token (?P=token)\)\n",
+        r"API token: (?P<token>[0-9a-f]{64})  \(Authorization: Token (?P=token); a new one at each start\)\n",
         first,
     )
     assert match, first
     user = get_user_model().objects.get(username="admin")
     assert user.is_superuser and user.is_staff
     assert user.check_password(match["password"])
-    assert Token.objects.get(user=user).key == match["token"]
+    assert anon_client.get("/api/modes/", HTTP_AUTHORIZATION=f"Token {match['token']}").status_code == 200
 
     second = create_local_admin()
 
-    assert second == (
-        "Local admin login: admin (exists; password unchanged)\n"
-        f"API token: {match['token']}  (Authorization: Token {match['token']})\n"
+    again = re.fullmatch(
+        r"Local admin login: admin \(exists; password unchanged\)\n"
+        r"API token: (?P<token>[0-9a-f]{64})  \(Authorization: Token (?P=token); a new one at each start\)\n",
+        second,
     )
+    assert again, second
     assert match["password"] not in second
+    assert anon_client.get("/api/modes/", HTTP_AUTHORIZATION=f"Token {match['token']}").status_code == 401
+    assert anon_client.get("/api/modes/", HTTP_AUTHORIZATION=f"Token {again['token']}").status_code == 200
     assert get_user_model().objects.filter(username="admin").count() == 1
-    assert Token.objects.count() == 1
+    assert list(ApiToken.objects.values_list("name", flat=True)) == ["local"]
     user.refresh_from_db()
     assert user.check_password(match["password"])
+
+
+def test_keeps_the_admins_other_tokens(settings, anon_client):
+    settings.DEBUG = True
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    create_local_admin()
+    _, key = create_token(user=get_user_model().objects.get(username="admin"), name="script")
+
+    create_local_admin()
+
+    assert anon_client.get("/api/modes/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 200
+    assert sorted(ApiToken.objects.values_list("name", flat=True)) == ["local", "script"]

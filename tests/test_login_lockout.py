@@ -15,7 +15,8 @@ import requests
 from axes.models import AccessAttempt
 from django.core.management import call_command
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
+
+from accounts.models import ApiToken
 
 from .servers import make_users, production_env, run_manage, scratch_database, serving
 
@@ -60,7 +61,7 @@ def test_the_token_endpoint_locks_a_user_name_and_address_out_at_the_fifth_failu
     assert locked.status_code == 429
     assert locked.json() == {"detail": f"{LOCKED_OUT} Expected available in 900 seconds."}
     assert locked["Retry-After"] == "900"
-    assert not Token.objects.filter(user=root).exists()
+    assert not ApiToken.objects.filter(user=root).exists()
 
 
 def test_the_lockout_is_per_address_and_per_user_name(client, root, django_user_model):

@@ -17,7 +17,7 @@ def alice_mcp(alice):
     from rest_framework.test import APIClient
 
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {alice.auth_token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {alice.api_key}")
     return client
 
 

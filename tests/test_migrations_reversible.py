@@ -17,7 +17,6 @@ APPS_IN_REVERSE_DEPENDENCY_ORDER = [
     "sessions_app",
     "accounts",
     "modes",
-    "authtoken",
     "admin",
     "auth",
     "contenttypes",

@@ -24,6 +24,6 @@ def test_the_token_lookup_and_the_catalog_version_read_are_prepared_after_a_few_
     for _ in range(6):
         assert alice_client.get("/api/modes/").status_code == 200
     statements = prepared_statements()
-    assert any('JOIN "authtoken_token"' in statement for statement in statements), statements
+    assert any('JOIN "accounts_apitoken"' in statement for statement in statements), statements
     assert STATE_SQL in statements, statements
 

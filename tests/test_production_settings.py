@@ -195,7 +195,7 @@ def test_a_tool_call_on_a_real_database_failure_answers_a_500_that_reveals_nothi
 
 def test_an_mcp_tool_call_on_a_real_database_failure_is_a_json_rpc_internal_error(broken_catalog_tables, alice):
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {alice.auth_token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {alice.api_key}")
     body = {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "agent_list_modes"}}
     response = broken_catalog_tables(lambda: client.post("/mcp/", body, format="json"))
     assert response.status_code == 500

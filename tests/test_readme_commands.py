@@ -15,5 +15,5 @@ def commands_in_the_table() -> list[str]:
 
 def test_every_command_the_readme_lists_exists():
     listed = commands_in_the_table()
-    assert {"changepassword", "drf_create_token", "create_agent_user", "import_modes"} <= set(listed)
+    assert {"changepassword", "create_token", "revoke_tokens", "create_agent_user", "import_modes"} <= set(listed)
     assert sorted(set(listed) - set(get_commands())) == []

@@ -130,7 +130,7 @@ def test_over_mcp_a_branch_counts_against_the_same_limit(rates, alice, alice_cli
     rates(session_create="1/day")
     assert alice_client.post("/api/sessions/", {}, format="json").status_code == 201
     mcp = APIClient()
-    mcp.credentials(HTTP_AUTHORIZATION=f"Bearer {alice.auth_token.key}")
+    mcp.credentials(HTTP_AUTHORIZATION=f"Bearer {alice.api_key}")
     call = {
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "agent_change_mode", "arguments": {"mode": "ddr_authoring", "branch": True, "reason": "x"}},
@@ -263,7 +263,7 @@ def test_with_redis_two_clients_of_one_user_share_the_throttle_count(redis_cache
     assert isinstance(caches["default"], FailoverRedisCache)
     first, second = APIClient(), APIClient()
     for client in (first, second):
-        client.credentials(HTTP_AUTHORIZATION=f"Token {alice.auth_token.key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {alice.api_key}")
     assert [hello(first).status_code, hello(second).status_code, hello(first).status_code] == [200, 200, 200]
     assert_throttled(hello(second))
     # The count is in Redis, where every worker process reads it: the four requests of this window, the last refused.

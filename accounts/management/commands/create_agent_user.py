@@ -1,4 +1,7 @@
-"""Creates the account an agent back-end calls the API with (a user and its token) in one step, and prints the token."""
+"""
+Creates the account an agent back-end calls the API with (a user and its token, named "agent") in one step,
+and prints the token's key.
+"""
 
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
@@ -9,7 +12,7 @@ from accounts.services import AccountRefused, create_agent_user
 class Command(BaseCommand):
     help = (
         "Create a user for an agent back-end, without a password, and its API token; print the token. "
-        "For an existing user, use drf_create_token."
+        "For an existing user, use create_token."
     )
 
     def add_arguments(self, parser):
@@ -18,11 +21,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, username, organization, **options):
         try:
-            token = create_agent_user(username=username, organization_slug=organization)
+            key = create_agent_user(username=username, organization_slug=organization)
         except AccountRefused as error:
             raise CommandError(str(error)) from None
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
         where = f" in organization {organization!r}" if organization else ""
         self.stderr.write(f"Created user {username!r}{where}; it has no password and calls the API with this token:")
-        self.stdout.write(token.key)
+        self.stdout.write(key)

@@ -1,17 +1,23 @@
-"""Creates the local development login (admin) and its API token, and prints them. DEBUG only."""
+"""Creates the local development login (admin) and a fresh API token, and prints them. DEBUG only."""
 
 import secrets
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from rest_framework.authtoken.models import Token
+from django.db import transaction
+
+from accounts.tokens import create_token, revoke_tokens
 
 USERNAME = "admin"
+TOKEN_NAME = "local"
 
 
 class Command(BaseCommand):
-    help = "Create a local admin login and API token on first run, and print them (DEBUG only)."
+    help = (
+        "Create a local admin login on first run, and at each run a new API token named 'local' (the previous "
+        "one is revoked: only a digest of a key is stored, so a key cannot be shown twice); print them (DEBUG only)."
+    )
 
     def handle(self, *args, **options):
         if not settings.DEBUG:
@@ -24,5 +30,7 @@ class Command(BaseCommand):
             self.stdout.write(f"Local admin login: {USERNAME} / {password}  (shown once; /admin/)")
         else:
             self.stdout.write(f"Local admin login: {USERNAME} (exists; password unchanged)")
-        token, _ = Token.objects.get_or_create(user=user)
-        self.stdout.write(f"API token: {token.key}  (Authorization: Token {token.key})")
+        with transaction.atomic():
+            revoke_tokens(user=user, name=TOKEN_NAME)
+            _, key = create_token(user=user, name=TOKEN_NAME)
+        self.stdout.write(f"API token: {key}  (Authorization: Token {key}; a new one at each start)")
