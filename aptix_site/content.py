@@ -2,8 +2,8 @@
 How the API reads request bodies and picks the media type of its answers: the parser and the content negotiation
 that DRF's settings name.
 
-Kept apart from aptix_site.api for the reason aptix_site.authentication is: DRF imports these classes while
-rest_framework.views is still loading, so this module must not import views.
+Kept apart from aptix_site.api: DRF imports these classes while rest_framework.views is still loading, so this
+module must not import views.
 """
 
 import codecs

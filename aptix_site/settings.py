@@ -174,6 +174,9 @@ LOGIN_FAILURES_PER_USERNAME = env_int("LOGIN_FAILURES_PER_USERNAME", 100)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+# A login refused while locked out is not counted again: else one address, refused after its pair's limit, could
+# go on guessing until it reached a user name's limit and locked that name's owner out from every address.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_CLIENT_IP_CALLABLE = "accounts.lockout.client_address"
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.admin_lockout_response"
 # The log names the user name and the address (the password is never logged).
@@ -248,7 +251,7 @@ WHITENOISE_USE_FINDERS = True
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "aptix_site.authentication.StrictTokenAuthentication",
+        "accounts.authentication.StrictTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

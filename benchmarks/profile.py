@@ -31,7 +31,7 @@ LAYERS = [
     ("serializers", r"rest_framework/serializers\.py|rest_framework/fields\.py|/serializers\.py"),
     ("parser", r"rest_framework/parsers\.py|Request\._parse|Request\._load_data_and_files|Request\.data"),
     ("negotiation", r"rest_framework/negotiation\.py|perform_content_negotiation"),
-    ("authentication", r"rest_framework/authentication\.py|aptix_site/authentication\.py|perform_authentication"),
+    ("authentication", r"rest_framework/authentication\.py|accounts/authentication\.py|perform_authentication"),
     ("throttling", r"rest_framework/throttling\.py|aptix_site/throttling\.py|check_throttles|django/core/cache/"),
     ("permissions", r"check_permissions|rest_framework/permissions\.py"),
     ("the view's own code", r"\((modes|sessions_app|agent_api|agent_tools|mcp_server|accounts)/"),

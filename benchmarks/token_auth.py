@@ -1,5 +1,5 @@
 """
-What an API token costs per request, in-process: our lookup (aptix_site.authentication, one query) against
+What an API token costs per request, in-process: our lookup (accounts.authentication, one query) against
 knox's own TokenAuthentication (knox.auth) on the same token table, as the authentication step alone and as a
 whole GET /api/modes/ through Django's test client. Prints µs per request (best of ROUNDS × REQUESTS) and the
 queries each makes. On a scratch test database of the configured one (DATABASE_URL, or SQLite in memory):
@@ -40,7 +40,7 @@ def main():
     from rest_framework.test import APIRequestFactory
 
     from accounts.tokens import create_token
-    from aptix_site.authentication import StrictTokenAuthentication
+    from accounts.authentication import StrictTokenAuthentication
     from modes.views import ModeListView
 
     setup_test_environment()

@@ -231,6 +231,17 @@ def test_one_user_name_guessed_from_many_addresses_is_locked_out_from_everywhere
     assert token_login(client, "alice-password-123", address=ADDRESSES[0], username="alice").status_code == 200
 
 
+def test_logins_refused_while_locked_out_do_not_count_so_one_address_cannot_lock_a_name_out_everywhere(
+    client, small_limits, root
+):
+    # From one address the pair rule stops the guessing at 3; what is refused after that is not counted again,
+    # or one address alone would reach the user name's limit and lock its owner out from everywhere.
+    answers = [admin_login(client, "guess") for _ in range(20)]
+    assert [answer.status_code for answer in answers] == [200] * 2 + [429] * 18
+    assert admin_login(client, "root-password-123", address=ADDRESSES[0]).status_code == 302
+    assert token_login(client, "root-password-123", address=ADDRESSES[1]).status_code == 200
+
+
 def test_the_admin_login_refuses_a_user_name_guessed_from_many_addresses_with_a_readable_page(
     client, small_limits, root
 ):

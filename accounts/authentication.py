@@ -1,7 +1,7 @@
-"""Token authentication for the API.
+"""Token authentication for the API, with the accounts' API tokens (accounts.tokens).
 
-Kept apart from aptix_site.api: DRF imports authentication classes while
-rest_framework.views is still loading, so this module must not import views.
+DRF imports authentication classes while rest_framework.views is still loading, so this module must not
+import views.
 """
 
 from rest_framework import exceptions
