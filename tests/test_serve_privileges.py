@@ -3,14 +3,16 @@
 SERVE_USER (nobody), the app's socket and its folder are that user's alone, nginx's configuration is out of
 that user's reach, and a client cannot make the app believe it came over HTTPS (nginx sets X-Forwarded-Proto
 itself). One live server, on a scratch database of the suite's kind; and what it refuses before starting
-anything (root as SERVE_USER, a SQLite folder that user cannot write) is said in one line.
+anything (root as SERVE_USER, a SQLite folder that user cannot write, a project it could change) is said in one line.
 """
 
 import os
 import pwd
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -128,5 +130,29 @@ def test_a_sqlite_folder_serve_user_cannot_write_is_named_before_anything_starts
     env = production_env(os.environ, DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
     assert refusal(env) == (
         f"deploy/serve: SERVE_USER={SERVE_USER} cannot write the SQLite database's folder {tmp_path} "
-        "(SQLite keeps its WAL journal there); give that user write access to it."
+        "(SQLite keeps its WAL journal there); keep the database in a folder of its own that this user may write "
+        "(DATABASE_URL=sqlite:////var/lib/aptix/db.sqlite3)."
+    )
+
+
+def test_a_project_the_app_user_could_change_is_refused_since_root_runs_it():
+    # The serve script in a project whose deploy folder anyone may write: the app's user could replace what
+    # root runs at the next start.
+    project = Path(tempfile.mkdtemp(prefix="aptix-project-"))
+    try:
+        shutil.copytree(ROOT / "deploy", project / "deploy")
+        shutil.copy(ROOT / "manage.py", project)
+        os.chmod(project, 0o755)
+        os.chmod(project / "deploy", 0o777)
+        finished = subprocess.run(
+            [project / "deploy" / "serve"],
+            env={**production_env(os.environ), "PORT": str(free_port()), "VENV_BIN": str(ROOT / ".venv" / "bin")},
+            capture_output=True, text=True, timeout=60,
+        )
+    finally:
+        shutil.rmtree(project)
+    assert finished.returncode != 0
+    assert finished.stderr.splitlines()[0] == (
+        f"deploy/serve: SERVE_USER={SERVE_USER} can write deploy, which root runs or reads at start; only root may "
+        "write the project and .venv (keep a SQLite database in a folder of its own)."
     )
