@@ -2,7 +2,7 @@
 
 from django.apps import AppConfig
 from django.conf import settings
-from django.db.models.signals import post_save
+from django.db.models.signals import pre_save
 
 
 class AccountsConfig(AppConfig):
@@ -17,7 +17,7 @@ class AccountsConfig(AppConfig):
         from .tokens import revoke_tokens_when_the_password_changes
 
         user_locked_out.connect(log_lockout, dispatch_uid="accounts.lockout.log_lockout")
-        post_save.connect(
+        pre_save.connect(
             revoke_tokens_when_the_password_changes,
             sender=settings.AUTH_USER_MODEL,
             dispatch_uid="accounts.revoke_tokens_when_the_password_changes",

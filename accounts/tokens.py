@@ -9,7 +9,8 @@ from functools import cache
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.contrib.auth.hashers import is_password_usable
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 from knox.crypto import hash_token
@@ -30,6 +31,14 @@ def create_token(*, user, name: str, expires_in_days: int | None = None) -> tupl
     return ApiToken.objects.create(user=user, name=name, expiry=timedelta(days=days) if days else None)
 
 
+def replace_token(*, user, name: str) -> tuple[ApiToken, str]:
+    """create_token, ending the user's tokens of that name first: a client that asks for its token at each start
+    keeps one, not one more per start."""
+    with transaction.atomic():
+        revoke_tokens(user=user, name=name)
+        return create_token(user=user, name=name)
+
+
 def revoke_tokens(*, user, name: str | None = None) -> int:
     """Deletes the user's tokens, or only those of that name; how many there were."""
     tokens = ApiToken.objects.filter(user=user)
@@ -39,16 +48,27 @@ def revoke_tokens(*, user, name: str | None = None) -> int:
     return deleted
 
 
-def revoke_tokens_when_the_password_changes(sender, instance, created, raw=False, **kwargs):
+def revoke_tokens_when_the_password_changes(sender, instance, raw=False, update_fields=None, **kwargs):
     """
-    A post_save receiver on the user model: a new password ends every token of the user.
+    A pre_save receiver on the user model: a new password, or a password disabled, ends every token of the user.
     AbstractBaseUser.set_password keeps the new password in _password until save() has called
     password_changed; a login that only re-hashes the same password (a newer hasher) clears _password before
-    it saves, so that keeps the tokens, as it should. A new user has no tokens yet.
+    it saves, so that keeps the tokens, as it should. set_unusable_password (the admin's "disable
+    password-based authentication") leaves _password alone: the stored password is read, only then, to tell
+    whether it was usable. Revoked before the save, in its transaction where it has one: a save that fails
+    after it has lost the tokens, never kept them past a new password.
     """
-    if created or raw or getattr(instance, "_password", None) is None:
+    if raw or instance.pk is None or (update_fields is not None and "password" not in update_fields):
         return
-    revoke_tokens(user=instance)
+    if getattr(instance, "_password", None) is not None or (
+        not instance.has_usable_password() and _stored_password_is_usable(instance)
+    ):
+        revoke_tokens(user=instance)
+
+
+def _stored_password_is_usable(user) -> bool:
+    stored = type(user)._default_manager.filter(pk=user.pk).values_list("password", flat=True).first()
+    return stored is not None and is_password_usable(stored)
 
 
 def token_of_key(*, key: str) -> ApiToken | None:

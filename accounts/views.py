@@ -14,7 +14,7 @@ from aptix_site.throttling import WindowRateThrottle
 
 from .lockout import lockout_message, lockout_seconds
 from .models import ApiToken
-from .tokens import create_token
+from .tokens import replace_token
 
 DEFAULT_TOKEN_NAME = "api"
 
@@ -62,7 +62,7 @@ class TokenView(APIView):
                 raise LoginLockedOut(request) from None
             raise
         user = credentials.validated_data["user"]
-        _, key = create_token(user=user, name=credentials.validated_data["name"])
+        _, key = replace_token(user=user, name=credentials.validated_data["name"])
         # A token is a login: django-axes forgets the failures before it, and last_login is kept.
         user_logged_in.send(sender=type(user), request=request._request, user=user)
         return Response({"token": key})

@@ -9,6 +9,7 @@ from datetime import timedelta
 from io import StringIO
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.core.management import call_command
 from django.db import connection
@@ -75,6 +76,15 @@ def test_each_post_to_the_token_endpoint_makes_a_new_named_token_and_all_of_them
         assert status_with(anon_client, key) == 200
 
 
+def test_asking_again_for_a_token_of_the_same_name_replaces_it(fast_password_hashing, alice, anon_client):
+    first = new_token(anon_client, name="planner")
+    second = new_token(anon_client, name="planner")
+
+    assert (status_with(anon_client, first), status_with(anon_client, second)) == (401, 200)
+    assert ApiToken.objects.filter(user=alice, name="planner").count() == 1
+    assert status_with(anon_client, alice.api_key) == 200  # another name's token is untouched
+
+
 @pytest.mark.parametrize("name", ["", "x" * 101, 5], ids=["empty", "too-long", "number"])
 def test_a_bad_token_name_is_a_400_and_makes_no_token(fast_password_hashing, alice, anon_client, name):
     body = {"username": "alice", "password": "alice-password-123", "name": name}
@@ -134,6 +144,30 @@ def test_a_new_password_set_as_changepassword_sets_it_revokes_all_of_the_users_t
     alice.save()
 
     assert status_with(anon_client, alice.api_key) == 401
+
+
+def test_disabling_the_password_in_the_admin_revokes_all_of_the_users_tokens(
+    fast_password_hashing, alice, bob, admin_client, anon_client
+):
+    response = admin_client.post(
+        f"/admin/auth/user/{alice.pk}/password/", {"usable_password": "false", "unset-password": "Disable"}
+    )
+    assert response.status_code == 302, response.content
+
+    alice.refresh_from_db()
+    assert not alice.has_usable_password()
+    assert status_with(anon_client, alice.api_key) == 401
+    assert status_with(anon_client, bob.api_key) == 200
+
+
+def test_saving_an_agent_user_whose_password_was_never_usable_keeps_its_tokens(anon_client):
+    call_command("create_agent_user", "planner", stdout=StringIO(), stderr=StringIO())
+    agent = get_user_model().objects.get(username="planner")
+    key = create_token(user=agent, name="spare")[1]
+    agent.first_name = "Planner"
+    agent.set_unusable_password()
+    agent.save()
+    assert status_with(anon_client, key) == 200
 
 
 def test_django_rehashing_the_same_password_at_a_login_keeps_the_tokens(fast_password_hashing, alice, anon_client):

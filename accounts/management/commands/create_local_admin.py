@@ -5,9 +5,8 @@ import secrets
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
 
-from accounts.tokens import create_token, revoke_tokens
+from accounts.tokens import replace_token
 
 USERNAME = "admin"
 TOKEN_NAME = "local"
@@ -30,7 +29,5 @@ class Command(BaseCommand):
             self.stdout.write(f"Local admin login: {USERNAME} / {password}  (shown once; /admin/)")
         else:
             self.stdout.write(f"Local admin login: {USERNAME} (exists; password unchanged)")
-        with transaction.atomic():
-            revoke_tokens(user=user, name=TOKEN_NAME)
-            _, key = create_token(user=user, name=TOKEN_NAME)
+        _, key = replace_token(user=user, name=TOKEN_NAME)
         self.stdout.write(f"API token: {key}  (Authorization: Token {key}; a new one at each start)")
