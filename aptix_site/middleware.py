@@ -93,16 +93,23 @@ def serves_methods(*methods: str):
     return mark
 
 
+STATIC_METHODS = ("GET", "HEAD")
+
+
 class ServedMethodsMiddleware:
     """
-    The JSON 405 of the views outside DRF (DRF's views answer their own): the admin's, and those marked with
-    serves_methods. Before CsrfViewMiddleware, so that the wrong method is what a client is told.
+    The JSON 405 of the views outside DRF (DRF's views answer their own): the admin's, those marked with
+    serves_methods, and the static files (before WhiteNoise, which answers an empty 405). Before
+    CsrfViewMiddleware, so that the wrong method is what a client is told.
     """
 
     def __init__(self, get_response):
         self.get_response = get_response
+        self.static_prefix = "/" + settings.STATIC_URL.lstrip("/")
 
     def __call__(self, request):
+        if request.method not in STATIC_METHODS and request.path.startswith(self.static_prefix):
+            return method_not_allowed_response(method=request.method, allowed=STATIC_METHODS)
         return self.get_response(request)
 
     @staticmethod

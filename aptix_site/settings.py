@@ -61,7 +61,14 @@ def development_secret_key(path: Path) -> str:
             pass  # another process made it first
         finally:
             os.unlink(draft)
-    return path.read_text().strip()
+    try:  # not through a link: a key file planted as a link to a published key would be followed
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW)) as file:
+            return file.read().strip()
+    except OSError as error:
+        raise ImproperlyConfigured(
+            f"The development key {path} cannot be read ({error.strerror}); it must be a file of this checkout's "
+            "own, not a link: remove it, and the next start makes a new one."
+        ) from None
 
 
 def env_list(name, default):
@@ -126,11 +133,12 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before WhiteNoise and CsrfViewMiddleware: a method a page does not serve is a JSON 405, not WhiteNoise's
+    # empty one or a CSRF failure.
+    "aptix_site.middleware.ServedMethodsMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "aptix_site.middleware.RequestBodyLimitMiddleware",
     "aptix_site.middleware.RejectNulCharactersMiddleware",
-    # Before CsrfViewMiddleware: a method a page does not serve is a 405, not a CSRF failure.
-    "aptix_site.middleware.ServedMethodsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -271,8 +279,8 @@ REST_FRAMEWORK = {
     },
 }
 
-# API tokens (accounts.ApiToken): only a digest of each key is stored (knox's sha512, its primary key), and the
-# key's first 15 characters to find it; the key is shown once, when the token is created. A token expires
+# API tokens (accounts.ApiToken): only a digest of each key is stored (knox's sha512), and the key's first 15
+# characters to tell tokens apart; the key is shown once, when the token is created. A token expires
 # API_TOKEN_TTL_DAYS days after it is created (unset or 0: never; `create_token --expires-days` sets one per token).
 KNOX_TOKEN_MODEL = "accounts.ApiToken"
 # knox's migrations build only its own token table, which ours replaces: left to them, they would build it all

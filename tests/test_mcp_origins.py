@@ -60,3 +60,20 @@ def test_trusted_and_allowed_origins_are_served(alice_mcp, settings):
         assert post_mcp(alice_mcp, "/mcp/", origin).status_code == 200, origin
     for origin in ("http://admin.example", "https://agents.example.evil", "http://chat.agents.example"):
         assert post_mcp(alice_mcp, "/mcp/", origin).status_code == 403, origin
+
+
+@pytest.mark.parametrize("entry", ["localhost:6274", "https://chat.example/", "chat.example", "https://x.example/mcp"])
+def test_an_allowed_origin_that_is_not_an_origin_is_a_system_check_error(settings, entry):
+    from mcp_server.checks import check_allowed_origins
+
+    settings.MCP_ALLOWED_ORIGINS = ["http://localhost:6274", entry]
+    assert [(error.id, error.msg) for error in check_allowed_origins(None)] == [
+        ("mcp_server.E001", f"MCP_ALLOWED_ORIGINS has {entry!r}, which is not an origin, so no request would match it.")
+    ]
+
+
+def test_origins_written_as_origins_pass_the_check(settings):
+    from mcp_server.checks import check_allowed_origins
+
+    settings.MCP_ALLOWED_ORIGINS = ["http://localhost:6274", "https://chat.example.com"]
+    assert check_allowed_origins(None) == []

@@ -38,6 +38,8 @@ POLICY = {
         ("PUT", "/api/schema/", READ_ONLY),
         ("PUT", "/admin/", ADMIN),
         ("DELETE", "/admin/login/", ADMIN),
+        ("POST", "/static/admin/css/base.css", READ_ONLY),
+        ("DELETE", "/static/no-such-file.css", READ_ONLY),
         ("PATCH", "/admin/modes/agentmode/", ADMIN),
         ("TRACE", "/admin/modes/agentmode/1/change/", ADMIN),
         ("BREW", "/admin/auth/user/", ADMIN),

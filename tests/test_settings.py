@@ -110,3 +110,12 @@ def test_sqlite_database_url_selects_that_file(load_settings, tmp_path):
 def test_the_running_suite_uses_the_database_make_test_chose(settings):
     expected = "postgresql" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite3"
     assert settings.DATABASES["default"]["ENGINE"] == f"django.db.backends.{expected}"
+
+
+def test_a_development_key_file_that_is_a_link_is_refused(load_settings, tmp_path):
+    make_key = load_settings(DEBUG="1")["development_secret_key"]
+    published = tmp_path / "published"
+    published.write_text("a-key-everyone-knows")
+    (tmp_path / "key").symlink_to(published)
+    with pytest.raises(ImproperlyConfigured, match="it must be a file of this checkout's own, not a link"):
+        make_key(tmp_path / "key")
