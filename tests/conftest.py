@@ -1,7 +1,8 @@
 """Shared fixtures. The database is the real one (SQLite or PostgreSQL), migrated, with the seed modes."""
 
 import pytest
-from django.db import connection
+from django.core.signals import request_finished
+from django.db import close_old_connections, connection
 from random_order.config import Config as RandomOrder
 
 from modes.models import AgentMode
@@ -53,6 +54,22 @@ def fast_password_hashing(settings):
     """For tests that log in through the admin: admin_client creates a superuser per test, and the production
     hasher takes most of a second."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def no_request_left_open():
+    """
+    The test client sends request_finished only once a streaming response (a static file) is read to its end;
+    a test that does not read one leaves its request open, and the catalog would go on serving that request's
+    snapshot to the next tests. Each test ends what it left open, as a WSGI server closes every response.
+    (Without close_old_connections, as the test client sends it: the test's transaction must stay open.)
+    """
+    yield
+    request_finished.disconnect(close_old_connections)
+    try:
+        request_finished.send(sender=None)
+    finally:
+        request_finished.connect(close_old_connections)
 
 
 @pytest.fixture(autouse=True)
