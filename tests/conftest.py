@@ -338,6 +338,12 @@ def modes_restored_after_flush(django_db_setup, django_db_blocker):
         assert _modes_app_snapshot() == before, "the modes tables were not restored"
 
 
+def pytest_sessionstart(session):
+    from .servers import let_serve_user_reach_the_project
+
+    let_serve_user_reach_the_project()
+
+
 def pytest_terminal_summary(terminalreporter, config):
     """
     Say how to replay this run's test order, and name the folders the browser test kept its screenshots in,
