@@ -18,9 +18,8 @@ CALLERS_ORGANIZATION = f"(SELECT organization_id FROM {Membership._meta.db_table
 CATALOG_REVISION = f"(SELECT revision FROM {STATE_TABLE} WHERE id = 1)"
 
 # A mode change, on PostgreSQL: one statement locks the user's session row, moves it, and writes the audit row
-# from the mode the locked row had. A single statement is atomic by itself, so it needs no BEGIN and COMMIT:
-# one round trip where the ORM makes six (benchmarks/RESULTS.md). The FOR UPDATE in the subquery makes a
-# concurrent change wait and then read the row the first one wrote. The time is read once the lock is held
+# from the mode the locked row had: one statement where the ORM makes six (benchmarks/RESULTS.md). The FOR
+# UPDATE in the subquery makes a concurrent change wait and then read the row the first one wrote. The time is read once the lock is held
 # (clock_timestamp(), not the statement's start), and never before the session's last change, so a session's
 # audit rows are in time order and updated_at only moves on.
 MOVE_SESSION_SQL = f"""
@@ -82,7 +81,10 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
         "reason": reason,
     }
     if not branch and connection.vendor == "postgresql":
-        return _recorded_change(MOVE_SESSION_SQL, parameters, session_id)
+        # A transaction of its own, though one statement is atomic by itself: a server bounds each transaction's
+        # wait for the session's lock (aptix_site.database), and a change that times out writes nothing.
+        with transaction.atomic():
+            return _recorded_change(MOVE_SESSION_SQL, parameters, session_id)
     with transaction.atomic():
         branch_session = None
         if branch:
