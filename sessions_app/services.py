@@ -82,9 +82,11 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
     }
     if not branch and connection.vendor == "postgresql":
         # A transaction of its own, though one statement is atomic by itself: a server bounds each transaction's
-        # wait for the session's lock (aptix_site.database), and a change that times out writes nothing.
-        with transaction.atomic():
-            return _recorded_change(MOVE_SESSION_SQL, parameters, session_id)
+        # wait for the session's lock (aptix_site.database), and a change that times out writes nothing. Inside
+        # another transaction, no savepoint: a statement that fails leaves nothing of itself to roll back to.
+        with transaction.atomic(savepoint=False):
+            written = _written_changes(MOVE_SESSION_SQL, parameters)
+        return _the_change(written, session_id)  # out of the block: not finding the session rolls nothing back
     with transaction.atomic():
         branch_session = None
         if branch:
@@ -101,7 +103,7 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
             latest="GREATEST" if connection.vendor == "postgresql" else "MAX",
             lock="FOR UPDATE" if connection.features.has_select_for_update else "",
         )
-        change = _recorded_change(
+        written = _written_changes(
             record,
             {
                 **parameters,
@@ -109,8 +111,8 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
                 "branch_session": branch_session and _stored_session_id(branch_session.pk),
                 "now": connection.ops.adapt_datetimefield_value(timezone.now()),  # read once the lock is held
             },
-            session_id,
         )
+        change = _the_change(written, session_id)
         changed_at = connection.ops.adapt_datetimefield_value(change.changed_at)
         with connection.cursor() as cursor:
             cursor.execute(MOVE_RECORDED_SQL, {**parameters, "changed_at": changed_at})
@@ -122,9 +124,13 @@ def _stored_session_id(pk):
     return AgentSession._meta.pk.get_db_prep_value(pk, connection)
 
 
-def _recorded_change(sql, parameters, session_id) -> ModeChange:
-    """The ModeChange an INSERT ... RETURNING wrote, loaded as the ORM loads rows; DoesNotExist if it wrote none."""
-    found = list(ModeChange.objects.raw(sql, parameters))
-    if not found:
+def _written_changes(sql, parameters) -> list[ModeChange]:
+    """The ModeChanges an INSERT ... RETURNING wrote (one, or none), loaded as the ORM loads rows."""
+    return list(ModeChange.objects.raw(sql, parameters))
+
+
+def _the_change(written, session_id) -> ModeChange:
+    """The one change written; DoesNotExist if none was (the session is not the user's)."""
+    if not written:
         raise AgentSession.DoesNotExist(f"No session {session_id} of this user.")
-    return found[0]
+    return written[0]
