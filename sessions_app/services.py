@@ -19,9 +19,9 @@ CATALOG_REVISION = f"(SELECT revision FROM {STATE_TABLE} WHERE id = 1)"
 
 # A mode change, on PostgreSQL: one statement locks the user's session row, moves it, and writes the audit row
 # from the mode the locked row had: one statement where the ORM makes six (benchmarks/RESULTS.md). The FOR
-# UPDATE in the subquery makes a concurrent change wait and then read the row the first one wrote. The time is read once the lock is held
-# (clock_timestamp(), not the statement's start), and never before the session's last change, so a session's
-# audit rows are in time order and updated_at only moves on.
+# UPDATE in the subquery makes a concurrent change wait and then read the row the first one wrote. The time is
+# read once the lock is held (clock_timestamp(), not the statement's start), and never before the session's last
+# change, so a session's audit rows are in time order and updated_at only moves on.
 MOVE_SESSION_SQL = f"""
 WITH moved AS (
     UPDATE {SESSIONS} AS session

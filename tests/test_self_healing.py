@@ -14,6 +14,7 @@ import os
 import signal
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,7 +109,8 @@ class Load:
         self.answered = 0
         self._lock = threading.Lock()
         self._threads = [
-            threading.Thread(target=self._run, args=(session, index)) for index, session in enumerate(served.sessions[:LOAD_THREADS])
+            threading.Thread(target=self._run, args=(session, index))
+            for index, session in enumerate(served.sessions[:LOAD_THREADS])
         ]
 
     def __enter__(self):
@@ -188,54 +190,56 @@ def test_a_worker_killed_with_sigkill_is_replaced_and_fails_no_more_than_it_held
     assert requests.get(f"{served.server.base}/readyz", timeout=10).status_code == 200
 
 
-def test_sighup_reloads_every_worker_with_the_code_on_disk_failing_no_request(served):
+@contextmanager
+def deployed(served, change):
+    """The copy's health/views.py as change(text) makes it, as a deploy would; put back afterwards (the next
+    worker to start, a replacement, loads what is on disk)."""
     views = served.root / "health" / "views.py"
     working = views.read_text()
-    marker = f"deploy {time.monotonic_ns()}"
-    views.write_text(working.replace(HEALTHZ, f'JsonResponse({{"status": "ok", "deployed": "{marker}"}})'))
+    views.write_text(change(working))
     try:
-        before = served.workers()
-        with Load(served) as load:
-            time.sleep(1)
-            os.kill(served.serve_script(), signal.SIGHUP)
-            wait_for(
-                lambda: "reloaded" in served.server.output().rsplit("reloading", 1)[-1],
-                60,
-                lambda: f"no reload within 60 s: {served.server.output()[-2000:]}",
-            )
-            time.sleep(1)
-        assert load.failures == []
-        assert load.answered > 50
-        after = served.workers()
-        assert len(after) == WORKERS and not after & before
-        assert requests.get(f"{served.server.base}/healthz", timeout=10).json()["deployed"] == marker
-        assert_every_acknowledged_change_audited(served, load)
+        yield
     finally:
-        views.write_text(working)  # what the next worker to start (a replacement) loads
+        views.write_text(working)
+
+
+def reload_under_load(served, outcome: str):
+    """SIGHUP to deploy/serve under load; the load, and what the log says of this reload once it says outcome."""
+
+    def this_reload():
+        return served.server.output().rsplit("reloading", 1)[-1]
+
+    with Load(served) as load:
+        time.sleep(1)
+        os.kill(served.serve_script(), signal.SIGHUP)
+        wait_for(lambda: outcome in this_reload(), 60, lambda: f"no {outcome!r} within 60 s: {this_reload()[-2000:]}")
+        time.sleep(0.5)  # the load goes on after it
+    return load, this_reload()
+
+
+def test_sighup_reloads_every_worker_with_the_code_on_disk_failing_no_request(served):
+    marker = f"deploy {time.monotonic_ns()}"
+    before = served.workers()
+    new_healthz = f'JsonResponse({{"status": "ok", "deployed": "{marker}"}})'
+    with deployed(served, lambda code: code.replace(HEALTHZ, new_healthz)):
+        load, _ = reload_under_load(served, "reloaded")
+    assert load.failures == []
+    assert load.answered > 50
+    after = served.workers()
+    assert len(after) == WORKERS and not after & before
+    assert requests.get(f"{served.server.base}/healthz", timeout=10).json()["deployed"] == marker
+    assert_every_acknowledged_change_audited(served, load)
 
 
 def test_a_deploy_that_cannot_start_leaves_the_old_workers_serving_and_is_logged(served):
-    views = served.root / "health" / "views.py"
-    working = views.read_text()
-    views.write_text(working + '\nraise RuntimeError("a deploy that cannot start")\n')
-    try:
-        before = served.workers()
-        with Load(served) as load:
-            time.sleep(0.5)
-            os.kill(served.serve_script(), signal.SIGHUP)
-            wait_for(
-                lambda: "reload failed" in served.server.output().rsplit("reloading", 1)[-1],
-                60,
-                lambda: f"no failure logged within 60 s: {served.server.output()[-2000:]}",
-            )
-        log = served.server.output().rsplit("reloading", 1)[-1]
-        assert "a deploy that cannot start" in log
-        assert "the old workers go on serving" in log
-        assert load.failures == []
-        assert served.workers() == before
-        assert_every_acknowledged_change_audited(served, load)
-    finally:
-        views.write_text(working)
+    before = served.workers()
+    with deployed(served, lambda code: code + '\nraise RuntimeError("a deploy that cannot start")\n'):
+        load, log = reload_under_load(served, "reload failed")
+    assert "a deploy that cannot start" in log
+    assert "the old workers go on serving" in log
+    assert load.failures == []
+    assert served.workers() == before
+    assert_every_acknowledged_change_audited(served, load)
 
 
 def test_a_mode_change_on_a_locked_session_answers_within_the_bound_while_others_go_on(served):

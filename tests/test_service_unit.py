@@ -33,7 +33,9 @@ def directives() -> dict:
     return found
 
 
-@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed (apt-get install systemd)")
+@pytest.mark.skipif(
+    shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed (apt-get install systemd)"
+)
 def test_systemd_accepts_the_unit(tmp_path):
     unit = tmp_path / UNIT.name
     unit.write_text(UNIT.read_text().replace(INSTALLED_AT, str(ROOT)))
