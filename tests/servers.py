@@ -228,7 +228,7 @@ class Server:
             try:
                 requests.get(f"{self.base}/admin/login/", timeout=2, allow_redirects=False)  # any answer: it is up
                 return
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):  # not listening yet, or still loading the app
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     self.stop()
                     raise RuntimeError(f"{kind} did not start: {self.output()[-2000:]}")
