@@ -125,26 +125,36 @@ class Load:
 
     def _run(self, session, index):
         base, headers = self.served.server.base, self.served.headers()
-        with requests.Session() as http:
+        with requests.Session() as http:  # keep-alive, as an agent's client
             for count in itertools.count():
                 if self.stopping.is_set():
                     return
                 reason = f"load {index} {count} {time.monotonic_ns()}"
                 arguments = {"mode": ("ddr_authoring", "general")[count % 2], "branch": False, "reason": reason}
-                change = http.post(
+                change, change_error = self._answer(
+                    http.post,
                     f"{base}/api/tools/agent_change_mode/invoke/",
                     json={"arguments": arguments, "sessionId": session},
                     headers=headers,
-                    timeout=30,
                 )
-                read = http.get(f"{base}/api/sessions/{session}/context/", headers=headers, timeout=30)
+                read, read_error = self._answer(http.get, f"{base}/api/sessions/{session}/context/", headers=headers)
                 with self._lock:
-                    successful = change.status_code == 200 and change.json()["successful"]
-                    self.changes.append((reason, change.status_code, successful))
-                    for what, response in (("change", change), ("read", read)):
+                    successful = change is not None and change.status_code == 200 and change.json()["successful"]
+                    self.changes.append((reason, None if change is None else change.status_code, successful))
+                    for what, response, error in (("change", change, change_error), ("read", read, read_error)):
                         self.answered += 1
-                        if response.status_code != 200:
+                        if response is None:
+                            self.failures.append((what, None, error, {}))
+                        elif response.status_code != 200:
                             self.failures.append((what, response.status_code, response.text, response.headers))
+
+    @staticmethod
+    def _answer(send, url, **kwargs):
+        """(response, None), or (None, what went wrong) where the connection failed before a whole one came."""
+        try:
+            return send(url, timeout=30, **kwargs), None
+        except requests.RequestException as error:
+            return None, repr(error)
 
     def acknowledged(self) -> set[str]:
         return {reason for reason, _, successful in self.changes if successful}
@@ -184,17 +194,17 @@ def test_a_worker_killed_with_sigkill_is_replaced_and_fails_no_more_than_it_held
     assert load.answered > 50
     assert len(load.failures) <= THREADS_PER_WORKER, load.failures
     for _, status, body, headers in load.failures:
-        assert status == 503 and headers["Retry-After"] == "5" and "detail" in json.loads(body)
+        assert status == 503, body and headers["Retry-After"] == "5" and "detail" in json.loads(body)
     in_flight = {reason for reason, status, _ in load.changes if status == 503}
     assert_every_acknowledged_change_audited(served, load, may_have_row=in_flight)
     assert requests.get(f"{served.server.base}/readyz", timeout=10).status_code == 200
 
 
 @contextmanager
-def deployed(served, change):
-    """The copy's health/views.py as change(text) makes it, as a deploy would; put back afterwards (the next
+def deployed(served, change, path="health/views.py"):
+    """The copy's file at path as change(text) makes it, as a deploy would; put back afterwards (the next
     worker to start, a replacement, loads what is on disk)."""
-    views = served.root / "health" / "views.py"
+    views = served.root / path
     working = views.read_text()
     views.write_text(change(working))
     try:
@@ -204,17 +214,25 @@ def deployed(served, change):
 
 
 def reload_under_load(served, outcome: str):
-    """SIGHUP to deploy/serve under load; the load, and what the log says of this reload once it says outcome."""
-
-    def this_reload():
-        return served.server.output().rsplit("reloading", 1)[-1]
-
+    """SIGHUP to deploy/serve under load; the load, and what the log says of that reload once it says outcome."""
     with Load(served) as load:
         time.sleep(1)
-        os.kill(served.serve_script(), signal.SIGHUP)
-        wait_for(lambda: outcome in this_reload(), 60, lambda: f"no {outcome!r} within 60 s: {this_reload()[-2000:]}")
+        log = reload(served, outcome)
         time.sleep(0.5)  # the load goes on after it
-    return load, this_reload()
+    return load, log
+
+
+def reload(served, outcome: str) -> str:
+    """SIGHUP to deploy/serve; what the log says of this reload (only), once it says outcome."""
+    earlier = served.server.output().count("deploy/serve: reloading")
+
+    def this_reload():
+        reloads = served.server.output().split("deploy/serve: reloading")
+        return reloads[earlier + 1] if len(reloads) > earlier + 1 else ""
+
+    os.kill(served.serve_script(), signal.SIGHUP)
+    wait_for(lambda: outcome in this_reload(), 60, lambda: f"no {outcome!r} within 60 s: {this_reload()[-2000:]}")
+    return this_reload()
 
 
 def test_sighup_reloads_every_worker_with_the_code_on_disk_failing_no_request(served):
@@ -240,6 +258,14 @@ def test_a_deploy_that_cannot_start_leaves_the_old_workers_serving_and_is_logged
     assert load.failures == []
     assert served.workers() == before
     assert_every_acknowledged_change_audited(served, load)
+
+
+def test_sighup_rereads_nginxs_configuration_when_it_changed(served):
+    marker = f"config {time.monotonic_ns()}"
+    header = f"server_tokens off;\n    add_header X-Deployed-Config \"{marker}\" always;"
+    with deployed(served, lambda conf: conf.replace("server_tokens off;", header), path="deploy/nginx.conf"):
+        reload(served, "reloaded")
+    assert requests.get(f"{served.server.base}/healthz", timeout=10).headers["X-Deployed-Config"] == marker
 
 
 def test_a_mode_change_on_a_locked_session_answers_within_the_bound_while_others_go_on(served):
