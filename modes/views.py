@@ -10,7 +10,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from aptix_site.api import Pagination, error_responses
+from aptix_site.api import CursorPagination, error_responses
 
 from .catalog import (
     UnknownModeError,
@@ -107,11 +107,15 @@ class SystemPromptView(APIView):
         )
 
 
+class RevisionPages(CursorPagination):
+    ordering = "-number"  # newest first, by primary key
+
+
 # Revisions name the admins who made them: they are for staff. Agents get the number they need to run (each
 # answer's catalogRevision), and a session's owner rebuilds a served context with ?revision=N.
 class CatalogRevisionListView(generics.ListAPIView):
     serializer_class = CatalogRevisionSummary
-    pagination_class = Pagination
+    pagination_class = RevisionPages
     permission_classes = [IsAdminUser]
 
     def get_queryset(self):
