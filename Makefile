@@ -9,7 +9,7 @@ PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/aptix_modes
 TEST_ENV := SECRET_KEY=tests-only-not-a-secret SECURE_SSL_REDIRECT=0
 PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: install install-test run serve test test-sqlite test-postgres bench
+.PHONY: install install-test run serve test test-sqlite test-postgres bench bench-volume
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -70,3 +70,10 @@ bench: install $(NGINX)
 	command -v wrk >/dev/null || apt-get install -y -q wrk
 	$(PIP_INSTALL) -r benchmarks/requirements.txt
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+
+# The volume benchmark (benchmarks/volume.py): every endpoint and admin page on a PostgreSQL database filled to
+# a million sessions and ten million mode changes, against the same catalog on an empty one.
+bench-volume: install $(NGINX)
+	command -v wrk >/dev/null || apt-get install -y -q wrk
+	$(PIP_INSTALL) -r benchmarks/requirements.txt
+	$(BIN)/python -m benchmarks.volume $(BENCH_ARGS)

@@ -21,7 +21,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from simple_history.admin import SimpleHistoryAdmin
 
-from aptix_site.admin import ReadOnlyAdmin
+from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
 from aptix_site.text import unstorable_text
 
 from .admin_preview import system_prompt_preview, tools_preview, unresolved_tools_warning
@@ -259,7 +259,7 @@ class DeclaredToolAdmin(CatalogHistoryAdmin):
 
 
 @admin.register(CatalogRevision)
-class CatalogRevisionAdmin(ReadOnlyAdmin):
+class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
     """Revisions are written by the catalog itself and never changed: this only lists and shows them."""
 
     list_display = ["number", "created_at", "created_by", "summary"]
