@@ -6,7 +6,7 @@ them is filled (benchmarks/fill.py: a million sessions, ten million mode changes
 them, ...) and both are served by `make serve` at once. Each round measures every endpoint on both, back to
 back, in alternating order; a budget holds when the median round's ratio of p50 latencies (at scale / empty)
 is within it. The admin's pages are timed in-process (benchmarks/admin_pages.py), with their query counts and
-any sequential scan of a large table.
+any sequential scan of a large table (10,000 rows or more).
 
     make bench-volume BENCH_ARGS="..."   or   .venv/bin/python -m benchmarks.volume [--scale 1.0]
         [--rounds 3] [--duration 3] [--connections 8] [--keep]
@@ -259,7 +259,7 @@ def _report_admin(envs, fixtures) -> list[str]:
             failures.append(f"admin {name}: answered {full['status']}")
         if full["ms"] > ADMIN_BUDGET_MS:
             failures.append(f"admin {name}: {full['ms']:.0f} ms at scale (budget {ADMIN_BUDGET_MS} ms)")
-        if full["queries"] != empty["queries"]:
+        if full["queries"] > empty["queries"]:  # one fewer at scale: the count is then PostgreSQL's estimate
             failures.append(f"admin {name}: {full['queries']} queries at scale, {empty['queries']} empty")
         if full["seq_scans"]:
             failures.append(f"admin {name}: sequential scan of {', '.join(full['seq_scans'])}")

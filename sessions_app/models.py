@@ -17,7 +17,8 @@ class AgentSession(models.Model):
     )
     org = models.ForeignKey(Organization, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     # The session stores the mode's id (AGN-014 §6.3); a mode in use cannot be deleted.
-    mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="sessions")
+    # Indexed in Meta: a plain index, without the second (LIKE) one Django adds for a text key's own index.
+    mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="sessions", db_index=False)
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="branches",
         help_text="The session this one branched from with agent_change_mode (branch=true).",
@@ -35,6 +36,7 @@ class AgentSession(models.Model):
             # A user's sessions, newest first, a page at a time (GET /api/sessions/); and everyone's, in the admin.
             models.Index(fields=["owner", "created_at"], name="session_owner_created"),
             models.Index(fields=["created_at"], name="session_created"),
+            models.Index(fields=["mode"], name="session_mode"),
         ]
 
     def __str__(self):
@@ -52,8 +54,9 @@ class ModeChange(models.Model):
     session = models.ForeignKey(
         AgentSession, on_delete=models.PROTECT, related_name="mode_changes", db_index=False
     )
-    from_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+")
-    to_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+")
+    # Indexed in Meta, as AgentSession.mode is.
+    from_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+", db_index=False)
+    to_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+", db_index=False)
     reason = models.TextField()
     branch = models.BooleanField(default=False)
     branch_session = models.ForeignKey(
@@ -71,6 +74,9 @@ class ModeChange(models.Model):
         indexes = [
             # A session's changes in order, a page at a time, from either end (the API, the admin's latest).
             models.Index(fields=["session", "id"], name="modechange_session_id"),
+            # A mode's deletion looks for the rows that name it (PROTECT).
+            models.Index(fields=["from_mode"], name="modechange_from_mode"),
+            models.Index(fields=["to_mode"], name="modechange_to_mode"),
         ]
 
     def __str__(self):
