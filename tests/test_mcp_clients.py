@@ -99,3 +99,47 @@ def test_each_mcp_sdk_keeps_its_connection_through_refusals_and_is_told_the_new_
     assert report["ping"] == {"result": {}}
     assert [tool["name"] for tool in report["tools_after"]["result"]["tools"]] == ["agent_change_mode", "agent_list_modes"]
     assert mode_changes(server, token, session_id) == [("general", "ddr_authoring")]
+
+
+def strict_parameters(report, framework):
+    """Each converted tool's parameters, by name, once the framework has checked it is a strict schema."""
+    converted = {}
+    for tool in report["strict"]:
+        if framework == "langchain":  # langchain_core's convert_to_openai_tool(tool, strict=True)
+            tool = {"name": tool["function"]["name"], "strict": tool["function"]["strict"], **tool["function"]}
+        assert tool["strict"] is True
+        converted[tool["name"]] = tool["parameters"]
+    return converted
+
+
+@pytest.mark.parametrize("framework", ["langchain", "agents"])
+def test_agent_frameworks_on_mcp_1_30_list_convert_call_and_read_and_survive_a_stale_tool_list(
+    server, database, mcp_client_python, framework
+):
+    token = database["tokens"][framework]
+    session_id = new_session(server, token)
+    url = f"{server.base}/mcp/sessions/{session_id}/"
+    report = run_client(mcp_client_python(SDKS["1.30"]), "frameworks_client.py", framework, url, token)
+
+    assert report["tools"] == ["agent_change_mode", "agent_hello_world", "agent_list_modes"]
+    for parameters in strict_parameters(report, framework).values():
+        assert parameters["additionalProperties"] is False
+        assert sorted(parameters["required"]) == sorted(parameters["properties"])
+    texts = {"langchain": lambda: report["change"]["content"], "agents": lambda: report["change"]["output"]}[framework]()
+    assert [item["text"] for item in texts] == [json.dumps(CHANGED, separators=(",", ":")), seed_prompt("ddr_authoring")]
+    if framework == "langchain":
+        assert report["change"]["artifact"] == {"structured_content": CHANGED}
+        # Raised from the tool as the JSON-RPC error it is, not as a broken transport (HTTPStatusError): an agent's
+        # ToolNode(handle_tool_errors=True) hands the model this message.
+        assert report["unserved"] == {"exception": f"McpError: {UNSERVED}"}
+        assert report["after"]["status"] == "success"
+    else:
+        # The run goes on (no CancelledError). The SDK's default failure_error_function hides every error's text
+        # from the model; an application's own passes ours on.
+        assert report["unserved"] == {"output": "An error occurred while running the tool. Please try again."}
+        assert report["unserved_readable"] == {"output": UNSERVED}
+        assert json.loads(report["after"]["output"]["text"])["modes"][0]["key"] == "ddr_authoring"
+    assert report["templates"] == ["modes://modes/{key}"]
+    assert report["resource"]["mimetype"] == "application/json"
+    assert json.loads(report["resource"]["data"])["key"] == "ddr_authoring"
+    assert mode_changes(server, token, session_id) == [("general", "ddr_authoring")]
