@@ -153,6 +153,87 @@ def test_a_session_endpoints_instructions_are_its_current_modes_prompt(server, a
         assert opened.instructions == seed_prompt("workflow_authoring")
 
 
+@pytest.mark.parametrize(
+    "asked, answered",
+    [("2025-03-26", "2025-03-26"), ("2025-06-18", "2025-06-18"), ("2025-11-25", "2025-11-25"),
+     ("2024-11-05", "2025-11-25"), ("2030-01-01", "2025-11-25")],
+)
+def test_initialize_settles_the_clients_version_or_offers_the_servers_newest(server, alice_token, asked, answered):
+    body = {
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}},
+    }
+    response = post_jsonrpc(f"{server.base}/mcp/", alice_token, body)
+    assert response.status_code == 200
+    assert response.json()["result"]["protocolVersion"] == answered
+
+
+def test_2025_03_26_is_answered_without_what_2025_06_18_added(server, alice_token):
+    # No structuredContent and no titles; a request without the version header is in 2025-03-26.
+    def answer(method, params=None, **headers):
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
+        return post_jsonrpc(f"{server.base}/mcp/", alice_token, body, **headers).json()["result"]
+
+    initialize = {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}
+    call = {"name": "agent_hello_world", "arguments": {"name": "Ada"}}
+    for headers in ({}, {"MCP-Protocol-Version": "2025-03-26"}):
+        assert answer("initialize", initialize)["serverInfo"] == {"name": "aptix-modes", "version": "1.0.0"}
+        called = answer("tools/call", call, **headers)
+        assert (set(called), json.loads(called["content"][0]["text"])["message"]) == (
+            {"content", "isError"}, "Hello, Ada! Welcome to Aptix."
+        )
+        assert all("title" not in resource for resource in answer("resources/list", **headers)["resources"])
+        assert "title" not in answer("resources/templates/list", **headers)["resourceTemplates"][0]
+    modern_call = answer("tools/call", call, **{"MCP-Protocol-Version": "2025-06-18"})
+    assert modern_call["structuredContent"]["message"] == "Hello, Ada! Welcome to Aptix."
+    assert answer("resources/templates/list", **{"MCP-Protocol-Version": "2025-06-18"})["resourceTemplates"][0]["title"]
+
+
+def test_a_2025_03_26_batch_is_answered_in_one_array_in_order(server, alice_token, untouched_session):
+    batch = [
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": "two", "method": "tools/call", "params": {"name": "agent_time_travel"}},
+        {"jsonrpc": "2.0", "id": 3, "method": "resources/templates/list"},
+        {"id": 4, "method": "ping"},
+        [{"jsonrpc": "2.0", "id": 5, "method": "ping"}],
+    ]
+    url = f"{server.base}/mcp/sessions/{untouched_session}/"
+    response = post_jsonrpc(url, alice_token, batch)
+    assert response.status_code == 200
+    ping, unserved, templates, not_json_rpc, nested = response.json()
+    assert ping == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert (unserved["id"], unserved["error"]["code"]) == ("two", -32602)
+    assert templates["result"]["resourceTemplates"][0]["uriTemplate"] == "modes://modes/{key}"
+    assert (not_json_rpc["id"], not_json_rpc["error"]["code"]) == (4, -32600)
+    assert (nested["id"], nested["error"]["code"]) == (None, -32600)
+    only_notifications = post_jsonrpc(url, alice_token, [{"jsonrpc": "2.0", "method": "notifications/initialized"}])
+    assert (only_notifications.status_code, only_notifications.content) == (202, b"")
+    # 2025-06-18 took batches out.
+    later = post_jsonrpc(url, alice_token, batch[:1], **{"MCP-Protocol-Version": "2025-06-18"})
+    assert (later.status_code, later.json()["error"]["code"]) == (400, -32600)
+    assert mode_changes(server, alice_token, untouched_session) == []
+
+
+def test_resource_templates_list_the_mode_uri_and_a_uri_made_from_it_reads_in_2026_07_28(server, alice_token):
+    async def templates_and_read(session):
+        listed = await session.list_resource_templates()
+        [template] = listed.resource_templates
+        return listed, await session.read_resource(template.uri_template.replace("{key}", "workflow_authoring"))
+
+    _, (listed, read) = run(in_session(f"{server.base}/mcp/", alice_token, templates_and_read))
+    assert [dump(template) for template in listed.resource_templates] == [
+        {
+            "uriTemplate": "modes://modes/{key}",
+            "name": "mode",
+            "title": "Mode",
+            "description": "One mode of the catalog, by its key, as JSON (as GET /api/modes/<key>/ gives it).",
+            "mimeType": "application/json",
+        }
+    ]
+    assert json.loads(read.contents[0].text)["key"] == "workflow_authoring"
+
+
 # --- tools at /mcp/ ------------------------------------------------------------------------------------
 
 
@@ -253,6 +334,10 @@ def test_a_session_lists_exactly_what_its_mode_enables_and_follows_a_mode_change
     assert changed.structured_content == {
         "success": True, "mode": "ddr_authoring", "branch": False, "reason": "The user wants a DDR."
     }
+    # TUL-007's JSON first, then the new mode's Mode Catalog block: the instructions read at connection are stale.
+    assert [json.loads(changed.content[0].text), changed.content[1].text] == [
+        changed.structured_content, seed_prompt("ddr_authoring")
+    ]
     # ddr_authoring enables agent_list_modes (and tools nobody declared, which are not served).
     assert [tool.name for tool in after.tools] == ["agent_change_mode", "agent_list_modes"]
     [audit] = mode_changes(server, alice_token, session_id)
@@ -498,15 +583,6 @@ def test_a_mismatched_version_header_is_refused(server, alice_token):
     }
     response = post_jsonrpc(f"{server.base}/mcp/", alice_token, body, **{"MCP-Protocol-Version": "2025-11-25"})
     assert (response.status_code, response.json()["error"]["code"]) == (400, -32020)
-
-
-def test_initialize_asking_for_an_unknown_version_is_offered_the_handshake_version(server, alice_token):
-    body = {
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2030-01-01", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}},
-    }
-    response = post_jsonrpc(f"{server.base}/mcp/", alice_token, body)
-    assert response.json()["result"]["protocolVersion"] == "2025-11-25"
 
 
 # --- throttling ---------------------------------------------------------------------------------------------
