@@ -77,6 +77,7 @@ def test_each_mcp_sdk_keeps_its_connection_through_refusals_and_is_told_the_new_
     assert report["initialize"]["instructions"] == seed_prompt("general")
     names = [tool["name"] for tool in report["tools"]["result"]["tools"]]
     assert names == ["agent_change_mode", "agent_hello_world", "agent_list_modes"]
+    assert report["prompts"] == {"error": {"code": -32601, "message": "Method not found: prompts/list."}}
     [template] = report["templates"]["result"]["resourceTemplates"]
     assert (template["uriTemplate"], template["mimeType"]) == ("modes://modes/{key}", "application/json")
     [content] = report["templated_read"]["result"]["contents"]

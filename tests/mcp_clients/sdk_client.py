@@ -1,6 +1,7 @@
 """
 One agent's turn on a session's MCP endpoint, with the `mcp` SDK's own ClientSession at whatever version the
-running Python has (1.x or 2.x), on one connection: connect, list, read a templated resource, change the mode,
+running Python has (1.x or 2.x), on one connection: connect, list tools, ask for prompts (a method the server
+does not have), read a templated resource, change the mode,
 call a tool the new mode does not serve (as a model that called both in one turn would), branch over the
 session-create limit, then ping and list again to show the connection survived. Prints what each step gave, as
 JSON. Usage: python sdk_client.py URL TOKEN
@@ -54,6 +55,7 @@ async def turn(url, token):
     async with connected(url, token) as (read, write), ClientSession(read, write) as session:
         report = {"sdk": version("mcp"), "initialize": dump(await session.initialize())}
         report["tools"] = await step(session.list_tools())
+        report["prompts"] = await step(session.list_prompts())  # a method this server does not have
         report["templates"] = await step(session.list_resource_templates())
         report["templated_read"] = await step(session.read_resource("modes://modes/ddr_authoring"))
         report["change"] = await step(session.call_tool("agent_change_mode", change))
