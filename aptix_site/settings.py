@@ -237,6 +237,13 @@ elif env_flag("DATABASE_PREPARED_STATEMENTS", True):
     # Behind a pooler in transaction mode that does not carry prepared statements (PgBouncer before 1.21), set
     # DATABASE_PREPARED_STATEMENTS=0.
     DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=5)
+DATABASE_POOLER = os.environ.get("DATABASE_POOLER", "")
+if DATABASE_POOLER not in {"", "session", "transaction"}:
+    raise ImproperlyConfigured("DATABASE_POOLER must be 'transaction', 'session' or unset (no pooler).")
+if DATABASE_POOLER == "transaction":
+    # Behind a pooler in transaction mode (PgBouncer's pool_mode = transaction), a cursor held open across
+    # transactions would land on another client's server connection (Django's documented setting for this).
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
