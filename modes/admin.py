@@ -25,7 +25,7 @@ from aptix_site.admin import ReadOnlyAdmin
 from aptix_site.text import unstorable_text
 
 from .admin_preview import system_prompt_preview, tools_preview, unresolved_tools_warning
-from .catalog import current_catalog, unresolved_tool_ids
+from .catalog import current_catalog, working_catalog
 from .models import AgentMode, CatalogRevision, DeclaredTool
 from .revisions import recording_revision
 from .services import set_default_mode
@@ -173,7 +173,7 @@ class AgentModeAdmin(CatalogHistoryAdmin):
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        unresolved = unresolved_tool_ids(obj.associated_tool_ids)
+        unresolved = working_catalog().unresolved_tool_ids(obj.associated_tool_ids)
         if unresolved:
             self.message_user(request, unresolved_tools_warning(obj.key, unresolved), messages.WARNING)
 
@@ -252,8 +252,9 @@ class DeclaredToolAdmin(CatalogHistoryAdmin):
     class Media:
         css = {"all": ["modes/admin.css"]}
 
-    @admin.display(description="Enabled by modes")
+    @admin.display(description="Enabled by modes (published)")
     def enabled_by(self, tool):
+        # The published catalog: read once per request, where the rows would be read once per tool listed.
         keys = [mode.key for mode in current_catalog().modes if tool.name in mode.associated_tool_ids]
         return ", ".join(keys) or "No mode lists it yet."
 

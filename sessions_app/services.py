@@ -14,8 +14,8 @@ SESSIONS = AgentSession._meta.db_table
 AUDIT_COLUMNS = ", ".join(field.column for field in ModeChange._meta.concrete_fields)
 # The caller's organization as the audit row records it: the user's membership at the moment of the change.
 CALLERS_ORGANIZATION = f"(SELECT organization_id FROM {Membership._meta.db_table} WHERE user_id = %(user)s)"
-# The catalog revision in force: the request has read the catalog, which records any change not recorded yet.
-CATALOG_REVISION = f"(SELECT revision FROM {STATE_TABLE} WHERE id = 1)"
+# The catalog revision in force: the one published to agents.
+CATALOG_REVISION = f"(SELECT published FROM {STATE_TABLE} WHERE id = 1)"
 
 # A mode change, on PostgreSQL: one statement locks the user's session row, moves it, and writes the audit row
 # from the mode the locked row had. A single statement is atomic by itself, so it needs no BEGIN and COMMIT:
