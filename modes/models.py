@@ -280,9 +280,9 @@ class CatalogRevision(models.Model):
     class Meta:
         ordering = ["-number"]
         permissions = [
-            ("approve_revision", "Can approve a catalog revision written by others"),
-            ("publish_revision", "Can publish an approved catalog revision, or roll back to an earlier one"),
-            ("publish_unreviewed_revision", "Can publish a catalog revision without its approvals"),
+            ("approve_revision", "Can approve catalog revisions of others"),
+            ("publish_revision", "Can publish or roll back catalog revisions"),
+            ("publish_unreviewed_revision", "Can publish catalog revisions unreviewed"),
         ]
 
     def __str__(self):

@@ -60,7 +60,7 @@ class Migration(migrations.Migration):
         migrations.RunPython(remove_triggers, install_triggers),
         migrations.AlterModelOptions(
             name='catalogrevision',
-            options={'ordering': ['-number'], 'permissions': [('approve_revision', 'Can approve a catalog revision written by others'), ('publish_revision', 'Can publish an approved catalog revision, or roll back to an earlier one'), ('publish_unreviewed_revision', 'Can publish a catalog revision without its approvals')]},
+            options={'ordering': ['-number'], 'permissions': [('approve_revision', 'Can approve catalog revisions of others'), ('publish_revision', 'Can publish or roll back catalog revisions'), ('publish_unreviewed_revision', 'Can publish catalog revisions unreviewed')]},
         ),
         migrations.AddField(
             model_name='catalogrevision',
