@@ -51,6 +51,17 @@ class UnknownModeError(LookupError):
         super().__init__(f"Unknown mode key {key!r}. Valid keys: {', '.join(self.valid_keys)}.")
 
 
+class ModeBeingRemovedError(UnknownModeError):
+    """A published mode whose row a change not published yet has deleted: no session can be put in it."""
+
+    def __init__(self, key, valid_keys):
+        super().__init__(key, valid_keys)
+        self.args = (
+            f"Mode {key!r} is being removed from the catalog (a change not yet published deletes it), so no "
+            f"session can enter it. Valid keys: {', '.join(self.valid_keys)}.",
+        )
+
+
 class UnknownRevisionError(LookupError):
     def __init__(self, number, latest):
         self.number = number
@@ -217,6 +228,8 @@ def current_catalog() -> CatalogSnapshot:
     if checked is not None:
         return checked
     state = getattr(_request, "state", None) or read_state()
+    if getattr(_request, "active", False):
+        _request.state = state
     snapshot = _latest
     if snapshot is None or state is None or snapshot.version != state.published_version:
         with _load_lock:  # threads that find the same new publication load it once
@@ -307,6 +320,23 @@ def list_modes_json(*, text: str = "", include_examples: bool = False) -> str:
 def get_mode(mode_key: str) -> AgentMode:
     """The mode with this key; UnknownModeError names the key and the valid ones otherwise."""
     return current_catalog().mode(mode_key)
+
+
+def mode_for_session(mode_key: str | None) -> AgentMode:
+    """
+    The published mode a session may be put in (mode_key, or the default mode): UnknownModeError for a key
+    agents do not see, ModeBeingRemovedError for one whose row a change not yet published has deleted
+    (sessions refer to rows). That takes a query only while the rows differ from the published revision.
+    """
+    catalog = current_catalog()
+    mode = catalog.mode(mode_key) if mode_key else catalog.default
+    state = getattr(_request, "state", None) if getattr(_request, "active", False) else read_state()
+    if state is None or (state.revision == state.published and not state.unrecorded):
+        return mode
+    kept = set(AgentMode.objects.filter(pk__in=catalog.by_id).values_list("pk", flat=True))
+    if mode.pk not in kept:
+        raise ModeBeingRemovedError(mode.key, [key for key, each in catalog.by_key.items() if each.pk in kept])
+    return mode
 
 
 def get_mode_by_id(mode_id: str) -> AgentMode:

@@ -4,7 +4,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Membership
-from modes.catalog import STATE_TABLE, current_catalog
+from modes.catalog import STATE_TABLE, current_catalog, mode_for_session
 from modes.models import AgentMode
 
 from .models import AgentSession, ModeChange
@@ -60,7 +60,7 @@ MOVE_RECORDED_SQL = f"UPDATE {SESSIONS} SET mode_id = %(mode)s, updated_at = %(c
 def create_session(*, owner, org, mode_key: str | None = None, title: str = "") -> AgentSession:
     """A new session for owner, in mode_key or else the default mode. UnknownModeError for a bad key."""
     catalog = current_catalog()
-    mode = catalog.mode(mode_key) if mode_key else catalog.default
+    mode = mode_for_session(mode_key)
     return AgentSession.objects.create(owner=owner, org=org, mode=mode, title=title, catalog_revision=catalog.revision)
 
 

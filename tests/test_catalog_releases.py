@@ -15,9 +15,10 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from modes.models import AgentMode
+from sessions_app.models import AgentSession, ModeChange
 
 from .expected import seed_prompt
-from .test_admin import GENERAL_ID, change_url, form_data
+from .test_admin import GENERAL_ID, change_url, delete_url, form_data
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
@@ -185,6 +186,32 @@ def test_users_without_the_permissions_get_403_and_nothing_changes(reviewed, aut
         assert alice_client.post(f"/api/catalog/revisions/2/{action}/").status_code == 403
     assert revision(author_client, 2)["approvals"] == []
     assert revision(author_client, 2)["status"] == "pending"
+
+
+def test_a_mode_whose_deletion_awaits_review_is_refused_to_new_sessions_and_mode_changes_with_400(
+    custom_mode, settings, author, alice_client, alice_session
+):
+    settings.CATALOG_APPROVALS = 1  # research was published at once, before review was asked for
+    author_user, author_client = author
+    author_user.user_permissions.add(Permission.objects.get(codename="delete_agentmode"))
+    assert author_client.post(delete_url(custom_mode.pk), {"post": "yes"}).status_code == 302
+    assert b"research" in alice_client.get("/api/modes/").content  # agents still see it until it is published
+
+    created = alice_client.post("/api/sessions/", {"mode": "research"}, format="json")
+    changed = alice_client.post(
+        "/api/tools/agent_change_mode/invoke/",
+        {"arguments": {"mode": "research", "branch": True, "reason": "r"}, "sessionId": str(alice_session.pk)},
+        format="json",
+    )
+
+    removing = "Mode 'research' is being removed from the catalog (a change not yet published deletes it)"
+    assert created.status_code == 400
+    assert created.json()["mode"][0].startswith(removing)
+    assert created.json()["mode"][0].endswith("Valid keys: general, ddr_authoring, workflow_authoring.")
+    assert changed.status_code == 400
+    assert changed.json()["errorMessage"].startswith(removing)
+    assert AgentSession.objects.count() == 1 and ModeChange.objects.count() == 0
+    assert alice_client.post("/api/sessions/", {"mode": "ddr_authoring"}, format="json").status_code == 201
 
 
 def test_the_diff_shows_fields_prompt_lines_and_tools_of_each_mode(reviewed, author):
