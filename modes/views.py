@@ -8,7 +8,7 @@ from django.http import HttpResponse
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import condition
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics
 from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
@@ -222,34 +222,29 @@ class ReleaseActionView(APIView):
         return Response(revision_body(revision.number))
 
 
-RELEASE_RESPONSES = {200: REVISION_BODY, **error_responses(400, 401, 403, 404, 409)}
+def release_action_schema(operation_id: str, description: str):
+    """The OpenAPI description of a release action's POST: the revision, or why not (403, 409)."""
+    responses = {200: REVISION_BODY, **error_responses(400, 401, 403, 404, 409)}
+    return extend_schema_view(
+        post=extend_schema(operation_id=operation_id, request=None, responses=responses, description=description)
+    )
 
 
+@release_action_schema(
+    "approveCatalogRevision",
+    "Approve the pending revision n: 403 without modes.approve_revision or for one of its authors, 409 if n is "
+    "not pending. Approving twice changes nothing.",
+)
 class ApproveRevisionView(ReleaseActionView):
     action = staticmethod(approve_revision)
 
-    @extend_schema(
-        operation_id="approveCatalogRevision",
-        request=None,
-        responses=RELEASE_RESPONSES,
-        description="Approve the pending revision n: 403 without modes.approve_revision or for one of its "
-        "authors, 409 if n is not pending. Approving twice changes nothing.",
-    )
-    def post(self, request, number):
-        return super().post(request, number)
 
-
+@release_action_schema(
+    "publishCatalogRevision",
+    "Publish revision n to agents: the pending one once approved (modes.publish_revision; "
+    "modes.publish_unreviewed_revision without its approvals), or one published before (a rollback, "
+    "answered with the new revision that restores it). 409 when approvals are missing or n was replaced "
+    "before it was published. Publishing the published revision changes nothing.",
+)
 class PublishRevisionView(ReleaseActionView):
     action = staticmethod(publish_revision)
-
-    @extend_schema(
-        operation_id="publishCatalogRevision",
-        request=None,
-        responses=RELEASE_RESPONSES,
-        description="Publish revision n to agents: the pending one once approved (modes.publish_revision; "
-        "modes.publish_unreviewed_revision without its approvals), or one published before (a rollback, "
-        "answered with the new revision that restores it). 409 when approvals are missing or n was replaced "
-        "before it was published. Publishing the published revision changes nothing.",
-    )
-    def post(self, request, number):
-        return super().post(request, number)

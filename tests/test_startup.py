@@ -71,13 +71,19 @@ def migrated_template(tmp_path_factory):
     return db_file
 
 
-@pytest.fixture
-def intact_db(migrated_template):
-    # Where make serve, run by root, can hand it to the app's user.
+@contextmanager
+def copy_to_serve(template):
+    """A copy of a database file where make serve, run by root, can hand it to the app's user."""
     with sqlite_folder() as folder:
         db_file = folder / "db.sqlite3"
-        shutil.copy(migrated_template, db_file)
+        shutil.copy(template, db_file)
         hand_to_serve_user(folder)
+        yield db_file
+
+
+@pytest.fixture
+def intact_db(migrated_template):
+    with copy_to_serve(migrated_template) as db_file:
         yield db_file
 
 
@@ -103,10 +109,7 @@ def template_without_default(migrated_template, tmp_path_factory):
 
 @pytest.fixture
 def db_without_default(template_without_default):
-    with sqlite_folder() as folder:
-        db_file = folder / "db.sqlite3"
-        shutil.copy(template_without_default, db_file)
-        hand_to_serve_user(folder)
+    with copy_to_serve(template_without_default) as db_file:
         yield db_file
 
 
