@@ -72,9 +72,27 @@ def _locked_state() -> CatalogVersion:
     return CatalogVersion.objects.select_for_update().get(pk=1)
 
 
+def may(user, permission: str) -> bool:
+    """Whether user is active staff holding modes.<permission> (approve_revision, publish_revision, ...)."""
+    return user.is_active and user.is_staff and user.has_perm(f"modes.{permission}")
+
+
 def _require(user, permission: str, doing: str) -> None:
-    if not (user.is_active and user.is_staff and user.has_perm(f"modes.{permission}")):
+    if not may(user, permission):
         raise ReleaseForbidden(f"You need the permission modes.{permission} to {doing}.")
+
+
+def release_actions(user, summary: dict) -> dict:
+    """What user may do on the releases page: approve or publish the pending revision, roll back."""
+    pending, state = summary["pending"], summary["state"]
+    return {
+        "approve": bool(pending)
+        and may(user, "approve_revision")
+        and user.pk not in authors_since_published(pending.number, state)
+        and not any(approval.user_id == user.pk for approval in summary["approvals"]),
+        "publish": bool(pending) and (may(user, "publish_revision") or may(user, "publish_unreviewed_revision")),
+        "roll_back": may(user, "publish_revision"),
+    }
 
 
 def approve_revision(*, number: int, user) -> CatalogRevision:
@@ -103,7 +121,7 @@ def publish_revision(*, number: int, user) -> CatalogRevision:
     recorded as unreviewed, for modes.publish_unreviewed_revision), or one published before (a rollback,
     which returns the new revision that restores it). Publishing the published revision changes nothing.
     """
-    unreviewed_allowed = user.is_staff and user.has_perm("modes.publish_unreviewed_revision")
+    unreviewed_allowed = may(user, "publish_unreviewed_revision")
     if not unreviewed_allowed:
         _require(user, "publish_revision", "publish catalog revisions")
     with transaction.atomic():
@@ -204,6 +222,18 @@ def _mode_diff(before: CatalogSnapshot, after: CatalogSnapshot, pk: str, old: in
     )
 
 
+def pending_release() -> tuple[int, int, int] | None:
+    """
+    (published, pending, approvals so far) while a revision is pending, else None; for a banner on every mode
+    page, so one small query (two while a revision is pending). The newest revision is pending whenever it is
+    newer than the published one: a rollback is published as it is recorded.
+    """
+    state = read_state()
+    if state is None or state.revision <= state.published:
+        return None
+    return state.published, state.revision, CatalogApproval.objects.filter(revision_id=state.revision).count()
+
+
 def release_summary() -> dict:
     """What catalog_status and the releases page show: the published revision, the pending one, its approvals."""
     state = catalog_state()
@@ -215,6 +245,10 @@ def release_summary() -> dict:
     return {
         "state": state,
         "published": get_revision(state.published) if state.published else None,
+        "earlier": list(
+            CatalogRevision.objects.filter(published_at__isnull=False).exclude(number=state.published)
+            .select_related("published_by")[:10]
+        ),
         "pending": pending,
         "approvals": list(pending.approvals.select_related("user")) if pending else [],
         "needed": settings.CATALOG_APPROVALS,

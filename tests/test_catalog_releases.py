@@ -276,3 +276,69 @@ def test_a_raw_sql_change_is_not_served_until_record_revision_records_it(alice_c
 
     assert NEW_WHEN_TO_USE in alice_client.get("/api/system-prompt/").content.decode()
     assert "Unrecorded:" not in run("catalog_status")
+
+
+# --- the admin: the Catalog releases page and the banner on every mode page ------------------------------
+
+RELEASES_URL = "/admin/modes/catalogrevision/releases/"
+
+
+def action_url(number, action):
+    return f"{RELEASES_URL}{number}/{action}/"
+
+
+def test_every_mode_page_shows_a_banner_while_a_revision_is_pending(reviewed, author, reviewer):
+    _, author_client = author
+    assert "is pending" not in author_client.get("/admin/modes/agentmode/").content.decode()
+    edit_general(author_client)
+    _, reviewer_client = reviewer
+    reviewer_client.post(action_url(2, "approve"))
+    banner = "Agents see revision 1; revision 2 is pending with 1 of 1 approvals."
+    for url in ("/admin/modes/agentmode/", change_url(GENERAL_ID)):
+        page = author_client.get(url).content.decode()
+        assert banner in page, url
+        assert f'href="{RELEASES_URL}"' in page
+
+
+def test_the_releases_page_shows_the_pending_diff_and_only_the_actions_each_user_may_take(reviewed, author, reviewer):
+    _, author_client = author
+    _, reviewer_client = reviewer
+    _, bystander_client = staff("bystander")
+    edit_general(author_client)
+
+    as_author = author_client.get(RELEASES_URL).content.decode()
+    as_reviewer = reviewer_client.get(RELEASES_URL).content.decode()
+    as_bystander = bystander_client.get(RELEASES_URL).content.decode()
+
+    assert "Agents are served revision 1" in as_author
+    assert "Revision 2 (mode general: when_to_use), by author:\n    0 of 1 approvals." in as_author
+    assert f'<pre class="aptix-added">+- general: {NEW_WHEN_TO_USE}</pre>' in as_author
+    assert action_url(2, "approve") not in as_author  # its author may not approve it
+    assert action_url(2, "publish") in as_author
+    assert action_url(2, "approve") in as_reviewer
+    for url in (action_url(2, "approve"), action_url(2, "publish")):
+        assert url not in as_bystander
+
+
+def test_release_actions_ask_for_confirmation_and_refusals_change_nothing(reviewed, author, reviewer, alice_client):
+    _, author_client = author
+    _, reviewer_client = reviewer
+    edit_general(author_client)
+
+    confirm = reviewer_client.get(action_url(2, "approve"))
+    assert "Approve revision 2?" in confirm.content.decode()
+    assert revision(reviewer_client, 2)["approvals"] == []  # asking changes nothing
+
+    refused = author_client.post(action_url(2, "approve"), follow=True)
+    assert "another admin must approve it" in refused.content.decode()
+    assert revision(author_client, 2)["approvals"] == []
+
+    assert reviewer_client.post(action_url(2, "approve")).status_code == 302
+    published = author_client.post(action_url(2, "publish"), follow=True)
+    assert "Revision 2 is published to agents." in published.content.decode()
+    assert NEW_WHEN_TO_USE in alice_client.get("/api/system-prompt/").content.decode()
+
+    assert "Roll the catalog back to revision 1?" in author_client.get(action_url(1, "roll-back")).content.decode()
+    author_client.post(action_url(1, "roll-back"))
+    assert alice_client.get("/api/system-prompt/").content.decode() == seed_prompt("general")
+    assert author_client.get(action_url(1, "undo")).status_code == 404
