@@ -1,3 +1,9 @@
+"""
+The modes app's start: the catalog checks (modes.checks), the triggers that version the catalog, and the
+recording of a revision after a migration and after any save or delete of a mode or declared tool made
+outside the services (modes.revisions).
+"""
+
 from django.apps import AppConfig
 from django.core import checks
 from django.db.models.signals import post_delete, post_migrate, post_save
