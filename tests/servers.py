@@ -228,7 +228,9 @@ class Server:
             try:
                 requests.get(f"{self.base}/admin/login/", timeout=2, allow_redirects=False)  # any answer: it is up
                 return
-            except requests.ConnectionError:
+            # A server that accepts the connection but takes longer than that to answer its first request (its
+            # worker still loading on a busy machine) is not up yet either: ask again until the deadline.
+            except (requests.ConnectionError, requests.Timeout):
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     self.stop()
                     raise RuntimeError(f"{kind} did not start: {self.output()[-2000:]}")

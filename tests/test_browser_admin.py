@@ -8,6 +8,7 @@ console). Every page is kept as a screenshot (tests/browser.py says where).
 """
 
 import re
+from contextlib import contextmanager
 
 import pytest
 from playwright.sync_api import expect
@@ -22,17 +23,27 @@ NEW_SENTENCE = (
 )
 
 
-@pytest.fixture(scope="module")
-def site():
+@contextmanager
+def admin_site(passwords: dict, **settings):
+    """runserver with production settings on a scratch database whose superusers are passwords' user names."""
     require_chromium()
     with scratch_database() as env:
         run_django(
             env,
             "from django.contrib.auth import get_user_model; "
-            f"get_user_model().objects.create_superuser({USERNAME!r}, 'reviewer@example.com', {PASSWORD!r})",
+            + "; ".join(
+                f"get_user_model().objects.create_superuser({name!r}, '{name}@example.com', {password!r})"
+                for name, password in passwords.items()
+            ),
         )
-        with serving("runserver", production_env(env)) as server:
+        with serving("runserver", production_env(env, **settings)) as server:
             yield server
+
+
+@pytest.fixture(scope="module")
+def site():
+    with admin_site({USERNAME: PASSWORD}) as server:
+        yield server
 
 
 @pytest.fixture
@@ -167,18 +178,8 @@ RELEASED_SENTENCE = "Use this mode for small talk and anything that fits no othe
 
 @pytest.fixture(scope="module")
 def reviewed_site():
-    require_chromium()
-    with scratch_database() as env:
-        run_django(
-            env,
-            "from django.contrib.auth import get_user_model; "
-            + "; ".join(
-                f"get_user_model().objects.create_superuser({name!r}, '{name}@example.com', {REVIEW_PASSWORD!r})"
-                for name in ("author", "approver")
-            ),
-        )
-        with serving("runserver", production_env(env, CATALOG_APPROVALS="1")) as server:
-            yield server
+    with admin_site(dict.fromkeys(("author", "approver"), REVIEW_PASSWORD), CATALOG_APPROVALS="1") as server:
+        yield server
 
 
 def log_in_as(page, base, username):
