@@ -316,9 +316,18 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Two fields named status (a mode's, a revision's release): each enum its own name.
+    "ENUM_NAME_OVERRIDES": {
+        "ReleaseStatusEnum": "modes.releases.RELEASE_STATUSES",
+        "StatusEnum": "modes.serializers.MODE_STATUSES",
+    },
     # Swagger UI would otherwise fetch a validity badge from validator.swagger.io: no outside calls.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
+
+# How many approvals a catalog revision needs before it can be published to agents (modes.releases). 0: every
+# committed change is published at once, as for a one-admin setup.
+CATALOG_APPROVALS = env_int("CATALOG_APPROVALS", 0)
 
 # Throttle counters live in Redis when REDIS_URL is set, so every worker shares them; while Redis cannot be
 # reached, each process counts on its own (aptix_site.cache). Short timeouts: a Redis that hangs must not.

@@ -254,15 +254,15 @@ def test_context_always_includes_agent_change_mode(alice, alice_client, tool_ids
 
 
 
-def test_context_follows_a_catalog_edit_on_the_next_request(alice_client, alice_session):
-    # The context is built once per catalog version: an edit must show at once, tools and prompt alike.
+def test_context_follows_a_published_edit_on_the_next_request(alice_client, alice_session):
+    # The context is built once per published revision: an edit published must show at once, tools and prompt alike.
     url = f"/api/sessions/{alice_session.pk}/context/"
     assert [tool["name"] for tool in alice_client.get(url).json()["tools"]] == [
         "agent_change_mode", "agent_hello_world", "agent_list_modes"
     ]
-    AgentMode.objects.filter(key="general").update(
-        when_to_use="Use this mode for anything else.", associated_tool_ids=["agent_list_modes"]
-    )
+    general = AgentMode.objects.get(key="general")
+    general.when_to_use, general.associated_tool_ids = "Use this mode for anything else.", ["agent_list_modes"]
+    general.save()  # a save outside the admin is a revision too, published at once with CATALOG_APPROVALS = 0
     body = alice_client.get(url).json()
     assert "- general: Use this mode for anything else." in body["systemPrompt"]
     assert [tool["name"] for tool in body["tools"]] == ["agent_change_mode", "agent_list_modes"]
