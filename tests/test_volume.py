@@ -35,15 +35,15 @@ QUERIES = {
     "a mode change": 8,
     "revisions": 5,
     "a revision": 3,
-    "modes": 6,
-    "a mode": 4,
+    "modes": 7,
+    "a mode": 8,
     "a mode's history": 7,
     "API tokens": 5,
     "an API token": 4,
     "users": 6,
     "API: sessions": 3,
     "API: a session's mode changes": 4,
-    "API: revisions": 4,
+    "API: revisions": 5,
     "API: session context": 3,
 }
 
