@@ -1,8 +1,8 @@
 """
 More than one host: two `make serve` instances (two hosts, here two ports) share one PostgreSQL through PgBouncer
 in transaction pooling mode (Debian's, on a port of the test's own) and one Redis of the test's own. What one
-of them is told, the other knows: the catalog, the throttles, the lockouts; and mode changes of one session sent
-to both at once lose no audit row.
+of them is told, the other knows: a published catalog revision, the throttles, the lockouts; and mode changes of
+one session sent to both at once lose no audit row.
 """
 
 import concurrent.futures
@@ -26,6 +26,7 @@ from .servers import (
     make_users,
     production_env,
     redis_server,
+    run_django,
     run_django_json,
     scratch_database,
     serving,
@@ -95,6 +96,7 @@ def hosts():
             REDIS_URL=f"redis://127.0.0.1:{redis_port}/0",
             SESSION_CREATE_RATE=f"{SESSION_CREATE_RATE}/min",
             LOGIN_FAILURE_LIMIT="3",
+            CATALOG_APPROVALS="1",
         )
         with redis_server(redis_port), serving("make-serve", env) as a, serving("make-serve", env) as b:
             yield a, b, tokens, direct, bouncer_port
@@ -102,6 +104,47 @@ def hosts():
 
 def _auth(token):
     return {"Authorization": f"Token {token}"}
+
+
+RELEASE_STAFF = """
+from django.contrib.auth.models import Permission, User
+for name, codename in [("approver", "approve_revision"), ("publisher", "publish_revision")]:
+    user = User.objects.get(username=name)
+    user.is_staff = True
+    user.save()
+    user.user_permissions.add(Permission.objects.get(content_type__app_label="modes", codename=codename))
+"""
+EDIT = """
+from modes.models import AgentMode
+mode = AgentMode.objects.get(key="general")
+mode.when_to_use = "Use this mode for everyday questions, as published through host A."
+mode.save()
+"""
+
+
+def test_a_publication_through_one_host_is_served_by_the_other_on_its_next_request(hosts):
+    a, b, tokens, direct, _ = hosts
+    staff = make_users(direct, "approver", "publisher")
+    run_django(direct, RELEASE_STAFF)
+    run_django({**direct, "CATALOG_APPROVALS": "1"}, EDIT)  # as the hosts are configured: a change waits for review
+    newest = requests.get(f"{a.base}/api/catalog/revisions/", headers=_auth(staff["approver"]), timeout=10).json()
+    pending = newest["results"][0]["revision"]
+    assert newest["results"][0]["status"] == "pending"
+
+    def listed(host):
+        """The revision an agent is told of, and whether its system prompt has the new sentence."""
+        headers = _auth(tokens["alice"])
+        revision = requests.get(f"{host.base}/api/modes/", headers=headers, timeout=10).json()["catalogRevision"]
+        prompt = requests.get(f"{host.base}/api/system-prompt/", headers=headers, timeout=10).text
+        return revision, "as published through host A" in prompt
+
+    before = {host.base: listed(host) for host in (a, b)}
+    assert all(revision < pending and not published for revision, published in before.values())
+    revision = f"{a.base}/api/catalog/revisions/{pending}"
+    assert requests.post(f"{revision}/approve/", headers=_auth(staff["approver"]), timeout=10).status_code == 200
+    assert requests.post(f"{revision}/publish/", headers=_auth(staff["publisher"]), timeout=10).status_code == 200
+
+    assert listed(b) == (pending, True)
 
 
 def test_session_creations_count_against_one_limit_across_both_hosts(hosts):
