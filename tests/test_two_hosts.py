@@ -132,19 +132,28 @@ def test_a_publication_through_one_host_is_served_by_the_other_on_its_next_reque
     assert newest["results"][0]["status"] == "pending"
 
     def listed(host):
-        """The revision an agent is told of, and whether its system prompt has the new sentence."""
+        """The revision an agent is told of, and whether its system prompt over REST and its MCP instructions
+        have the new sentence."""
         headers = _auth(tokens["alice"])
         revision = requests.get(f"{host.base}/api/modes/", headers=headers, timeout=10).json()["catalogRevision"]
         prompt = requests.get(f"{host.base}/api/system-prompt/", headers=headers, timeout=10).text
-        return revision, "as published through host A" in prompt
+        initialize = {
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        }
+        mcp = requests.post(
+            f"{host.base}/mcp/", json=initialize, timeout=10,
+            headers={"Authorization": f"Bearer {tokens['alice']}", "Accept": "application/json, text/event-stream"},
+        ).json()["result"]["instructions"]
+        return revision, "as published through host A" in prompt, "as published through host A" in mcp
 
     before = {host.base: listed(host) for host in (a, b)}
-    assert all(revision < pending and not published for revision, published in before.values())
+    assert all(revision < pending and not rest and not mcp for revision, rest, mcp in before.values())
     revision = f"{a.base}/api/catalog/revisions/{pending}"
     assert requests.post(f"{revision}/approve/", headers=_auth(staff["approver"]), timeout=10).status_code == 200
     assert requests.post(f"{revision}/publish/", headers=_auth(staff["publisher"]), timeout=10).status_code == 200
 
-    assert listed(b) == (pending, True)
+    assert listed(b) == (pending, True, True)
 
 
 def test_session_creations_count_against_one_limit_across_both_hosts(hosts):
