@@ -9,7 +9,7 @@ PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/aptix_modes
 TEST_ENV := SECRET_KEY=tests-only-not-a-secret SECURE_SSL_REDIRECT=0
 PIP_INSTALL := $(BIN)/pip install --quiet --disable-pip-version-check
 
-.PHONY: install install-test run serve test test-sqlite test-postgres bench
+.PHONY: install install-test run serve test test-sqlite test-postgres bench bench-volume
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,7 @@ PORT ?= 8000
 WORKERS ?= $(shell $(PYTHON) -c 'import os; print(os.cpu_count() or 1)')
 NGINX := $(VENV)/nginx/usr/sbin/nginx
 APT_DOWNLOAD := apt-get download -q -o APT::Sandbox::User=root nginx
+APT_DOWNLOAD_PGBOUNCER := apt-get download -q -o APT::Sandbox::User=root pgbouncer libc-ares2
 serve: install $(NGINX)
 	HOST=$(HOST) PORT=$(PORT) WORKERS=$(WORKERS) SERVE_USER=$(SERVE_USER) NGINX_BIN=$(NGINX) VENV_BIN=$(BIN) exec deploy/serve
 
@@ -56,13 +57,23 @@ $(NGINX): | $(BIN)/python
 	rm -rf $(VENV)/nginx-download
 	$(NGINX) -v
 
+# PgBouncer from Debian's package (and the c-ares library it needs, which Debian's base system lacks), unpacked
+# into the virtualenv like nginx: the two-host test runs it on a port of its own.
+PGBOUNCER := $(VENV)/pgbouncer/usr/sbin/pgbouncer
+$(PGBOUNCER): | $(BIN)/python
+	rm -rf $(VENV)/pgbouncer-download && mkdir -p $(VENV)/pgbouncer-download
+	cd $(VENV)/pgbouncer-download && ($(APT_DOWNLOAD_PGBOUNCER) || (apt-get update -q && $(APT_DOWNLOAD_PGBOUNCER)))
+	for deb in $(VENV)/pgbouncer-download/*.deb; do dpkg-deb -x $$deb $(VENV)/pgbouncer; done
+	rm -rf $(VENV)/pgbouncer-download
+	LD_LIBRARY_PATH=$$(echo $(VENV)/pgbouncer/usr/lib/*-linux-gnu) $(PGBOUNCER) --version
+
 # The whole suite, on SQLite and then on PostgreSQL (some tests serve the app with make serve).
 test: test-sqlite test-postgres
 
-test-sqlite: install-test $(NGINX)
+test-sqlite: install-test $(NGINX) $(PGBOUNCER)
 	env -u DATABASE_URL $(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
-test-postgres: install-test $(NGINX)
+test-postgres: install-test $(NGINX) $(PGBOUNCER)
 	$(TEST_ENV) DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The benchmark harness (benchmarks/run.py): the app against a reference project, both under make serve.
@@ -71,3 +82,10 @@ bench: install $(NGINX)
 	command -v wrk >/dev/null || apt-get install -y -q wrk
 	$(PIP_INSTALL) -r benchmarks/requirements.txt
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+
+# The volume benchmark (benchmarks/volume.py): every endpoint and admin page on a PostgreSQL database filled to
+# a million sessions and ten million mode changes, against the same catalog on an empty one.
+bench-volume: install $(NGINX)
+	command -v wrk >/dev/null || apt-get install -y -q wrk
+	$(PIP_INSTALL) -r benchmarks/requirements.txt
+	$(BIN)/python -m benchmarks.volume $(BENCH_ARGS)

@@ -9,6 +9,8 @@ from axes.models import AccessAttempt
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
+from aptix_site.admin import LargeTableAdmin
+
 from .models import ApiToken, Membership, Organization
 
 
@@ -40,7 +42,7 @@ if admin.site.is_registered(AccessAttempt):  # importing axes' admin registered 
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
+class ApiTokenAdmin(LargeTableAdmin):
     """
     Tokens are listed, never their keys (not stored) nor their digests. None is added here: a key is shown
     once, to whoever creates it (create_token, create_agent_user, POST /api/token/). Deleting one revokes it.

@@ -107,3 +107,7 @@ class SessionContextResponse(serializers.Serializer):
         child=serializers.CharField(),
         help_text="Tool ids the mode lists that name no registered or declared tool; the model is not told of them.",
     )
+    notice = serializers.CharField(
+        required=False,
+        help_text="Only when the session's mode is not in the published catalog: says that the default mode applies.",
+    )

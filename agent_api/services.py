@@ -15,6 +15,7 @@ from modes.catalog import (
     all_tools,
     catalog_at_revision,
     current_catalog,
+    served_mode,
     get_tool,
     mode_enables,
 )
@@ -49,6 +50,11 @@ class SessionNotAtRevision(exceptions.NotFound):
     default_code = "session_not_at_revision"
 
 
+class RevisionNotPublished(exceptions.PermissionDenied):
+    default_detail = "That catalog revision was never published; only staff may preview it."
+    default_code = "revision_not_published"
+
+
 class InvalidInvocation(exceptions.ValidationError):
     default_code = "invalid_invocation"
 
@@ -63,34 +69,48 @@ def llm_context_json(*, mode, tool_format: str | None = None, catalog: CatalogSn
     """
     What an agent needs for its next LLM call in a session of this mode, as JSON text: the catalog
     revision, the Mode Catalog block, the tools the mode enables in tool_format, which of them the
-    agent's client executes, and the tool ids the mode lists that name no tool. From the current
-    catalog unless another is given; built once per catalog version.
+    agent's client executes, and the tool ids the mode lists that name no tool. From the published
+    catalog unless another is given; built once per catalog version. A mode that catalog does not have
+    (a rollback removed it) is served as the default mode (AGN-014 §6.3), and the context's notice says so.
     """
     catalog = catalog or current_catalog()
-
-    def build():
-        tools = catalog.tools_for_mode(mode)
-        return compact_json(
-            {
-                "catalogRevision": catalog.revision,
-                "systemPrompt": catalog.system_prompt(mode.key),
-                "tools": format_tools(tools, tool_format=tool_format, mode_keys=tuple(catalog.by_key)),
-                "clientTools": _client_tool_names(tools),
-                "unresolvedToolIds": catalog.unresolved_tool_ids(mode.associated_tool_ids),
-            }
+    served = served_mode(mode, catalog)
+    notice = None
+    if served.pk != mode.pk:
+        notice = (
+            f"Mode {mode.key!r} of this session is not in the published catalog (revision {catalog.revision}); "
+            f"the default mode {served.key!r} applies."
         )
 
-    if catalog.by_key.get(mode.key) is not mode:  # a mode newer than this snapshot: nothing to keep
+    def build():
+        tools = catalog.tools_for_mode(served)
+        context = {
+            "catalogRevision": catalog.revision,
+            "systemPrompt": catalog.system_prompt(served.key),
+            "tools": format_tools(tools, tool_format=tool_format, mode_keys=tuple(catalog.by_key)),
+            "clientTools": _client_tool_names(tools),
+            "unresolvedToolIds": catalog.unresolved_tool_ids(served.associated_tool_ids),
+        }
+        return compact_json({**context, "notice": notice} if notice else context)
+
+    if notice:
         return build()
-    return catalog.memoized(("llm-context", mode.key, tool_format), build)
+    return catalog.memoized(("llm-context", served.key, tool_format), build)
 
 
-def llm_context_json_at_revision(*, session: AgentSession, revision: int, tool_format: str | None = None) -> str:
-    """llm_context_json as it was at a catalog revision, for the mode the session was in then."""
+def llm_context_json_at_revision(
+    *, session: AgentSession, revision: int, viewer, tool_format: str | None = None
+) -> str:
+    """
+    llm_context_json as it was at a catalog revision, for the mode the session was in then: any revision that
+    was published; one that never was (pending or unpublished) only as a preview for staff.
+    """
     try:
         catalog = catalog_at_revision(revision)
     except UnknownRevisionError as error:
         raise RevisionNotFound(str(error)) from None
+    if not catalog.was_published and not viewer.is_staff:
+        raise RevisionNotPublished(f"Catalog revision {revision} was never published; only staff may preview it.")
     mode = catalog.by_id.get(mode_id_at_revision(session=session, revision=revision))
     if mode is None:
         raise SessionNotAtRevision(f"Session {session.pk} was created after catalog revision {revision}.")
@@ -126,7 +146,7 @@ def _tool(name):
 
 
 def _run(tool, *, arguments, session, conversation_id, user) -> InvokeResult:
-    if session is not None and not mode_enables(session.mode, tool):
+    if session is not None and not mode_enables(served_mode(session.mode), tool):
         raise ToolNotEnabled(f"Mode {session.mode.key!r} of this session does not enable the tool {tool.name!r}.")
     if not tool.is_tool_fully_executed_on_server:
         raise ToolExecutedByClient(

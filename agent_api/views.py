@@ -87,7 +87,7 @@ class SessionContextView(APIView):
     @extend_schema(
         operation_id="getSessionContext",
         parameters=[SessionContextQuery],
-        responses={200: SessionContextResponse, **error_responses(400, 401, 404)},
+        responses={200: SessionContextResponse, **error_responses(400, 401, 403, 404)},
     )
     def get(self, request, session_id):
         session = owned_session_or_404(request, session_id)
@@ -97,5 +97,7 @@ class SessionContextView(APIView):
         if revision is None:
             body = llm_context_json(mode=session.mode, tool_format=tool_format)
         else:
-            body = llm_context_json_at_revision(session=session, revision=revision, tool_format=tool_format)
+            body = llm_context_json_at_revision(
+                session=session, revision=revision, viewer=request.user, tool_format=tool_format
+            )
         return HttpResponse(body, content_type="application/json")

@@ -1,6 +1,9 @@
 """Admin plumbing the apps share."""
 
 from django.contrib import admin
+from django.core.paginator import Paginator
+from django.db import connections
+from django.utils.functional import cached_property
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -14,3 +17,34 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+class EstimatedCountPaginator(Paginator):
+    """
+    Counts an unfiltered list of a large table by PostgreSQL's own estimate (`pg_class.reltuples`, kept by
+    ANALYZE and autovacuum) instead of a COUNT(*) that reads millions of rows on every page load. A filtered
+    list, a table of fewer than ESTIMATED_FROM rows, and SQLite are counted exactly.
+    """
+
+    ESTIMATED_FROM = 100_000
+
+    @cached_property
+    def count(self):
+        queryset = self.object_list
+        connection = connections[queryset.db]
+        if connection.vendor == "postgresql" and not queryset.query.where:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass", [queryset.model._meta.db_table]
+                )
+                estimate = cursor.fetchone()[0]
+            if estimate >= self.ESTIMATED_FROM:
+                return estimate
+        return super().count
+
+
+class LargeTableAdmin(admin.ModelAdmin):
+    """For tables that grow without bound: an estimated count, and no second count of the whole table."""
+
+    paginator = EstimatedCountPaginator
+    show_full_result_count = False

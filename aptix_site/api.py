@@ -1,15 +1,16 @@
 """Plumbing shared by every REST endpoint: strict request serializers, pagination, the error handler."""
 
+import base64
 import functools
 import logging
+from urllib import parse
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
-from rest_framework import exceptions, serializers, status
+from rest_framework import exceptions, pagination, serializers, status
 from rest_framework.fields import empty
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -78,12 +79,26 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
-class Pagination(PageNumberPagination):
-    """Page-number pagination that refuses a bad page or pageSize (400) instead of quietly using another."""
+class CursorPagination(pagination.CursorPagination):
+    """
+    Pages by cursor, so that a page deep in millions of rows costs what the first one does (an OFFSET would
+    read and throw away every row before it). A bad pageSize, or the page-number `page` these lists once
+    took, is a 400; a cursor it did not give is a 404; never quietly another page. Subclasses set `ordering`,
+    whose first field an index should lead with (after the list's filter).
+    """
 
     page_size = 50
     page_size_query_param = "pageSize"
     max_page_size = 200
+    # A 404 as DRF answers it (no page has that cursor), saying what to do instead.
+    invalid_cursor_message = "No page has this cursor: use a next or previous link as the list gave it."
+
+    def paginate_queryset(self, queryset, request, view=None):
+        if "page" in request.query_params:
+            raise exceptions.ValidationError(
+                {"page": ["This list is paged by cursor: follow the answer's next and previous links."]}
+            )
+        return super().paginate_queryset(queryset, request, view)
 
     def get_page_size(self, request):
         raw = request.query_params.get(self.page_size_query_param)
@@ -99,21 +114,26 @@ class Pagination(PageNumberPagination):
             )
         return int(raw)
 
-    def get_page_number(self, request, paginator):
-        # No 'last': the schema says a page is a number. A number past the last page, however many digits
-        # it has, is left to the paginator, which answers 404 as for any page that does not exist.
-        raw = request.query_params.get(self.page_query_param, "1")
-        if not (raw.isascii() and raw.isdigit() and raw.strip("0")):
-            raise exceptions.ValidationError({self.page_query_param: ["Must be a whole number, 1 or more."]})
-        return raw
+    def decode_cursor(self, request):
+        # DRF takes any text that decodes, even to nothing, as the first page; a client that mangled its link
+        # should hear so. The cursors given are base64 of a query string of o, r and p.
+        encoded = request.query_params.get(self.cursor_query_param)
+        if encoded is None:
+            return None
+        try:
+            text = base64.b64decode(encoded.encode("ascii"), validate=True).decode("ascii")
+            fields = parse.parse_qs(text, keep_blank_values=True, strict_parsing=True)
+            if not fields or not fields.keys() <= {"o", "r", "p"}:
+                raise ValueError(text)
+            return super().decode_cursor(request)
+        except ValueError:  # binascii.Error and UnicodeError are ValueErrors
+            raise exceptions.NotFound(self.invalid_cursor_message) from None
 
     def get_schema_operation_parameters(self, view):
         parameters = super().get_schema_operation_parameters(view)
         for parameter in parameters:
             if parameter["name"] == self.page_size_query_param:
                 parameter["schema"].update(minimum=1, maximum=self.max_page_size)
-            elif parameter["name"] == self.page_query_param:
-                parameter["schema"].update(minimum=1)
         return parameters
 
 

@@ -237,6 +237,13 @@ elif env_flag("DATABASE_PREPARED_STATEMENTS", True):
     # Behind a pooler in transaction mode that does not carry prepared statements (PgBouncer before 1.21), set
     # DATABASE_PREPARED_STATEMENTS=0.
     DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=5)
+DATABASE_POOLER = os.environ.get("DATABASE_POOLER", "")
+if DATABASE_POOLER not in {"", "session", "transaction"}:
+    raise ImproperlyConfigured("DATABASE_POOLER must be 'transaction', 'session' or unset (no pooler).")
+if DATABASE_POOLER == "transaction":
+    # Behind a pooler in transaction mode (PgBouncer's pool_mode = transaction), a cursor held open across
+    # transactions would land on another client's server connection (Django's documented setting for this).
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
 
 # On PostgreSQL, how long a request's transaction may wait on a lock, and how long one of its statements may run,
 # in milliseconds (0: no limit); beyond either the statement fails and its transaction changes nothing
@@ -316,9 +323,18 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Two fields named status (a mode's, a revision's release): each enum its own name.
+    "ENUM_NAME_OVERRIDES": {
+        "ReleaseStatusEnum": "modes.releases.RELEASE_STATUSES",
+        "StatusEnum": "modes.serializers.MODE_STATUSES",
+    },
     # Swagger UI would otherwise fetch a validity badge from validator.swagger.io: no outside calls.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
+
+# How many approvals a catalog revision needs before it can be published to agents (modes.releases). 0: every
+# committed change is published at once, as for a one-admin setup.
+CATALOG_APPROVALS = env_int("CATALOG_APPROVALS", 0)
 
 # Throttle counters live in Redis when REDIS_URL is set, so every worker shares them; while Redis cannot be
 # reached, each process counts on its own (aptix_site.cache). Short timeouts: a Redis that hangs must not.

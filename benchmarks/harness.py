@@ -22,7 +22,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 PG_ADMIN_URL = "postgres://postgres@127.0.0.1:5432/postgres"
-PG_DATABASES = {"project": "aptix_modes_bench", "reference": "aptix_modes_bench_reference"}
+PG_DATABASES = {
+    "project": "aptix_modes_bench",
+    "reference": "aptix_modes_bench_reference",
+    # benchmarks/volume.py: the same catalog with nothing else, and at scale.
+    "empty": "aptix_modes_volume_empty",
+    "full": "aptix_modes_volume_full",
+}
 
 
 @dataclass(frozen=True)
@@ -65,12 +71,12 @@ def _database_url(database, workdir, name):
     sys.exit(f"unknown database {database!r}: use sqlite and/or postgres")
 
 
-def project_environment(database, workdir) -> dict:
+def project_environment(database, workdir, name="project") -> dict:
     return {
         **_base_environment(),
         # Production settings plus the in-stack diagnostic view (benchmarks/settings.py).
         "DJANGO_SETTINGS_MODULE": "benchmarks.settings",
-        "DATABASE_URL": _database_url(database, workdir, "project"),
+        "DATABASE_URL": _database_url(database, workdir, name),
         "SECURE_SSL_REDIRECT": "0",  # plain HTTP on loopback
         "TOOL_INVOKE_RATE": "1000000000/day",  # never refuse
     }
@@ -85,10 +91,10 @@ def reference_environment(database, workdir) -> dict:
     }
 
 
-def drop_databases(database):
+def drop_databases(database, names=("project", "reference")):
     if database == "postgres":
-        for name in PG_DATABASES.values():
-            _psql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        for name in names:
+            _psql(f"DROP DATABASE IF EXISTS {PG_DATABASES[name]} WITH (FORCE)")
 
 
 def _psql(statement):

@@ -2,16 +2,29 @@
 JSON-RPC 2.0 and the MCP messages this server answers, as plain data: the protocol versions it speaks,
 the error codes, and the shapes of requests and results. Nothing here knows about modes or sessions.
 
-Two versions are spoken: 2025-11-25, which opens with an `initialize` handshake, and 2026-07-28, which
-is stateless: each request names its version in `_meta`, and `server/discover` replaces the handshake.
+Four versions are spoken. 2025-03-26, 2025-06-18 and 2025-11-25 open with an `initialize` handshake, which
+settles the version; 2026-07-28 is stateless: each request names its version in `_meta`, and `server/discover`
+replaces the handshake. Each request is answered in its version's shapes and HTTP statuses: before 2026-07-28, a
+JSON-RPC answer to a message the server could read is HTTP 200, errors included, as the `mcp` SDK's own server
+sends it (its 1.x clients take any other status for a broken transport); 2026-07-28 gives errors the statuses of
+its table (ERROR_HTTP_STATUS).
 """
 
 import base64
 from dataclasses import dataclass
 
-HANDSHAKE_VERSION = "2025-11-25"
+# Oldest first. 2024-11-05 is not among them: its HTTP transport (an SSE stream and a POST endpoint) is not this one.
+HANDSHAKE_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
+LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
 STATELESS_VERSION = "2026-07-28"
-PROTOCOL_VERSIONS = (HANDSHAKE_VERSION, STATELESS_VERSION)
+PROTOCOL_VERSIONS = (*HANDSHAKE_VERSIONS, STATELESS_VERSION)
+# A request without the MCP-Protocol-Version header, which 2025-06-18 introduced, is in the version before it: the
+# 2025-06-18 transport's rule for a server that, like this stateless one, keeps no record of the handshake.
+UNDECLARED_VERSION = "2025-03-26"
+# The one version whose clients may send JSON-RPC batches (2025-06-18 removed them).
+BATCH_VERSION = "2025-03-26"
+# structuredContent, and the title of tools, resources and the server's info, came with this version.
+TITLES_AND_STRUCTURED_CONTENT_SINCE = "2025-06-18"
 VERSION_META = "io.modelcontextprotocol/protocolVersion"
 SERVER_INFO_META = "io.modelcontextprotocol/serverInfo"
 SERVER_INFO = {"name": "aptix-modes", "title": "Aptix Modes", "version": "1.0.0"}
@@ -23,9 +36,12 @@ METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 RESOURCE_NOT_FOUND = -32002
+# No MCP version has a code for a throttled request; -32000 opens JSON-RPC's range for servers' own errors.
+THROTTLED = -32000
 HEADER_MISMATCH = -32020
 UNSUPPORTED_PROTOCOL_VERSION = -32022
-# The HTTP status an error is sent with, as the SDK's own server does; any other code goes with 200.
+# The HTTP status a 2026-07-28 error is sent with, as the SDK's own server does, and of a message that could not be
+# read in any version; any other code goes with 200.
 ERROR_HTTP_STATUS = {
     PARSE_ERROR: 400,
     INVALID_REQUEST: 400,
@@ -33,9 +49,10 @@ ERROR_HTTP_STATUS = {
     HEADER_MISMATCH: 400,
     UNSUPPORTED_PROTOCOL_VERSION: 400,
     METHOD_NOT_FOUND: 404,
+    THROTTLED: 429,
 }
 # 2026-07-28 results of these say how long a client may keep them, and for whom.
-CACHEABLE_METHODS = {"server/discover", "tools/list", "resources/list", "resources/read"}
+CACHEABLE_METHODS = {"server/discover", "tools/list", "resources/list", "resources/templates/list", "resources/read"}
 
 
 class JsonRpcError(Exception):
@@ -44,6 +61,14 @@ class JsonRpcError(Exception):
     def __init__(self, code: int, message: str, data=None):
         super().__init__(message)
         self.code, self.message, self.data = code, message, data
+
+
+class ThrottledError(JsonRpcError):
+    """A request refused for a limit the caller has spent; it may be sent again after retry_after seconds."""
+
+    def __init__(self, message: str, *, retry_after: int):
+        super().__init__(THROTTLED, message, {"retryAfter": retry_after})
+        self.retry_after = retry_after
 
 
 @dataclass(frozen=True)
@@ -60,11 +85,12 @@ class Message:
 
 def read_message(body, *, headers) -> Message | None:
     """
-    The message in a parsed request body; None for a client's response to us (we send no requests).
-    headers are the request's: 2026-07-28 requests repeat their version, method and name there.
+    The message in a parsed request body, or in one element of a batch; None for a client's response to us (we
+    send no requests). headers are the request's: they say its version, and 2026-07-28 requests repeat their
+    version, method and name there. JsonRpcError for a message that cannot be read.
     """
-    if isinstance(body, list):
-        raise JsonRpcError(INVALID_REQUEST, "Batches are not supported: send one JSON-RPC message per request.")
+    if isinstance(body, list):  # a batch where batches are not spoken, or one inside a batch
+        raise _no_batches(headers)
     if not isinstance(body, dict) or body.get("jsonrpc") != "2.0":
         raise JsonRpcError(INVALID_REQUEST, 'A JSON-RPC 2.0 message is an object with "jsonrpc": "2.0".')
     if "method" not in body and ("result" in body or "error" in body):
@@ -83,21 +109,46 @@ def read_message(body, *, headers) -> Message | None:
     return Message(method=method, params=params, id=request_id, is_notification=False, version=version)
 
 
+def batch_elements(body: list, *, headers) -> list:
+    """
+    The elements of a JSON-RPC batch, each to be read with read_message, when the request's version has batches
+    (2025-03-26, which a request without the version header is in); JsonRpcError otherwise, or for an empty one.
+    """
+    if headers.get("MCP-Protocol-Version", UNDECLARED_VERSION) != BATCH_VERSION:
+        raise _no_batches(headers)
+    if not body:
+        raise JsonRpcError(INVALID_REQUEST, "An empty batch holds no message.")
+    return body
+
+
+def _no_batches(headers) -> JsonRpcError:
+    version = str(headers.get("MCP-Protocol-Version", UNDECLARED_VERSION))[:40]
+    return JsonRpcError(
+        INVALID_REQUEST,
+        f"Batches are not supported in protocol version {version}, nor inside a batch: send one JSON-RPC message "
+        "per request.",
+    )
+
+
 def _asked_version(method: str, params: dict, headers) -> str:
     """
-    The version a request asks for: 2026-07-28 names it in params._meta and repeats it, the method and the
-    tool or resource in headers, which must agree (a gateway may act on the headers alone); 2025-11-25 sends
-    the MCP-Protocol-Version header after its handshake.
+    The version a request is answered in. 2026-07-28 names it in params._meta and repeats it, the method and the
+    tool or resource in headers, which must agree (a gateway may act on the headers alone). The other versions
+    send the version the handshake settled in the MCP-Protocol-Version header, from 2025-06-18 on; initialize
+    settles it, in the version the client asks for if the server speaks it, else in the server's newest.
     """
     header = headers.get("MCP-Protocol-Version")
     meta = params.get("_meta")
     asked = meta.get(VERSION_META) if isinstance(meta, dict) else None
     if asked is None:
-        if header is None or header == HANDSHAKE_VERSION:
-            return HANDSHAKE_VERSION
         if header == STATELESS_VERSION:
             raise JsonRpcError(HEADER_MISMATCH, f"A {STATELESS_VERSION} request names its version in params._meta too.")
-        raise _unsupported(header)
+        if header is not None and header not in HANDSHAKE_VERSIONS:
+            raise _unsupported(header)
+        if method == "initialize":
+            offered = params.get("protocolVersion")
+            return offered if offered in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
+        return header or UNDECLARED_VERSION
     if not isinstance(asked, str):
         raise JsonRpcError(INVALID_PARAMS, f"params._meta's {VERSION_META} must be a string.")
     if asked not in PROTOCOL_VERSIONS:
@@ -140,14 +191,37 @@ def request_id_of(body):
     return request_id if isinstance(request_id, (int, str)) and not isinstance(request_id, bool) else None
 
 
+def error_status(code: int, version: str) -> int:
+    """The HTTP status of an error answering a message that was read, in the message's version."""
+    return ERROR_HTTP_STATUS.get(code, 200) if version == STATELESS_VERSION else 200
+
+
 def result_response(message: Message, result: dict) -> dict:
+    """The response to a request, its result in the shapes of the request's version."""
     # server/discover exists only in 2026-07-28, whatever the request said of its version.
     if message.version == STATELESS_VERSION or message.method == "server/discover":
         result = {**result, "resultType": "complete", "_meta": {SERVER_INFO_META: SERVER_INFO}}
         if message.method in CACHEABLE_METHODS:
             # What is listed depends on the caller's session and on the catalog, which admins edit at any time.
             result.update(ttlMs=0, cacheScope="private")
+    elif _older(message.version, TITLES_AND_STRUCTURED_CONTENT_SINCE):
+        result = _without_titles_and_structured_content(result)
     return {"jsonrpc": "2.0", "id": message.id, "result": result}
+
+
+def _older(version: str, than: str) -> bool:
+    return PROTOCOL_VERSIONS.index(version) < PROTOCOL_VERSIONS.index(than)
+
+
+def _without_titles_and_structured_content(result: dict) -> dict:
+    """A result as a version before 2025-06-18 has it: no structuredContent, and nothing listed has a title."""
+    shaped = {key: value for key, value in result.items() if key != "structuredContent"}
+    if "serverInfo" in shaped:
+        shaped["serverInfo"] = {key: value for key, value in shaped["serverInfo"].items() if key != "title"}
+    for listing in ("tools", "resources", "resourceTemplates"):
+        if listing in shaped:
+            shaped[listing] = [{key: value for key, value in item.items() if key != "title"} for item in shaped[listing]]
+    return shaped
 
 
 def error_response(request_id, code: int, message: str, data=None) -> dict:
@@ -159,8 +233,9 @@ def error_response(request_id, code: int, message: str, data=None) -> dict:
 
 def initialize_result(message: Message, *, instructions: str) -> dict:
     return {
-        # The one version spoken through a handshake; a client that asked for another may take it or leave.
-        "protocolVersion": HANDSHAKE_VERSION,
+        # What the handshake settled (read_message): the client's version, or the server's newest for a client to
+        # take or leave.
+        "protocolVersion": message.version,
         "capabilities": CAPABILITIES,
         "serverInfo": SERVER_INFO,
         "instructions": instructions,
@@ -172,9 +247,13 @@ def discover_result(*, instructions: str) -> dict:
     return {"supportedVersions": [STATELESS_VERSION], "capabilities": CAPABILITIES, "instructions": instructions}
 
 
-def text_result(payload_json: str, payload: dict) -> dict:
-    """A tool's successful result: its JSON as text, and the same object as structured content."""
-    return {"content": [{"type": "text", "text": payload_json}], "structuredContent": payload, "isError": False}
+def text_result(payload_json: str, payload: dict, *, more_text: tuple[str, ...] = ()) -> dict:
+    """
+    A tool's successful result: its JSON as text, and the same object as structured content; more_text, texts for
+    the model after it.
+    """
+    content = [{"type": "text", "text": text} for text in (payload_json, *more_text)]
+    return {"content": content, "structuredContent": payload, "isError": False}
 
 
 def tool_error_result(message: str) -> dict:

@@ -22,12 +22,23 @@ from modes.catalog import (
 )
 from modes.listing import mode_detail_payload, render_markdown
 from sessions_app.selectors import InvalidSessionId, parse_session_id
+from sessions_app.tools import ModeChangeTool
 
 from . import protocol
 from .protocol import INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND, JsonRpcError, Message
 
 CATALOG_URI = "modes://catalog"
 MODE_URI_PREFIX = "modes://modes/"
+# Every parameterised resource; read_resource reads each URI they make.
+RESOURCE_TEMPLATES = [
+    {
+        "uriTemplate": f"{MODE_URI_PREFIX}{{key}}",
+        "name": "mode",
+        "title": "Mode",
+        "description": "One mode of the catalog, by its key, as JSON (as GET /api/modes/<key>/ gives it).",
+        "mimeType": "application/json",
+    }
+]
 
 
 def answer(message: Message, *, user, session, before_tool_call) -> dict:
@@ -47,6 +58,8 @@ def answer(message: Message, *, user, session, before_tool_call) -> dict:
         return call_tool(message.params, user=user, session=session, before_tool_call=before_tool_call)
     if method == "resources/list":
         return {"resources": catalog_resources()}
+    if method == "resources/templates/list":
+        return {"resourceTemplates": RESOURCE_TEMPLATES}
     if method == "resources/read":
         return {"contents": [read_resource(message.params.get("uri"))]}
     raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {method}.")
@@ -77,16 +90,20 @@ def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
                 f"This MCP endpoint serves session {session.pk}; {name} cannot work on another session here."
             )
         arguments = {key: value for key, value in arguments.items() if key != "sessionId"}
-    before_tool_call()
     try:
+        before_tool_call()
         result = run_tool(name=name, arguments=arguments, session=session, conversation_id=None, user=user)
-    except Throttled:
-        raise  # answered 429 with Retry-After, as a throttled tools/call is
+    except Throttled as error:  # the tool-invoke limit, or a branch's session-create limit: nothing ran
+        raise protocol.ThrottledError(str(error.detail), retry_after=error.wait) from None
     except APIException as error:  # the catalog changed since the tool list was read
         return protocol.tool_error_result(str(error.detail))
     if not result.successful:
         return protocol.tool_error_result(result.error_message)
-    return protocol.text_result(result.result, json.loads(result.result))
+    payload = json.loads(result.result)
+    if name == ModeChangeTool.TOOL_NAME:
+        # A client keeps the instructions it read when it connected: the new mode's block tells the model now.
+        return protocol.text_result(result.result, payload, more_text=(build_system_prompt(payload["mode"]),))
+    return protocol.text_result(result.result, payload)
 
 
 def _names_session(value, session) -> bool:

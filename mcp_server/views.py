@@ -3,6 +3,8 @@ The MCP endpoints: MCP's streamable HTTP transport, stateless, each POST answere
 (or 202 for a notification). /mcp/ serves what needs no session; /mcp/sessions/<id>/ one of the caller's
 sessions (anyone else's is 404, as over REST). Authentication is the API token as a bearer token, the
 REST throttle for tool calls applies to tools/call, and a web page of another origin is refused (origins.py).
+Which HTTP status an answer has depends on the request's protocol version (protocol.py); what is refused before
+a message is read (no token 401, a foreign origin 403, a body too large 413, another's session 404) keeps its own.
 """
 
 from django.http import HttpResponse
@@ -50,22 +52,61 @@ class McpView(APIView):
         try:
             body = request.data
         except exceptions.ParseError as error:
-            return Response(protocol.error_response(None, protocol.PARSE_ERROR, str(error.detail)), status=400)
+            return self._unreadable(None, protocol.JsonRpcError(protocol.PARSE_ERROR, str(error.detail)))
+        if isinstance(body, list):
+            return self._batch(body, request, session)
         try:
             message = protocol.read_message(body, headers=request.headers)
-            if message is None or message.is_notification:
-                return HttpResponse(status=status.HTTP_202_ACCEPTED, content_type="application/json")
+        except protocol.JsonRpcError as error:
+            return self._unreadable(body, error)
+        if message is None or message.is_notification:
+            return self._accepted()
+        reply, status_code, headers = self._answer(message, request, session)
+        return Response(reply, status=status_code, headers=headers)
+
+    def _batch(self, body: list, request, session):
+        """A 2025-03-26 batch: its requests' answers in one array, in their order (202 if it holds none)."""
+        try:
+            elements = protocol.batch_elements(body, headers=request.headers)
+        except protocol.JsonRpcError as error:
+            return self._unreadable(body, error)
+        replies = []
+        for element in elements:
+            try:
+                message = protocol.read_message(element, headers=request.headers)
+            except protocol.JsonRpcError as error:
+                replies.append(_error_reply(protocol.request_id_of(element), error))
+                continue
+            if message is not None and not message.is_notification:
+                replies.append(self._answer(message, request, session)[0])
+        return Response(replies) if replies else self._accepted()
+
+    def _answer(self, message: protocol.Message, request, session) -> tuple[dict, int, dict]:
+        """The reply to a request that was read, with its HTTP status and headers in the request's version."""
+        try:
             result = answer(
                 message, user=request.user, session=session, before_tool_call=lambda: self._throttle_tool_call(request)
             )
         except protocol.JsonRpcError as error:
-            return Response(
-                protocol.error_response(protocol.request_id_of(body), error.code, error.message, error.data),
-                status=protocol.ERROR_HTTP_STATUS.get(error.code, status.HTTP_200_OK),
-            )
-        return Response(protocol.result_response(message, result))
+            status_code = protocol.error_status(error.code, message.version)
+            retry = isinstance(error, protocol.ThrottledError) and status_code == status.HTTP_429_TOO_MANY_REQUESTS
+            return _error_reply(message.id, error), status_code, {"Retry-After": str(error.retry_after)} if retry else {}
+        return protocol.result_response(message, result), status.HTTP_200_OK, {}
+
+    @staticmethod
+    def _unreadable(body, error: protocol.JsonRpcError) -> Response:
+        # A message that could not be read has the same status in every version, as in the SDK's own server.
+        return Response(_error_reply(protocol.request_id_of(body), error), status=protocol.ERROR_HTTP_STATUS[error.code])
+
+    @staticmethod
+    def _accepted() -> HttpResponse:
+        return HttpResponse(status=status.HTTP_202_ACCEPTED, content_type="application/json")
 
     def _throttle_tool_call(self, request):
         throttle = WindowRateThrottle()
         if not throttle.allow_request(request, self):
             self.throttled(request, throttle.wait())
+
+
+def _error_reply(request_id, error: protocol.JsonRpcError) -> dict:
+    return protocol.error_response(request_id, error.code, error.message, error.data)

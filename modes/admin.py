@@ -16,17 +16,28 @@ from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.forms.fields import InvalidJSONInput
-from django.http import HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
-from django.urls import reverse
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
 from simple_history.admin import SimpleHistoryAdmin
 
-from aptix_site.admin import ReadOnlyAdmin
+from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
 from aptix_site.text import unstorable_text
 
 from .admin_preview import system_prompt_preview, tools_preview, unresolved_tools_warning
-from .catalog import current_catalog, unresolved_tool_ids
+from .catalog import UnknownRevisionError, current_catalog, working_catalog
 from .models import AgentMode, CatalogRevision, DeclaredTool
+from .releases import (
+    ReleaseError,
+    approve_revision,
+    pending_release,
+    publish_revision,
+    release_actions,
+    release_summary,
+    revision_diff,
+)
 from .revisions import recording_revision
 from .services import set_default_mode
 
@@ -64,9 +75,13 @@ class CatalogHistoryAdmin(SimpleHistoryAdmin):
             return view(request, *args, **kwargs)
 
     def changeform_view(self, request, *args, **kwargs):
+        if request.method == "GET":
+            release_banner(request)
         return self._one_revision(super().changeform_view, request, *args, **kwargs)
 
     def changelist_view(self, request, extra_context=None):
+        if request.method == "GET":
+            release_banner(request)
         extra_context = {"deleted_rows": self.deleted_rows(), **(extra_context or {})}
         return self._one_revision(super().changelist_view, request, extra_context)
 
@@ -173,7 +188,7 @@ class AgentModeAdmin(CatalogHistoryAdmin):
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
-        unresolved = unresolved_tool_ids(obj.associated_tool_ids)
+        unresolved = working_catalog().unresolved_tool_ids(obj.associated_tool_ids)
         if unresolved:
             self.message_user(request, unresolved_tools_warning(obj.key, unresolved), messages.WARNING)
 
@@ -252,17 +267,101 @@ class DeclaredToolAdmin(CatalogHistoryAdmin):
     class Media:
         css = {"all": ["modes/admin.css"]}
 
-    @admin.display(description="Enabled by modes")
+    @admin.display(description="Enabled by modes (published)")
     def enabled_by(self, tool):
+        # The published catalog: read once per request, where the rows would be read once per tool listed.
         keys = [mode.key for mode in current_catalog().modes if tool.name in mode.associated_tool_ids]
         return ", ".join(keys) or "No mode lists it yet."
 
 
+def release_banner(request) -> None:
+    """While a revision is pending, say on the page which revision agents see and how far the pending one is."""
+    pending = pending_release()
+    if pending is None:
+        return
+    published, number, approvals = pending
+    messages.warning(
+        request,
+        format_html(
+            'Agents see revision {}; revision {} is pending with {} of {} approvals. <a href="{}">Catalog releases</a>',
+            published,
+            number,
+            approvals,
+            settings.CATALOG_APPROVALS,
+            reverse("admin:modes_catalogrevision_releases"),
+        ),
+    )
+
+
+RELEASE_ACTIONS = {
+    # the action in the page's address: (the service that does it, the question its confirmation asks, the yes)
+    "approve": (approve_revision, "Approve revision {number}?", "Yes, approve it"),
+    "publish": (publish_revision, "Publish revision {number} to agents?", "Yes, publish it"),
+    "roll-back": (
+        publish_revision,
+        "Roll the catalog back to revision {number}? Agents are served it at once.",
+        "Yes, roll back",
+    ),
+}
+
+
 @admin.register(CatalogRevision)
-class CatalogRevisionAdmin(ReadOnlyAdmin):
-    """Revisions are written by the catalog itself and never changed: this only lists and shows them."""
+class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
+    """
+    Revisions are written by the catalog itself and never changed: this lists and shows them, and its
+    Catalog releases page shows the published and the pending revision (with what it changes) and approves,
+    publishes and rolls back, each after a confirmation, through modes.releases.
+    """
 
     list_display = ["number", "created_at", "created_by", "summary"]
     list_select_related = ["created_by"]
     fields = ["number", "created_at", "created_by", "summary", "catalog"]
     readonly_fields = fields
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("releases/", view(self.releases_view), name="modes_catalogrevision_releases"),
+            path(
+                "releases/<int:number>/<slug:action>/",
+                view(self.release_action_view),
+                name="modes_catalogrevision_release_action",
+            ),
+            *super().get_urls(),
+        ]
+
+    def releases_view(self, request):
+        summary = release_summary()
+        pending = summary["pending"]
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Catalog releases",
+            **summary,
+            "diff": revision_diff(number=pending.number)["modes"] if pending else [],
+            "may": release_actions(request.user, summary),
+        }
+        return TemplateResponse(request, "admin/modes/catalog_releases.html", context)
+
+    def release_action_view(self, request, number, action):
+        if action not in RELEASE_ACTIONS:
+            raise Http404(f"No release action {action!r}.")
+        service, question, confirm = RELEASE_ACTIONS[action]
+        releases_url = reverse("admin:modes_catalogrevision_releases")
+        if request.method == "POST":
+            try:
+                revision = service(number=number, user=request.user)
+            except (ReleaseError, UnknownRevisionError) as error:
+                self.message_user(request, str(error), messages.ERROR)
+            else:
+                done = "approved" if action == "approve" else "published to agents"
+                self.message_user(request, f"Revision {revision.number} is {done}.", messages.SUCCESS)
+            return HttpResponseRedirect(releases_url)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": question.format(number=number),
+            "confirm": confirm,
+            "releases_url": releases_url,
+        }
+        return TemplateResponse(request, "admin/modes/catalog_release_confirm.html", context)

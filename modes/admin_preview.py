@@ -1,12 +1,13 @@
 """
 What a mode's admin page previews, read-only: the system-prompt block and the tools as a session in this
-mode receives them, through the catalog's own functions, with the tool ids that name no tool marked.
+mode receives them once the catalog as saved is published, through the catalog's own functions, with the tool
+ids that name no tool marked.
 """
 
 from django.template.loader import render_to_string
 from django.utils.html import format_html
 
-from .catalog import build_system_prompt, tools_for_mode, unresolved_tool_ids
+from .catalog import working_catalog
 from .checks import UNRESOLVED_TOOLS_HINT, unresolved_tools_message
 from .models import AgentMode
 
@@ -16,11 +17,12 @@ def unresolved_tools_warning(key: str, unresolved: list[str]) -> str:
 
 
 def system_prompt_preview(mode: AgentMode) -> str:
-    return format_html('<pre class="aptix-preview">{}</pre>', build_system_prompt(mode.key))
+    return format_html('<pre class="aptix-preview">{}</pre>', working_catalog().system_prompt(mode.key))
 
 
 def tools_preview(mode: AgentMode) -> str:
-    unresolved = unresolved_tool_ids(mode.associated_tool_ids)
+    catalog = working_catalog()
+    unresolved = catalog.unresolved_tool_ids(mode.associated_tool_ids)
     tools = [
         {
             "name": tool.name,
@@ -28,7 +30,7 @@ def tools_preview(mode: AgentMode) -> str:
             "runs_on": "this service" if tool.is_tool_fully_executed_on_server else "the agent's client",
             "always_available": tool.always_available and tool.name not in mode.associated_tool_ids,
         }
-        for tool in tools_for_mode(mode)
+        for tool in catalog.tools_for_mode(mode)
     ]
     return render_to_string(
         "modes/admin/tools_preview.html",

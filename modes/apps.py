@@ -1,6 +1,12 @@
+"""
+The modes app's start: the catalog checks (modes.checks), the triggers that version the catalog, and the
+recording of a revision after a migration and after any save or delete of a mode or declared tool made
+outside the services (modes.revisions).
+"""
+
 from django.apps import AppConfig
 from django.core import checks
-from django.db.models.signals import post_migrate
+from django.db.models.signals import post_delete, post_migrate, post_save
 
 
 class ModesConfig(AppConfig):
@@ -9,9 +15,13 @@ class ModesConfig(AppConfig):
 
     def ready(self):
         from .checks import check_mode_catalog
-        from .revisions import record_revision_after_migrate
+        from .models import AgentMode, DeclaredTool
+        from .revisions import record_model_change, record_revision_after_migrate
         from .triggers import reinstall_after_migrate
 
         checks.register(check_mode_catalog, checks.Tags.database)
         post_migrate.connect(reinstall_after_migrate, sender=self)
         post_migrate.connect(record_revision_after_migrate, sender=self)
+        for model in (AgentMode, DeclaredTool):
+            for name, signal in (("save", post_save), ("delete", post_delete)):
+                signal.connect(record_model_change, sender=model, dispatch_uid=f"modes.record_{name}_{model.__name__}")

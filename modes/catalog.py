@@ -1,21 +1,22 @@
 """
-The mode catalog service of AGN-014 §5: every read of the modes goes through here.
+How the catalog reaches agents: the catalog service of AGN-014 §5, serving the published release.
 
-Lookups are by key (prompts and tools speak in keys); sessions store ids.
+Agents are served one catalog revision, the published one (modes.releases decides which; modes.revisions
+records them): the listing, agent_list_modes, the system prompt, session contexts, MCP, and the validation of
+agent_change_mode and of a new session's mode all read it through current_catalog(). What admins edit (the
+rows) reaches agents only as a revision that is then published; with CATALOG_APPROVALS = 0 every recorded
+change is published as it is recorded. Reads never write the catalog.
 
-Reads are served from an in-process snapshot of the catalog. Before using it,
-a process compares the snapshot's version with the catalog version row that
-database triggers change on every write (modes.triggers); within one HTTP
-request that comparison happens once. So a change made by any process (admin,
-import, migration, SQL) is seen by every process on its next request, and the
-catalog costs a request at most one small query whatever its size: none when
-a query the request makes anyway has read the row too (reading a session
-does, see STATE_COLUMNS and note_state). The same row numbers the catalog's
-revisions (modes.revisions): a snapshot knows the revision it shows, and
-catalog_at_revision() rebuilds any earlier one.
+Each process keeps the published revision as an in-memory snapshot, labelled with the token drawn when it
+was published. Before using it, a process reads the catalog version row (one small query, once per HTTP
+request; none when a query the request makes anyway has read the row too: reading a session does, see
+STATE_COLUMNS and note_state) and reloads only when another revision has been published since. So a
+publication is served by every worker on its next request. Lookups are by key (prompts and tools speak in
+keys); sessions store ids. working_catalog() is the rows as admins left them, for the admin's previews.
 """
 
 import threading
+from datetime import datetime
 from dataclasses import dataclass, field
 
 from asgiref.local import Local
@@ -30,7 +31,6 @@ from aptix_site.text import compact_json
 from .listing import mode_list_payload
 from .models import AgentMode, AgentModeSummary, CatalogRevision, CatalogVersion, DeclaredTool
 from .portable import document_rows
-from .revisions import record_pending_revision, recording_in_progress
 
 # AGN-014 §6.2, word for word (note the typographic apostrophes).
 MODE_SWITCHING_LINES = (
@@ -51,6 +51,17 @@ class UnknownModeError(LookupError):
         super().__init__(f"Unknown mode key {key!r}. Valid keys: {', '.join(self.valid_keys)}.")
 
 
+class ModeBeingRemovedError(UnknownModeError):
+    """A published mode whose row a change not published yet has deleted: no session can be put in it."""
+
+    def __init__(self, key, valid_keys):
+        super().__init__(key, valid_keys)
+        self.args = (
+            f"Mode {key!r} is being removed from the catalog (a change not yet published deletes it), so no "
+            f"session can enter it. Valid keys: {', '.join(self.valid_keys)}.",
+        )
+
+
 class UnknownRevisionError(LookupError):
     def __init__(self, number, latest):
         self.number = number
@@ -65,10 +76,11 @@ class UnknownRevisionError(LookupError):
 class CatalogSnapshot:
     """The catalog as read at one version and revision. Its modes are shared: treat them as read-only."""
 
-    version: str | None
-    revision: int | None  # None: a change not recorded yet, seen inside the transaction that makes it
+    version: str | None  # the token of its publication, for the published catalog; None for any other
+    revision: int | None  # None: the rows as admins left them (working_catalog)
     modes: tuple[AgentMode, ...]
     declared_tools: tuple[DeclaredTool, ...] = ()
+    was_published: bool = True  # False for a revision that agents were never served (pending, unpublished)
     by_key: dict[str, AgentMode] = field(init=False)
     by_id: dict[str, AgentMode] = field(init=False)
     available_modes_lines: tuple[str, ...] = field(init=False)
@@ -159,22 +171,27 @@ class CatalogSnapshot:
 
 @dataclass(frozen=True)
 class CatalogState:
-    """The catalog version row: the version the triggers set, and the revision recorded last and its version."""
+    """
+    The catalog version row: the version the triggers set, the revision recorded last and its version, and
+    the revision published with the token drawn at its publication.
+    """
 
     version: str
     revision: int
     recorded_version: str
+    published: int
+    published_version: str
 
     @property
-    def pending(self) -> bool:
-        """A committed change that no revision records yet."""
+    def unrecorded(self) -> bool:
+        """A committed change that no revision records yet (made past the ORM): agents are not served it."""
         return self.version != self.recorded_version
 
 
 # The catalog version row's columns, for a query that every request makes anyway to select alongside its own
 # (it joins the row as STATE_TABLE): that saves the request a database round trip (note_state).
 STATE_TABLE = CatalogVersion._meta.db_table
-STATE_COLUMNS = ("version", "revision", "recorded_version")
+STATE_COLUMNS = ("version", "revision", "recorded_version", "published", "published_version")
 STATE_SQL = f"SELECT {', '.join(STATE_COLUMNS)} FROM {STATE_TABLE} WHERE id = 1"
 
 _latest: CatalogSnapshot | None = None
@@ -194,10 +211,10 @@ def _finish_request(**kwargs):
     _request.active = False
 
 
-def note_state(version: str | None, revision: int | None, recorded_version: str | None) -> None:
+def note_state(version: str | None, *columns) -> None:
     """Tell the catalog the row STATE_COLUMNS just gave, so that this request need not read it again."""
     if getattr(_request, "active", False) and _request.snapshot is None and version is not None:
-        _request.state = CatalogState(version, revision, recorded_version)
+        _request.state = CatalogState(version, *columns)
 
 
 request_started.connect(_start_request, dispatch_uid="modes.catalog.start_request")
@@ -205,45 +222,57 @@ request_finished.connect(_finish_request, dispatch_uid="modes.catalog.finish_req
 
 
 def current_catalog() -> CatalogSnapshot:
-    """The catalog as it is now: the cached snapshot if its version is still current."""
+    """The published catalog: the cached snapshot if no other revision has been published since."""
     global _latest
     checked = getattr(_request, "snapshot", None)
     if checked is not None:
         return checked
     state = getattr(_request, "state", None) or read_state()
-    if state is not None and state.pending and not recording_in_progress():
-        # A change made around the service: recorded before anything is answered from it.
-        recorded = record_pending_revision()
-        state = recorded and CatalogState(*(getattr(recorded, column) for column in STATE_COLUMNS))
+    if getattr(_request, "active", False):
+        _request.state = state
     snapshot = _latest
-    if snapshot is None or state is None or not _labelled(snapshot, state):
-        with _load_lock:  # threads that find the same new version load it once
+    if snapshot is None or state is None or snapshot.version != state.published_version:
+        with _load_lock:  # threads that find the same new publication load it once
             snapshot = _latest
-            if snapshot is None or state is None or not _labelled(snapshot, state):
+            if snapshot is None or state is None or snapshot.version != state.published_version:
                 snapshot = _load(state)
-                if snapshot.version is not None:
+                if snapshot.version:
                     _latest = snapshot
     if getattr(_request, "active", False):
         _request.snapshot = snapshot
     return snapshot
 
 
-def _labelled(snapshot: CatalogSnapshot, state: CatalogState) -> bool:
-    return snapshot.version == state.version and snapshot.revision == _recorded(state)
-
-
-def _recorded(state: CatalogState | None) -> int | None:
-    return None if state is None or state.pending else state.revision
-
-
 def _load(state: CatalogState | None) -> CatalogSnapshot:
-    # The state is read again after the rows: a change committed in between would give rows newer than
-    # their label, which then go unlabelled (and uncached) rather than under a revision that lacks them.
-    modes, tools = tuple(AgentMode.objects.all()), tuple(DeclaredTool.objects.all())
-    if state is not None and read_state() != state:
-        state = None
+    revision = state and state.published and CatalogRevision.objects.filter(number=state.published).first()
+    if not revision:
+        # No revision published yet (a database being migrated or flushed): the rows, never cached.
+        return working_catalog()
+    return snapshot_of(revision, version=state.published_version)
+
+
+def snapshot_of(revision: CatalogRevision, *, version: str | None = None) -> CatalogSnapshot:
+    """The catalog exactly as revision recorded it, with its modes' source and timestamps."""
+    modes, tools = document_rows(revision.catalog)
+    for mode in modes:
+        stamps = revision.stamps.get(mode.pk)
+        if stamps:
+            mode.source = stamps["source"]
+            mode.created_at = datetime.fromisoformat(stamps["created_at"])
+            mode.updated_at = datetime.fromisoformat(stamps["updated_at"])
     return CatalogSnapshot(
-        version=state and state.version, revision=_recorded(state), modes=modes, declared_tools=tools
+        version=version,
+        revision=revision.number,
+        modes=tuple(modes),
+        declared_tools=tuple(tools),
+        was_published=revision.published_at is not None,
+    )
+
+
+def working_catalog() -> CatalogSnapshot:
+    """The catalog as admins have left the rows, published or not: what the admin previews. Never cached."""
+    return CatalogSnapshot(
+        version=None, revision=None, modes=tuple(AgentMode.objects.all()), declared_tools=tuple(DeclaredTool.objects.all())
     )
 
 
@@ -257,12 +286,11 @@ def read_state() -> CatalogState | None:
 
 def catalog_at_revision(number: int) -> CatalogSnapshot:
     """The catalog exactly as revision number recorded it; UnknownRevisionError if there is no such revision."""
-    latest = current_catalog().revision  # which records a change not recorded yet, if that is the one asked for
     revision = CatalogRevision.objects.filter(number=number).first()
     if revision is None:
-        raise UnknownRevisionError(number, latest)
-    modes, tools = document_rows(revision.catalog)
-    return CatalogSnapshot(version=None, revision=number, modes=tuple(modes), declared_tools=tuple(tools))
+        state = read_state()
+        raise UnknownRevisionError(number, state and state.revision)
+    return snapshot_of(revision)
 
 
 def get_all_modes() -> list[AgentModeSummary]:
@@ -294,11 +322,36 @@ def get_mode(mode_key: str) -> AgentMode:
     return current_catalog().mode(mode_key)
 
 
+def mode_for_session(mode_key: str | None) -> AgentMode:
+    """
+    The published mode a session may be put in (mode_key, or the default mode): UnknownModeError for a key
+    agents do not see, ModeBeingRemovedError for one whose row a change not yet published has deleted
+    (sessions refer to rows). That takes a query only while the rows differ from the published revision.
+    """
+    catalog = current_catalog()
+    mode = catalog.mode(mode_key) if mode_key else catalog.default
+    state = getattr(_request, "state", None) if getattr(_request, "active", False) else read_state()
+    if state is None or (state.revision == state.published and not state.unrecorded):
+        return mode
+    kept = set(AgentMode.objects.filter(pk__in=catalog.by_id).values_list("pk", flat=True))
+    if mode.pk not in kept:
+        raise ModeBeingRemovedError(mode.key, [key for key, each in catalog.by_key.items() if each.pk in kept])
+    return mode
+
+
 def get_mode_by_id(mode_id: str) -> AgentMode:
-    """The mode with this id (sessions store ids); AgentMode.DoesNotExist if there is none."""
+    """
+    The mode with this id (sessions store ids), as published; a mode that is not (a rollback removed it,
+    or it was published after this request read the catalog) as its row; AgentMode.DoesNotExist if none.
+    """
     mode = current_catalog().by_id.get(mode_id)
-    # A mode committed after this request read the catalog version is not in the snapshot yet.
     return mode if mode is not None else AgentMode.objects.get(pk=mode_id)
+
+
+def served_mode(mode: AgentMode, catalog: CatalogSnapshot | None = None) -> AgentMode:
+    """The mode a session in mode is served as: itself as published, else the default mode (AGN-014 §6.3)."""
+    catalog = catalog or current_catalog()
+    return catalog.by_id.get(mode.pk) or catalog.default
 
 
 def get_tools_for_mode(mode_key: str) -> list[str]:

@@ -1,6 +1,11 @@
 """
-System checks for the mode catalog invariants of AGN-014 §7 (errors: no server
-starts), and warnings about tool ids that name no tool (servers start anyway).
+System checks for the mode catalog invariants of AGN-014 §7, and warnings about tool ids that name no tool
+(servers start anyway).
+
+The invariants are errors (no server starts) for the published revision, the catalog agents are served;
+the working copy (the rows admins edit) breaking them while it is not what agents are served (a pending
+revision, or a change made past the services that no revision records yet) is a warning, and so is such
+an unrecorded change itself: it waits for a revision.
 
 They read the catalog from the database, so Django runs them only when asked
 for a database (``check --database default``, ``migrate``); servers run them
@@ -18,7 +23,8 @@ from django.db.migrations.loader import MigrationLoader
 
 from agent_tools.registry import registry
 
-from .models import AgentMode, DeclaredTool
+from .catalog import current_catalog, read_state
+from .models import AgentMode, CatalogVersion, DeclaredTool
 from .validators import (
     tool_parameters_problem,
     validate_mode_id,
@@ -35,8 +41,10 @@ def check_mode_catalog(app_configs=None, databases=None, **kwargs):
         return []
     modes = list(AgentMode.objects.using(DEFAULT_DB_ALIAS))
     declared = list(DeclaredTool.objects.using(DEFAULT_DB_ALIAS))
+    published = published_catalog_errors()
     return [
-        *catalog_errors(modes),
+        *published,
+        *working_copy_warnings(modes, published),
         *_check_tool_ids(modes, declared),
         *_check_shadowed_declarations(declared),
         *_check_declared_parameters(declared),
@@ -48,6 +56,41 @@ def catalog_is_migrated(using):
     loader = MigrationLoader(connections[using], ignore_no_migrations=True)
     modes_migrations = {node for node in loader.graph.nodes if node[0] == "modes"}
     return modes_migrations <= set(loader.applied_migrations)
+
+
+def published_catalog_errors():
+    """Every invariant the published revision breaks (the rows, until a revision is published)."""
+    return catalog_errors(list(current_catalog().modes))
+
+
+def working_copy_warnings(modes, published_errors):
+    """
+    An unrecorded change (modes.W004), and the invariants the rows break that the published revision does
+    not (modes.W005), while the rows are not what agents are served.
+    """
+    state = read_state()
+    if state is None or (state.revision == state.published and not state.unrecorded):
+        return []
+    unrecorded = [
+        Warning(
+            "The catalog was changed past the services (QuerySet.update() or raw SQL) and no revision records "
+            "the change, so agents are not served it.",
+            hint="Run 'python manage.py record_revision' to record it (the next save in the admin does too).",
+            obj=CatalogVersion,
+            id="modes.W004",
+        )
+    ] if state.unrecorded else []
+    served = {(error.id, error.msg) for error in published_errors}
+    return unrecorded + [
+        Warning(
+            f"The working copy, which agents are not served, breaks {error.id}: {error.msg}",
+            hint=f"Correct it before it is published: {error.hint}",
+            obj=error.obj,
+            id="modes.W005",
+        )
+        for error in catalog_errors(modes)
+        if (error.id, error.msg) not in served
+    ]
 
 
 def catalog_errors(modes):

@@ -235,24 +235,29 @@ class DeclaredTool(models.Model):
 
 class CatalogVersion(models.Model):
     """
-    One row whose version changes with every write to the catalog tables, set by
-    database triggers (modes.triggers), so every process can tell with one small
-    query whether its in-memory catalog is still current. It also holds the number
-    of the last catalog revision recorded, and the version that revision recorded:
-    a version other than that one is a change not recorded yet (modes.revisions).
+    One row that says what the catalog is, so that every process can tell with one small query whether its
+    in-memory catalog is still current: the version database triggers change on every write to the catalog
+    tables (modes.triggers), the number of the last revision recorded and the version it recorded (a
+    version other than that one is a change not recorded yet, modes.revisions), and the revision published
+    to agents with a token drawn at its publication, which labels what the processes serve (modes.catalog).
     """
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
     version = models.CharField(max_length=32)
     revision = models.PositiveIntegerField(default=0)
     recorded_version = models.CharField(max_length=32, blank=True, default="")
+    published = models.PositiveIntegerField(default=0, help_text="The revision agents are served; 0: none yet.")
+    published_version = models.CharField(max_length=32, blank=True, default="")
 
     def __str__(self):
         return self.version
 
 
 class CatalogRevision(models.Model):
-    """The whole catalog as one committed change left it, in the portable format; never changed afterwards."""
+    """
+    The whole catalog as one committed change left it, in the portable format; never changed afterwards,
+    but for the record of its publication (modes.releases).
+    """
 
     number = models.PositiveIntegerField(primary_key=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -261,9 +266,41 @@ class CatalogRevision(models.Model):
     )
     summary = models.TextField(help_text="The modes and fields that changed since the revision before.")
     catalog = models.JSONField(help_text="Every mode and declared tool, as export_modes writes them.")
+    # What the portable format leaves out and agents are shown: per mode id, its source and timestamps.
+    stamps = models.JSONField(default=dict, blank=True)
+    published_at = models.DateTimeField(null=True, blank=True, help_text="When it was last published.")
+    published_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    unreviewed = models.BooleanField(default=False, help_text="Published with fewer approvals than the policy asks.")
+    restores = models.PositiveIntegerField(
+        null=True, blank=True, help_text="For a rollback: the earlier revision whose catalog this one restores."
+    )
 
     class Meta:
         ordering = ["-number"]
+        permissions = [
+            ("approve_revision", "Can approve catalog revisions of others"),
+            ("publish_revision", "Can publish or roll back catalog revisions"),
+            ("publish_unreviewed_revision", "Can publish catalog revisions unreviewed"),
+        ]
 
     def __str__(self):
         return f"Catalog revision {self.number}"
+
+
+class CatalogApproval(models.Model):
+    """One staff user's approval of one exact revision; a newer revision needs its own."""
+
+    revision = models.ForeignKey(CatalogRevision, on_delete=models.CASCADE, related_name="approvals")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["revision", "user"], name="modes_catalogapproval_once_per_user"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} approved revision {self.revision_id}"

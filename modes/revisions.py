@@ -4,16 +4,22 @@ Catalog revisions: the whole catalog as each committed change left it, numbered 
 The catalog version row (modes.triggers) changes with every write to a catalog table, whoever makes it, and
 keeps the version that the last revision recorded: a version other than that one is a change not recorded
 yet. The service's own writes (the admin, imports, the default switch) record theirs in the same transaction,
-with the user who made them, so one admin save or one import is one revision. A change made around the
-service (QuerySet.update(), raw SQL, a shell) is recorded by the first request that reads the catalog after
-it (modes.catalog), before anything is answered from it: every catalog an agent was ever shown is a revision.
+with the user who made them, so one admin save or one import is one revision; a model save or delete outside
+them (a shell, a fixture) is one revision of its own. A change made around the ORM (QuerySet.update(), raw
+SQL) is recorded by the next write, or by `manage.py record_revision`; until then agents are not served it,
+since they are served only revisions (modes.catalog). Each new revision is published at once when the review
+policy asks for no approvals (CATALOG_APPROVALS = 0) and otherwise waits for its release (modes.releases).
 The version row is locked while a revision is recorded, so two writers get consecutive numbers.
 """
 
+import uuid
 from contextlib import contextmanager
 
 from asgiref.local import Local
 from django.db import connections, transaction
+
+from django.conf import settings
+from django.utils import timezone
 
 from .models import AgentMode, CatalogRevision, CatalogVersion, DeclaredTool
 from .portable import MODE_SECTION, TOOL_SECTION, export_document
@@ -26,11 +32,11 @@ class Recording:
 
 
 @contextmanager
-def recording_revision(*, created_by=None):
+def recording_revision(*, created_by=None, restores: int | None = None):
     """
     One transaction whose catalog writes become one revision, recorded as the block ends and attributed to
-    created_by (a user, or None). Reads of the catalog inside the block leave the recording to it; a block
-    inside another leaves it to the outer one.
+    created_by (a user, or None). Model saves inside the block leave the recording to it; a block inside
+    another leaves it to the outer one. restores: the earlier revision a rollback writes back.
     """
     recording = Recording()
     depth = getattr(_writing, "depth", 0)
@@ -41,7 +47,7 @@ def recording_revision(*, created_by=None):
         with transaction.atomic():
             yield recording
             if depth == 0:
-                state = record_pending_revision(created_by=created_by)
+                state = record_pending_revision(created_by=created_by, restores=restores)
                 recording.revision = state and state.revision
     finally:
         _writing.depth = depth
@@ -51,26 +57,56 @@ def recording_in_progress() -> bool:
     return getattr(_writing, "depth", 0) > 0
 
 
-def record_pending_revision(*, created_by=None) -> CatalogVersion | None:
+def record_pending_revision(*, created_by=None, restores: int | None = None) -> CatalogVersion | None:
     """
     Record the catalog as a new revision if it changed since the last one; returns the catalog version row
     as it is then, or None where there is none (a database being flushed or migrated). A write that left
-    the catalog as the last revision has it is not a new revision.
+    the catalog as the last revision has it is not a new revision. The first revision, and every one when
+    the policy asks for no approvals, is published as it is recorded.
     """
     with transaction.atomic():
         state = CatalogVersion.objects.select_for_update().filter(pk=1).first()
         if state is None or state.version == state.recorded_version:
             return state
-        catalog = export_document(modes=list(AgentMode.objects.all()), declared_tools=list(DeclaredTool.objects.all()))
+        modes = list(AgentMode.objects.all())
+        catalog = export_document(modes=modes, declared_tools=list(DeclaredTool.objects.all()))
         previous = CatalogRevision.objects.filter(number=state.revision).values_list("catalog", flat=True).first()
         if catalog != previous:
             state.revision += 1
-            CatalogRevision.objects.create(
-                number=state.revision, created_by=created_by, summary=summarize(previous, catalog), catalog=catalog
+            revision = CatalogRevision.objects.create(
+                number=state.revision,
+                created_by=created_by,
+                summary=summarize(previous, catalog),
+                catalog=catalog,
+                stamps=mode_stamps(modes),
+                restores=restores,
             )
+            if settings.CATALOG_APPROVALS == 0 or state.published == 0:
+                mark_published(state, revision, by=created_by, unreviewed=False)
         state.recorded_version = state.version
-        state.save(update_fields=["revision", "recorded_version"])
+        state.save()
         return state
+
+
+def mark_published(state: CatalogVersion, revision: CatalogRevision, *, by, unreviewed: bool) -> None:
+    """Make revision the one agents are served, on every worker's next request; the caller saves state."""
+    revision.published_at, revision.published_by, revision.unreviewed = timezone.now(), by, unreviewed
+    revision.save(update_fields=["published_at", "published_by", "unreviewed"])
+    state.published, state.published_version = revision.number, uuid.uuid4().hex
+
+
+def mode_stamps(modes) -> dict:
+    """What agents are shown of each mode beyond the portable format: its source and timestamps."""
+    return {
+        mode.pk: {"source": mode.source, "created_at": mode.created_at.isoformat(), "updated_at": mode.updated_at.isoformat()}
+        for mode in modes
+    }
+
+
+def record_model_change(sender, **kwargs):
+    """A save or delete of a mode or declared tool outside recording_revision is a revision of its own."""
+    if not recording_in_progress() and not kwargs.get("raw"):
+        record_pending_revision()
 
 
 def record_revision_after_migrate(sender, using, **kwargs):

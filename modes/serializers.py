@@ -4,12 +4,17 @@ built by modes.listing, shared with agent_list_modes; these describe them in the
 OpenAPI schema, and the schema tests check the two agree.
 """
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField
 
 from .models import AgentMode, CatalogRevision
+from .releases import RELEASE_STATUSES, revision_status
 from .tools import FILTER_MAX_LENGTH
+
+
+MODE_STATUSES = AgentMode.Status.values
 
 
 class QueryBooleanField(PresentIfEmpty, serializers.BooleanField):
@@ -63,15 +68,64 @@ class ModeListResponse(serializers.Serializer):
     catalogRevision = serializers.IntegerField(help_text="The catalog revision this listing shows.")
 
 
+class ApprovalResponse(serializers.Serializer):
+    user = serializers.CharField(source="user.get_username")
+    at = serializers.DateTimeField()
+
+
 class CatalogRevisionSummary(serializers.ModelSerializer):
+    """A revision and its release; the serializer's context holds the catalog's "state" (its version row)."""
+
     revision = serializers.IntegerField(source="number")
     createdAt = serializers.DateTimeField(source="created_at")
     createdBy = serializers.CharField(source="created_by.get_username", allow_null=True, default=None)
+    status = serializers.SerializerMethodField(help_text="published, pending, previous or unpublished.")
+    approvals = ApprovalResponse(many=True, read_only=True)
+    publishedAt = serializers.DateTimeField(source="published_at", allow_null=True)
+    publishedBy = serializers.CharField(source="published_by.get_username", allow_null=True, default=None)
+    unreviewed = serializers.BooleanField(help_text="Published with fewer approvals than the policy asks.")
 
     class Meta:
         model = CatalogRevision
-        fields = ["revision", "createdAt", "createdBy", "summary"]
+        fields = [
+            "revision", "createdAt", "createdBy", "summary", "status", "approvals", "publishedAt", "publishedBy",
+            "unreviewed",
+        ]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.ChoiceField(choices=RELEASE_STATUSES))
+    def get_status(self, revision) -> str:
+        return revision_status(revision, self.context["state"])
+
+
+class RevisionDiffQuery(RequestSerializer):
+    against = serializers.IntegerField(
+        required=False, min_value=1, default=None, help_text="The revision to compare with; the published one if left out."
+    )
+
+
+class FieldChange(serializers.Serializer):
+    before = serializers.JSONField(allow_null=True)
+    after = serializers.JSONField(allow_null=True)
+
+
+class ToolChanges(serializers.Serializer):
+    added = _strings()
+    removed = _strings()
+
+
+class ModeDiffResponse(serializers.Serializer):
+    key = serializers.CharField()
+    change = serializers.ChoiceField(choices=["added", "removed", "changed", "unchanged"])
+    fields = serializers.DictField(child=FieldChange())
+    prompt = _strings()
+    tools = ToolChanges()
+
+
+class RevisionDiffResponse(serializers.Serializer):
+    revision = serializers.IntegerField()
+    against = serializers.IntegerField()
+    modes = ModeDiffResponse(many=True)
 
 
 class ModeDetailResponse(serializers.Serializer):

@@ -1,6 +1,7 @@
 """
-Writes to the mode catalog that must keep its invariants: switching the default, importing files. Each is
-one catalog revision (modes.revisions), and each change to a mode is kept in its history.
+Writes to the mode catalog that must keep its invariants: switching the default, importing files, writing
+back an earlier revision (a rollback). Each is one catalog revision (modes.revisions), and each change to a
+mode is kept in its history.
 """
 
 from dataclasses import dataclass, field
@@ -8,10 +9,21 @@ from dataclasses import dataclass, field
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from simple_history.utils import bulk_update_with_history
 
-from .catalog import unresolved_tool_ids
+from .catalog import working_catalog
 from .models import AgentMode, DeclaredTool
-from .portable import ModeFile, PortableFileError
+from .portable import PORTABLE_FIELDS, TOOL_FIELDS, ModeFile, PortableFileError, document_rows
 from .revisions import recording_revision
+
+
+class ModesInUse(Exception):
+    """Modes that sessions use cannot be deleted (their sessions store their ids)."""
+
+    def __init__(self, keys, number):
+        self.keys = keys
+        super().__init__(
+            f"Revision {number} has no mode {', '.join(map(repr, keys))}, which sessions use; a mode cannot be "
+            "deleted while sessions use it. Move those sessions to another mode first."
+        )
 
 
 def set_default_mode(*, mode: AgentMode, changed_by=None) -> None:
@@ -39,6 +51,37 @@ def _switch_default_to(pk: str, *, changed_by) -> None:
         for mode in modes:
             mode.is_default = is_default
         bulk_update_with_history(modes, AgentMode, ["is_default"], default_user=changed_by)
+
+
+def restore_revision_rows(*, number: int, document: dict, restored_by) -> int | None:
+    """
+    Write the rows back to the catalog document of revision number, through their history, as one revision
+    recorded as restoring it; that revision's number, or None if the rows were that catalog already. Raises
+    ModesInUse, changing nothing, when it would delete a mode that sessions use.
+    """
+    modes, tools = document_rows(document)
+    with recording_revision(created_by=restored_by, restores=number) as recording:
+        _lock_catalog()
+        kept = {mode.pk for mode in modes}
+        gone = AgentMode.objects.exclude(pk__in=kept)
+        in_use = list(gone.filter(sessions__isnull=False).distinct().values_list("key", flat=True))
+        if in_use:
+            raise ModesInUse(in_use, number)
+        for model, rows, name, portable in ((AgentMode, modes, "pk", PORTABLE_FIELDS), (DeclaredTool, tools, "name", TOOL_FIELDS)):
+            for row in model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]}):
+                row._history_user = restored_by
+                row.delete()
+            existing = {getattr(row, name): row for row in model.objects.all()}
+            for wanted in rows:
+                row = existing.get(getattr(wanted, name))
+                if row is None:  # the default is switched below, once every mode is there
+                    row, wanted.is_default = wanted, False
+                if _apply(row, {field: getattr(wanted, field) for field in portable}) or row is wanted:
+                    row._history_user = restored_by
+                    row.save()
+        default = next(mode.pk for mode in modes if mode.is_default)
+        _switch_default_to(default, changed_by=restored_by)
+    return recording.revision
 
 
 @dataclass(frozen=True)
@@ -92,6 +135,7 @@ def _plan(mode_file: ModeFile, existing, *, update):
     problems += tool_problems
     declared_here = {row.name for row in to_save}
     new_default_pk = None
+    working = working_catalog()
     ids_in_use = {mode.pk: mode.key for mode in existing.values()}
     seen_keys, seen_ids = {}, {}
     defaults = [entry for entry in entries if entry.fields and entry.fields.get("is_default") is True]
@@ -148,7 +192,7 @@ def _plan(mode_file: ModeFile, existing, *, update):
         except ValidationError as error:
             problems += _messages(where, error)
             continue
-        unresolved = [name for name in unresolved_tool_ids(mode.associated_tool_ids) if name not in declared_here]
+        unresolved = [name for name in working.unresolved_tool_ids(mode.associated_tool_ids) if name not in declared_here]
         if unresolved:
             result.unresolved_tool_ids[key] = unresolved
         if mode._state.adding or changed_fields:

@@ -1,10 +1,19 @@
-"""Refuses to serve on a broken mode catalog (AGN-014 §7.6); called by wsgi.py, asgi.py and runserver."""
+"""
+Refuses to serve on a broken mode catalog (AGN-014 §7.6); called by wsgi.py, asgi.py and runserver.
+
+What must be sound is the published revision, the catalog agents are served; the working copy's problems
+(a pending revision, a change no revision records yet) are logged as warnings, since agents do not see them.
+"""
+
+import logging
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DEFAULT_DB_ALIAS, connections
 
-from .checks import catalog_errors, catalog_is_migrated
+from .checks import catalog_is_migrated, published_catalog_errors, working_copy_warnings
 from .models import AgentMode
+
+logger = logging.getLogger(__name__)
 
 
 def ensure_catalog_is_valid():
@@ -14,7 +23,8 @@ def ensure_catalog_is_valid():
                 "Refusing to serve: the mode catalog's migrations are not applied. "
                 "Run 'python manage.py migrate' first."
             )
-        errors = catalog_errors(list(AgentMode.objects.using(DEFAULT_DB_ALIAS)))
+        errors = published_catalog_errors()
+        warnings = working_copy_warnings(list(AgentMode.objects.using(DEFAULT_DB_ALIAS)), errors)
     finally:
         # A server may fork workers after this; they must not share this connection.
         connections.close_all()
@@ -22,3 +32,5 @@ def ensure_catalog_is_valid():
         raise ImproperlyConfigured(
             "Refusing to serve: the mode catalog is broken.\n" + "\n".join(str(error) for error in errors)
         )
+    for warning in warnings:
+        logger.warning("%s", warning)

@@ -9,4 +9,7 @@ urlpatterns = [
     path("system-prompt/", views.SystemPromptView.as_view(), name="system-prompt"),
     path("catalog/revisions/", views.CatalogRevisionListView.as_view(), name="catalog-revision-list"),
     path("catalog/revisions/<str:number>/", views.CatalogRevisionDetailView.as_view(), name="catalog-revision-detail"),
+    path("catalog/revisions/<str:number>/diff/", views.CatalogRevisionDiffView.as_view(), name="catalog-revision-diff"),
+    path("catalog/revisions/<str:number>/approve/", views.ApproveRevisionView.as_view(), name="catalog-revision-approve"),
+    path("catalog/revisions/<str:number>/publish/", views.PublishRevisionView.as_view(), name="catalog-revision-publish"),
 ]

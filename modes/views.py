@@ -1,16 +1,20 @@
-"""Read-only REST endpoints over the mode catalog; the catalog is never written through the API."""
+"""
+REST endpoints over the mode catalog: the published catalog for agents, read-only; for staff, its revisions,
+what each changes, and their release (approve, publish). The catalog's rows are never written through the API.
+"""
 
+from django.db.models import Prefetch
 from django.http import HttpResponse
 from django.utils.decorators import method_decorator
 from django.views.decorators.http import condition
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics
 from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from aptix_site.api import Pagination, error_responses
+from aptix_site.api import CursorPagination, error_responses
 
 from .catalog import (
     UnknownModeError,
@@ -22,12 +26,23 @@ from .catalog import (
     get_tools_for_mode,
     list_modes_json,
 )
-from .exceptions import ModeNotFound, RevisionNotFound
+from .exceptions import ModeNotFound, ReleaseBlocked, ReleaseNotAllowed, RevisionNotFound
 from .listing import mode_detail_payload
-from .models import CatalogRevision
+from .models import CatalogApproval, CatalogRevision
 from .portable import export_document
+from .releases import (
+    ReleaseConflict,
+    ReleaseForbidden,
+    approve_revision,
+    catalog_state,
+    get_revision,
+    publish_revision,
+    revision_diff,
+)
 from .serializers import (
     CatalogRevisionSummary,
+    RevisionDiffQuery,
+    RevisionDiffResponse,
     ModeDetailResponse,
     ModeListQuery,
     ModeListResponse,
@@ -107,47 +122,133 @@ class SystemPromptView(APIView):
         )
 
 
+class RevisionPages(CursorPagination):
+    ordering = "-number"  # newest first, by primary key
+
+
 # Revisions name the admins who made them: they are for staff. Agents get the number they need to run (each
 # answer's catalogRevision), and a session's owner rebuilds a served context with ?revision=N.
 class CatalogRevisionListView(generics.ListAPIView):
     serializer_class = CatalogRevisionSummary
-    pagination_class = Pagination
+    pagination_class = RevisionPages
     permission_classes = [IsAdminUser]
 
     def get_queryset(self):
-        current_catalog()  # a change made around the service is recorded before the revisions are listed
-        return CatalogRevision.objects.select_related("created_by").defer("catalog")
+        return CatalogRevision.objects.select_related("created_by", "published_by").prefetch_related(
+            Prefetch("approvals", CatalogApproval.objects.select_related("user"))
+        ).defer("catalog", "stamps")
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "state": catalog_state()}
 
     @extend_schema(
         operation_id="listCatalogRevisions",
         responses={200: CatalogRevisionSummary(many=True), **error_responses(400, 401, 403, 404)},
         description="Every catalog revision, newest first: who made it (null for a change made around the "
-        "service, such as SQL) and a one-line summary of the modes and fields that changed. For staff only.",
+        "service, such as SQL), a one-line summary of the modes and fields that changed, and its release: "
+        "status, approvals, who published it and when. For staff only.",
     )
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
 
+def _revision_number(text: str) -> int:
+    """The revision a URL names; 404 naming it if it is not a number of one."""
+    number = int(text) if text.isascii() and text.isdigit() else 0
+    if not 0 < number < 2**31:
+        raise RevisionNotFound(f"There is no catalog revision {text}.")
+    return number
+
+
+def revision_body(number: int) -> dict:
+    """A revision as GET /api/catalog/revisions/<n>/ shows it: its whole catalog and its release."""
+    try:
+        revision = get_revision(number)
+        catalog = catalog_at_revision(number)
+    except UnknownRevisionError:
+        raise RevisionNotFound(f"There is no catalog revision {number}.") from None
+    release = CatalogRevisionSummary(revision, context={"state": catalog_state()}).data
+    # Rebuilt from the rows rather than passed through: PostgreSQL's jsonb keeps no key order.
+    return {**export_document(modes=list(catalog.modes), declared_tools=list(catalog.declared_tools)), **release}
+
+
+REVISION_BODY = OpenApiResponse(
+    OpenApiTypes.OBJECT,
+    description="The whole catalog at this revision in the portable format (format, version, modes and "
+    "declared_tools), with the revision's fields as the list shows them (revision, createdAt, createdBy, "
+    "summary, status, approvals, publishedAt, publishedBy, unreviewed). For staff only.",
+)
+
+
 class CatalogRevisionDetailView(APIView):
     permission_classes = [IsAdminUser]
 
+    @extend_schema(operation_id="getCatalogRevision", responses={200: REVISION_BODY, **error_responses(400, 401, 403, 404)})
+    def get(self, request, number):
+        return Response(revision_body(_revision_number(number)))
+
+
+class CatalogRevisionDiffView(APIView):
+    permission_classes = [IsAdminUser]
+
     @extend_schema(
-        operation_id="getCatalogRevision",
-        responses={
-            200: OpenApiResponse(
-                OpenApiTypes.OBJECT,
-                description="The whole catalog at this revision in the portable format that export_modes writes "
-                "and import_modes reads: format, version, modes and declared_tools. For staff only.",
-            ),
-            **error_responses(400, 401, 403, 404),
-        },
+        operation_id="diffCatalogRevision",
+        parameters=[RevisionDiffQuery],
+        responses={200: RevisionDiffResponse, **error_responses(400, 401, 403, 404)},
+        description="What revision n changes against another (the published one by default), mode by mode: "
+        "its fields, its system-prompt block (unified diff lines) and the tools it enables. For staff only.",
     )
     def get(self, request, number):
+        query = RevisionDiffQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
         try:
-            catalog = catalog_at_revision(int(number)) if number.isascii() and number.isdigit() else None
+            return Response(revision_diff(number=_revision_number(number), against=query.validated_data["against"]))
+        except UnknownRevisionError as error:
+            raise RevisionNotFound(str(error)) from None
+
+
+class ReleaseActionView(APIView):
+    """POST approves or publishes revision n (action); 200 with the revision as GET shows it."""
+
+    permission_classes = [IsAdminUser]
+    action = None  # approve_revision or publish_revision
+
+    def post(self, request, number):
+        number = _revision_number(number)
+        try:
+            revision = type(self).action(number=number, user=request.user)
         except UnknownRevisionError:
-            catalog = None
-        if catalog is None:
-            raise RevisionNotFound(f"There is no catalog revision {number}.")
-        # Rebuilt from the rows rather than passed through: PostgreSQL's jsonb keeps no key order.
-        return Response(export_document(modes=list(catalog.modes), declared_tools=list(catalog.declared_tools)))
+            raise RevisionNotFound(f"There is no catalog revision {number}.") from None
+        except ReleaseForbidden as error:
+            raise ReleaseNotAllowed(str(error)) from None
+        except ReleaseConflict as error:
+            raise ReleaseBlocked(str(error)) from None
+        return Response(revision_body(revision.number))
+
+
+def release_action_schema(operation_id: str, description: str):
+    """The OpenAPI description of a release action's POST: the revision, or why not (403, 409)."""
+    responses = {200: REVISION_BODY, **error_responses(400, 401, 403, 404, 409)}
+    return extend_schema_view(
+        post=extend_schema(operation_id=operation_id, request=None, responses=responses, description=description)
+    )
+
+
+@release_action_schema(
+    "approveCatalogRevision",
+    "Approve the pending revision n: 403 without modes.approve_revision or for one of its authors, 409 if n is "
+    "not pending. Approving twice changes nothing.",
+)
+class ApproveRevisionView(ReleaseActionView):
+    action = staticmethod(approve_revision)
+
+
+@release_action_schema(
+    "publishCatalogRevision",
+    "Publish revision n to agents: the pending one once approved (modes.publish_revision; "
+    "modes.publish_unreviewed_revision without its approvals), or one published before (a rollback, "
+    "answered with the new revision that restores it). 409 when approvals are missing or n was replaced "
+    "before it was published. Publishing the published revision changes nothing.",
+)
+class PublishRevisionView(ReleaseActionView):
+    action = staticmethod(publish_revision)

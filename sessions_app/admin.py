@@ -9,7 +9,7 @@ from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.urls import reverse
 
-from aptix_site.admin import ReadOnlyAdmin
+from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
 
 from .models import AgentSession, ModeChange
 from .selectors import InvalidSessionId, parse_session_id
@@ -47,7 +47,7 @@ class SessionFilter(admin.SimpleListFilter):
 
 
 @admin.register(AgentSession)
-class AgentSessionAdmin(admin.ModelAdmin):
+class AgentSessionAdmin(LargeTableAdmin):
     list_display = ["id", "title", "owner", "org", "mode", "created_at", "updated_at"]
     list_select_related = ["owner", "org", "mode"]
     list_filter = ["mode", "org"]
@@ -71,7 +71,7 @@ class AgentSessionAdmin(admin.ModelAdmin):
 
 
 @admin.register(ModeChange)
-class ModeChangeAdmin(ReadOnlyAdmin):
+class ModeChangeAdmin(ReadOnlyAdmin, LargeTableAdmin):
     list_display = ["changed_at", "session", "from_mode", "to_mode", "branch", "changed_by", "catalog_revision"]
     list_select_related = ["session", "from_mode", "to_mode", "changed_by"]
     list_filter = [SessionFilter, "to_mode", "branch"]

@@ -11,10 +11,14 @@ from modes.models import AgentMode
 
 class AgentSession(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_sessions")
+    # Indexed by session_owner_created, which leads with it.
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="agent_sessions", db_index=False
+    )
     org = models.ForeignKey(Organization, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     # The session stores the mode's id (AGN-014 §6.3); a mode in use cannot be deleted.
-    mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="sessions")
+    # Indexed in Meta: a plain index, without the second (LIKE) one Django adds for a text key's own index.
+    mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="sessions", db_index=False)
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="branches",
         help_text="The session this one branched from with agent_change_mode (branch=true).",
@@ -28,6 +32,12 @@ class AgentSession(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [
+            # A user's sessions, newest first, a page at a time (GET /api/sessions/); and everyone's, in the admin.
+            models.Index(fields=["owner", "created_at"], name="session_owner_created"),
+            models.Index(fields=["created_at"], name="session_created"),
+            models.Index(fields=["mode"], name="session_mode"),
+        ]
 
     def __str__(self):
         return self.title or str(self.id)
@@ -40,9 +50,13 @@ class ModeChange(models.Model):
     rather than erasing or blanking the record.
     """
 
-    session = models.ForeignKey(AgentSession, on_delete=models.PROTECT, related_name="mode_changes")
-    from_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+")
-    to_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+")
+    # Indexed by modechange_session_id, which leads with it.
+    session = models.ForeignKey(
+        AgentSession, on_delete=models.PROTECT, related_name="mode_changes", db_index=False
+    )
+    # Indexed in Meta, as AgentSession.mode is.
+    from_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+", db_index=False)
+    to_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+", db_index=False)
     reason = models.TextField()
     branch = models.BooleanField(default=False)
     branch_session = models.ForeignKey(
@@ -57,6 +71,13 @@ class ModeChange(models.Model):
 
     class Meta:
         ordering = ["id"]  # insertion order: ids are taken under the session lock
+        indexes = [
+            # A session's changes in order, a page at a time, from either end (the API, the admin's latest).
+            models.Index(fields=["session", "id"], name="modechange_session_id"),
+            # A mode's deletion looks for the rows that name it (PROTECT).
+            models.Index(fields=["from_mode"], name="modechange_from_mode"),
+            models.Index(fields=["to_mode"], name="modechange_to_mode"),
+        ]
 
     def __str__(self):
         return f"{self.from_mode} → {self.to_mode}"

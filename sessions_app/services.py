@@ -4,7 +4,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Membership
-from modes.catalog import STATE_TABLE, current_catalog
+from modes.catalog import STATE_TABLE, current_catalog, mode_for_session
 from modes.models import AgentMode
 
 from .models import AgentSession, ModeChange
@@ -14,8 +14,8 @@ SESSIONS = AgentSession._meta.db_table
 AUDIT_COLUMNS = ", ".join(field.column for field in ModeChange._meta.concrete_fields)
 # The caller's organization as the audit row records it: the user's membership at the moment of the change.
 CALLERS_ORGANIZATION = f"(SELECT organization_id FROM {Membership._meta.db_table} WHERE user_id = %(user)s)"
-# The catalog revision in force: the request has read the catalog, which records any change not recorded yet.
-CATALOG_REVISION = f"(SELECT revision FROM {STATE_TABLE} WHERE id = 1)"
+# The catalog revision in force: the one published to agents.
+CATALOG_REVISION = f"(SELECT published FROM {STATE_TABLE} WHERE id = 1)"
 
 # A mode change, on PostgreSQL: one statement locks the user's session row, moves it, and writes the audit row
 # from the mode the locked row had: one statement where the ORM makes six (benchmarks/RESULTS.md). The FOR
@@ -59,7 +59,7 @@ MOVE_RECORDED_SQL = f"UPDATE {SESSIONS} SET mode_id = %(mode)s, updated_at = %(c
 def create_session(*, owner, org, mode_key: str | None = None, title: str = "") -> AgentSession:
     """A new session for owner, in mode_key or else the default mode. UnknownModeError for a bad key."""
     catalog = current_catalog()
-    mode = catalog.mode(mode_key) if mode_key else catalog.default
+    mode = mode_for_session(mode_key)
     return AgentSession.objects.create(owner=owner, org=org, mode=mode, title=title, catalog_revision=catalog.revision)
 
 

@@ -6,7 +6,7 @@ from agent_tools.contract import AgentTool, InvokeResult, ToolRateLimited, load_
 from agent_tools.registry import registry
 from aptix_site.text import compact_json
 from aptix_site.throttling import WindowRateThrottle
-from modes.catalog import UnknownModeError, get_mode
+from modes.catalog import UnknownModeError, mode_for_session
 
 from .services import set_session_mode
 
@@ -87,7 +87,7 @@ class ModeChangeTool(AgentTool):
             return InvokeResult.from_error(f"{LABEL} accepts a 'reason' of at most {REASON_MAX_LENGTH} characters.")
         reject_unknown_arguments(arguments, allowed={"mode", "branch", "reason"}, label=LABEL)
         try:
-            target = get_mode(mode)
+            target = mode_for_session(mode)
         except UnknownModeError as error:
             return InvokeResult.from_error(str(error))
         if branch:

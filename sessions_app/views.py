@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import organization_of
-from aptix_site.api import Pagination, error_responses
+from aptix_site.api import CursorPagination, error_responses
 from aptix_site.throttling import WindowRateThrottle
 from modes.catalog import UnknownModeError
 
@@ -15,6 +15,14 @@ from .models import AgentSession
 from .selectors import InvalidSessionId, get_owned_session, mode_changes_of, sessions_of
 from .serializers import AgentSessionSerializer, ModeChangeSerializer, SessionCreate
 from .services import create_session
+
+
+class SessionPages(CursorPagination):
+    ordering = "-created_at"  # newest first; index session_owner_created
+
+
+class ModeChangePages(CursorPagination):
+    ordering = "id"  # in the order the changes were made; index modechange_session_id
 
 
 def owned_session_or_404(request, session_id) -> AgentSession:
@@ -26,7 +34,7 @@ def owned_session_or_404(request, session_id) -> AgentSession:
 
 class SessionListCreateView(generics.ListAPIView):
     serializer_class = AgentSessionSerializer
-    pagination_class = Pagination
+    pagination_class = SessionPages
     throttle_scope = "session-create"
 
     def get_throttles(self):
@@ -67,7 +75,7 @@ class SessionDetailView(APIView):
 
 class ModeChangeListView(generics.ListAPIView):
     serializer_class = ModeChangeSerializer
-    pagination_class = Pagination
+    pagination_class = ModeChangePages
 
     @extend_schema(
         operation_id="listSessionModeChanges",

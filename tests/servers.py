@@ -228,7 +228,8 @@ class Server:
             try:
                 requests.get(f"{self.base}/admin/login/", timeout=2, allow_redirects=False)  # any answer: it is up
                 return
-            except (requests.ConnectionError, requests.Timeout):  # not listening yet, or still loading the app
+            # Not listening yet; or listening, with its workers still starting on a busy machine (a read timeout).
+            except (requests.ConnectionError, requests.Timeout):
                 if self.process.poll() is not None or time.monotonic() > deadline:
                     self.stop()
                     raise RuntimeError(f"{kind} did not start: {self.output()[-2000:]}")

@@ -220,6 +220,23 @@ def test_a_view_only_user_cannot_post_an_admins_other_views(view_only_client, ad
     assert database_rows() == before
 
 
+# The Catalog releases page and its actions, tested below; the actions are the release services' to refuse.
+RELEASE_VIEWS = {"modes_catalogrevision_releases", "modes_catalogrevision_release_action"}
+
+
+@pytest.mark.parametrize("action, number", [("approve", 2), ("publish", 2), ("roll-back", 1)])
+def test_a_view_only_user_cannot_approve_publish_or_roll_back_a_revision(view_only_client, settings, action, number):
+    settings.CATALOG_APPROVALS = 1
+    general = AgentMode.objects.get(pk=GENERAL_ID)
+    general.when_to_use = "Use this mode for small talk."
+    general.save()  # revision 2, pending review
+    before = database_rows()
+    assert view_only_client.post(reverse("admin:modes_catalogrevision_releases")).status_code == 200
+    response = view_only_client.post(reverse("admin:modes_catalogrevision_release_action", args=[number, action]), follow=True)
+    assert "You need the permission modes." in response.content.decode()
+    assert database_rows() == before
+
+
 def admin_url_names(model_admin):
     return {pattern.name for pattern in model_admin.urls if pattern.name}
 
@@ -228,7 +245,8 @@ def admin_url_names(model_admin):
 def test_every_admin_view_is_tested(model_admin):
     prefix = f"{model_admin.opts.app_label}_{model_admin.opts.model_name}_"
     untested = {name for name in admin_url_names(model_admin) if name.removeprefix(prefix) not in STANDARD_VIEWS}
-    assert untested <= set(OTHER_VIEWS), f"test what a view-only user can POST to {untested - set(OTHER_VIEWS)}"
+    tested = set(OTHER_VIEWS) | RELEASE_VIEWS
+    assert untested <= tested, f"test what a view-only user can POST to {untested - tested}"
 
 
 # --- Positive controls: the matching permission is enough for each catalog write ------------------------

@@ -479,23 +479,28 @@ def test_more_form_fields_than_django_reads_is_a_400_and_issues_no_token(anon_cl
     assert response.json() == TOO_MANY_FIELDS
 
 
-def test_a_page_past_the_last_is_a_404_however_many_digits_it_has(alice_client, alice_session):
-    for page in ("2", "9" * 30, "9" * 5000):
-        response = alice_client.get(f"/api/sessions/?page={page}")
-        assert response.status_code == 404
-        assert response.json() == {"detail": "Invalid page."}
+PAGED_BY_CURSOR = {"page": ["This list is paged by cursor: follow the answer's next and previous links."]}
+
+
+@pytest.mark.parametrize("page", ["1", "2", "9" * 5000, "last"])
+def test_a_page_number_is_a_400_that_says_to_follow_the_links(alice_client, alice_session, page):
+    for url in ("/api/sessions/", f"/api/sessions/{alice_session.pk}/mode-changes/"):
+        response = alice_client.get(url, {"page": page})
+        assert response.status_code == 400
+        assert response.json() == PAGED_BY_CURSOR
+
+
+@pytest.mark.parametrize("cursor", ["", "bm90IGEgY3Vyc29y", "%%%", "9" * 5000])
+def test_a_cursor_that_the_list_did_not_give_is_a_404_saying_what_to_use(alice_client, alice_session, cursor):
+    response = alice_client.get("/api/sessions/", {"cursor": cursor})
+    assert response.status_code == 404
+    assert response.json() == {"detail": "No page has this cursor: use a next or previous link as the list gave it."}
 
 
 def test_a_page_size_with_thousands_of_digits_is_a_400(alice_client):
     response = alice_client.get(f"/api/sessions/?pageSize={'9' * 5000}")
     assert response.status_code == 400
     assert response.json() == {"pageSize": ["Must be a whole number from 1 to 200."]}
-
-
-def test_page_last_is_a_400_since_a_page_is_a_number(alice_client, alice_session):
-    response = alice_client.get("/api/sessions/?page=last")
-    assert response.status_code == 400
-    assert response.json() == {"page": ["Must be a whole number, 1 or more."]}
 
 
 def test_a_number_with_too_many_digits_in_the_body_is_a_plain_400(alice_client, unchanged):
@@ -675,9 +680,9 @@ NOT_UTF8_ANSWERS = {
         {"includeExamples": ["Must be true or false; leave the parameter out for false."]},
     ),
     "/api/system-prompt/?currentMode={}": (200, seed_prompt("general")),
-    "/api/sessions/?page={}": (400, {"page": ["Must be a whole number, 1 or more."]}),
+    "/api/sessions/?page={}": (400, PAGED_BY_CURSOR),
     "/api/sessions/?pageSize={}": (400, {"pageSize": ["Must be a whole number from 1 to 200."]}),
-    "/api/sessions/{sid}/mode-changes/?page={}": (400, {"page": ["Must be a whole number, 1 or more."]}),
+    "/api/sessions/{sid}/mode-changes/?page={}": (400, PAGED_BY_CURSOR),
     "/api/modes/{}/": (
         404,
         {"detail": f"Unknown mode key '{NOT_UTF8}'. Valid keys: general, ddr_authoring, workflow_authoring."},

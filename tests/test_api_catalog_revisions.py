@@ -4,6 +4,7 @@ import pytest
 from django.urls import reverse
 
 from modes.models import AgentMode
+from modes.revisions import record_pending_revision
 
 from .test_admin import GENERAL_ID, change_url, form_data
 
@@ -16,35 +17,39 @@ def test_revisions_are_listed_newest_first_with_who_when_and_what(admin_client, 
     general = AgentMode.objects.get(pk=GENERAL_ID)
     admin_client.post(change_url(GENERAL_ID), form_data(general, display_name="Everyday"))
     AgentMode.objects.filter(key="ddr_authoring").update(status="deprecated")
+    record_pending_revision()
 
     body = staff_api_client.get("/api/catalog/revisions/").json()
 
-    assert body["count"] == 3
+    assert body["next"] is None
     assert [
-        {key: value for key, value in revision.items() if key != "createdAt"} for revision in body["results"]
+        {key: revision[key] for key in ("revision", "createdBy", "summary", "status")} for revision in body["results"]
     ] == [
-        {"revision": 3, "createdBy": None, "summary": "mode ddr_authoring: status"},
-        {"revision": 2, "createdBy": admin_user.username, "summary": "mode general: display_name"},
-        {"revision": 1, "createdBy": None, "summary": SEED_SUMMARY},
+        {"revision": 3, "createdBy": None, "summary": "mode ddr_authoring: status", "status": "published"},
+        {"revision": 2, "createdBy": admin_user.username, "summary": "mode general: display_name", "status": "previous"},
+        {"revision": 1, "createdBy": None, "summary": SEED_SUMMARY, "status": "previous"},
     ]
     times = [revision["createdAt"] for revision in body["results"]]
     assert times == sorted(times, reverse=True)
 
 
-def test_revisions_are_paginated(staff_api_client):
+def test_revisions_are_paged_by_cursor(staff_api_client):
     for position in range(2, 6):
         AgentMode.objects.filter(key="general").update(position=position)
-        staff_api_client.get("/api/modes/")
+        record_pending_revision()
 
-    page = staff_api_client.get("/api/catalog/revisions/", {"pageSize": 2, "page": 2}).json()
-    assert [revision["revision"] for revision in page["results"]] == [3, 2]
-    assert page["count"] == 5
+    first = staff_api_client.get("/api/catalog/revisions/", {"pageSize": 2}).json()
+    second = staff_api_client.get(first["next"]).json()
+    assert [revision["revision"] for revision in first["results"]] == [5, 4]
+    assert [revision["revision"] for revision in second["results"]] == [3, 2]
+    assert staff_api_client.get(second["previous"]).json()["results"] == first["results"]
 
 
-def test_a_revision_is_its_whole_catalog_in_the_portable_format(staff_api_client):
+def test_a_revision_is_its_whole_catalog_in_the_portable_format_with_its_release(staff_api_client):
     body = staff_api_client.get("/api/catalog/revisions/1/").json()
 
-    assert list(body) == ["format", "version", "modes", "declared_tools"]
+    assert list(body)[:4] == ["format", "version", "modes", "declared_tools"]
+    assert (body["revision"], body["status"], body["approvals"], body["unreviewed"]) == (1, "published", [], False)
     assert (body["format"], body["version"], body["declared_tools"]) == ("aptix-modes", 1, [])
     assert [mode["key"] for mode in body["modes"]] == ["general", "ddr_authoring", "workflow_authoring"]
     assert body["modes"][0]["when_to_use"] == "Use this mode for everyday Q&A, explanation, and lightweight assistance."

@@ -279,12 +279,10 @@ def test_agent_change_mode_is_allowed_even_when_the_mode_does_not_list_it(alice_
 
 
 def test_an_unexpected_failure_is_500_with_a_generic_message_and_is_logged(alice_client, caplog):
-    # A real failure, no mocks: the catalog table disappears inside the test's transaction.
+    # A real failure, no mocks: the catalog's version row, which every read of the catalog reads first,
+    # disappears inside the test's transaction.
     with connection.cursor() as cursor:
-        # A write first, so that no in-process copy of the catalog is current and the next read must
-        # go to the table; then the table disappears.
-        cursor.execute("UPDATE modes_agentmode SET version = version")
-        cursor.execute("ALTER TABLE modes_agentmode RENAME TO modes_agentmode_gone")
+        cursor.execute("ALTER TABLE modes_catalogversion RENAME TO modes_catalogversion_gone")
 
     with caplog.at_level(logging.ERROR):
         response = invoke(alice_client, "agent_list_modes", {"arguments": {"includeExamples": True}})

@@ -39,7 +39,8 @@ def change_over_mcp(user, session, arguments):
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {user.api_key}")
     call = {"name": "agent_change_mode", "arguments": arguments}
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}
-    response = client.post(f"/mcp/sessions/{session.pk}/", body, format="json")
+    # As a client sends it after a 2025-11-25 handshake (2025-03-26, without the header, has no structuredContent).
+    response = client.post(f"/mcp/sessions/{session.pk}/", body, format="json", HTTP_MCP_PROTOCOL_VERSION="2025-11-25")
     assert response.status_code == 200, response.content
     result = response.json()["result"]
     assert result["isError"] is False, result

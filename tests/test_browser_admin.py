@@ -1,12 +1,14 @@
 """
 The first hour of an admin, in a real headless Chromium against the app served by runserver (production
 settings) on a scratch database of the suite's kind: log in, open the mode list, edit a mode's
-when-to-use and save it, get a readable error for a two-line one, read the preview; and the API docs show
-the token header whole. No page breaks its Content-Security-Policy (Chromium reports each violation on the
+when-to-use and save it, get a readable error for a two-line one, read the preview; under review, edit as
+one admin, approve as another and publish on the Catalog releases page; and the API docs show the token
+header whole. No page breaks its Content-Security-Policy (Chromium reports each violation on the
 console). Every page is kept as a screenshot (tests/browser.py says where).
 """
 
 import re
+from contextlib import contextmanager
 
 import pytest
 from playwright.sync_api import expect
@@ -21,17 +23,27 @@ NEW_SENTENCE = (
 )
 
 
-@pytest.fixture(scope="module")
-def site():
+@contextmanager
+def admin_site(passwords: dict, **settings):
+    """runserver with production settings on a scratch database whose superusers are passwords' user names."""
     require_chromium()
     with scratch_database() as env:
         run_django(
             env,
             "from django.contrib.auth import get_user_model; "
-            f"get_user_model().objects.create_superuser({USERNAME!r}, 'reviewer@example.com', {PASSWORD!r})",
+            + "; ".join(
+                f"get_user_model().objects.create_superuser({name!r}, '{name}@example.com', {password!r})"
+                for name, password in passwords.items()
+            ),
         )
-        with serving("runserver", production_env(env)) as server:
+        with serving("runserver", production_env(env, **settings)) as server:
             yield server
+
+
+@pytest.fixture(scope="module")
+def site():
+    with admin_site({USERNAME: PASSWORD}) as server:
+        yield server
 
 
 @pytest.fixture
@@ -155,4 +167,66 @@ def test_the_api_docs_show_the_token_header_whole_and_every_operation(site, page
     expect(page.locator(".swagger-ui .info .description")).to_contain_text("Authorization: Token <key>")
     expect(page.locator(".swagger-ui .opblock-summary-path", has_text="/api/modes/").first).to_be_visible()
     shots(page, "api-docs")
+    assert csp_violations == []
+
+
+# --- under review: one admin edits, another approves, then it is published ----------------------------------
+
+REVIEW_PASSWORD = "a-password-for-release-tests"
+RELEASED_SENTENCE = "Use this mode for small talk and anything that fits no other mode."
+
+
+@pytest.fixture(scope="module")
+def reviewed_site():
+    with admin_site(dict.fromkeys(("author", "approver"), REVIEW_PASSWORD), CATALOG_APPROVALS="1") as server:
+        yield server
+
+
+def log_in_as(page, base, username):
+    page.goto(f"{base}/admin/login/")
+    page.get_by_label("Username:").fill(username)
+    page.get_by_label("Password:").fill(REVIEW_PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+
+
+def confirm(page, link):
+    page.get_by_role("link", name=link, exact=True).click()
+    page.locator("input[type=submit]").click()
+
+
+def test_an_edit_is_approved_by_another_admin_and_published_on_the_releases_page(
+    reviewed_site, page, shots, csp_violations
+):
+    base = reviewed_site.base
+    log_in_as(page, base, "author")
+    page.goto(f"{base}/admin/modes/agentmode/")
+    page.get_by_role("link", name="general", exact=True).click()
+    page.locator("textarea[name=when_to_use]").fill(RELEASED_SENTENCE)
+    page.get_by_role("button", name="Save and continue editing").click()
+    banner = page.locator(".messagelist .warning", has_text="Agents see revision")
+    expect(banner).to_contain_text("Agents see revision 1; revision 2 is pending with 0 of 1 approvals.")
+    shots(page, "release-banner")
+
+    banner.get_by_role("link", name="Catalog releases").click()
+    expect(page.locator("#pending")).to_contain_text("Revision 2 (mode general: when_to_use), by author")
+    expect(page.locator("#pending pre.aptix-added").first).to_have_text(f"+- general: {RELEASED_SENTENCE}")
+    expect(page.locator("#pending").get_by_role("link", name="Approve")).to_have_count(0)  # not its own author
+    shots(page, "releases-pending")
+    page.get_by_role("button", name="Log out").click()
+
+    log_in_as(page, base, "approver")
+    page.goto(f"{base}/admin/modes/catalogrevision/releases/")
+    confirm(page, "Approve")
+    expect(page.locator(".messagelist .success")).to_have_text("Revision 2 is approved.")
+    confirm(page, "Publish")
+    expect(page.locator(".messagelist .success")).to_have_text("Revision 2 is published to agents.")
+    expect(page.locator("#published")).to_contain_text("Agents are served revision 2")
+    expect(page.locator("#pending")).to_contain_text("No revision is pending.")
+    shots(page, "releases-published")
+
+    page.goto(f"{base}/admin/modes/agentmode/")
+    expect(page.locator(".messagelist .warning", has_text="Agents see revision")).to_have_count(0)
+    page.get_by_role("link", name="ddr_authoring", exact=True).click()
+    expect(page.locator("pre.aptix-preview")).to_contain_text(f"- general: {RELEASED_SENTENCE}")
+    shots(page, "released-preview")
     assert csp_violations == []

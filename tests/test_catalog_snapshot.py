@@ -16,6 +16,7 @@ from django.db import connection
 from modes import catalog
 from modes.catalog import build_system_prompt, current_catalog, find_modes, get_mode, get_mode_by_id
 from modes.models import AgentMode
+from modes.revisions import record_pending_revision
 
 from .servers import Server, run_django
 
@@ -24,17 +25,21 @@ GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 
 
 @pytest.mark.django_db
-def test_a_queryset_update_is_seen_by_the_next_read():
+def test_a_queryset_update_is_not_served_until_a_revision_records_it():
     current_catalog()
     AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for small talk.")
+    assert "- general: Use this mode for small talk." not in build_system_prompt("general")
+    record_pending_revision()
     assert "- general: Use this mode for small talk." in build_system_prompt("general")
 
 
 @pytest.mark.django_db
-def test_raw_sql_writes_are_seen_by_the_next_read():
+def test_raw_sql_writes_are_served_once_a_revision_records_them():
     current_catalog()
     with connection.cursor() as cursor:
         cursor.execute("UPDATE modes_agentmode SET display_name = 'Chat' WHERE key = 'general'")
+    assert get_mode("general").display_name == "General"
+    record_pending_revision()
     assert get_mode("general").display_name == "Chat"
 
 

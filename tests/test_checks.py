@@ -1,5 +1,7 @@
 """System checks modes.E001–E009: one check id per invariant of AGN-014 §7, read from the real database."""
 
+from io import StringIO
+
 import pytest
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
@@ -7,6 +9,7 @@ from django.db.models import JSONField, Value
 
 from modes.checks import catalog_errors, check_mode_catalog
 from modes.models import AgentMode
+from modes.revisions import record_pending_revision
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +24,15 @@ def check_database_errors():
 
 
 def break_ddr(**fields):
+    """Breaks ddr_authoring past the services, and publishes that as agents would be served it."""
     assert AgentMode.objects.filter(key=DDR).update(**fields) == 1
+    record_pending_revision()  # published at once: the policy asks for no review
+
+
+def publish_without_default():
+    """Clears every default past the services and records that as a revision (published unless under review)."""
+    AgentMode.objects.update(is_default=False)
+    record_pending_revision()
 
 
 def mode(**overrides):
@@ -48,7 +59,7 @@ def test_check_with_database_passes_on_the_seed_catalog():
 
 
 def test_check_mode_catalog_reads_the_catalog_only_when_asked_for_the_default_database(unconstrained_catalog):
-    AgentMode.objects.update(is_default=False)
+    publish_without_default()
     assert check_mode_catalog(databases=None) == []
     assert check_mode_catalog(databases=[]) == []
     # The seed modes list tools nobody has declared: a warning for each mode, after the error.
@@ -56,9 +67,39 @@ def test_check_mode_catalog_reads_the_catalog_only_when_asked_for_the_default_da
 
 
 def test_plain_check_without_database_does_not_read_the_catalog(unconstrained_catalog):
-    AgentMode.objects.update(is_default=False)
+    publish_without_default()
     call_command("check")  # would raise SystemCheckError if it read the broken catalog
     assert "modes.E005" in check_database_errors()
+
+
+# --- the working copy: what agents are not served is warned about ---------------------------------------
+
+
+def test_a_broken_change_past_the_services_is_a_warning_until_a_revision_records_it(unconstrained_catalog):
+    AgentMode.objects.update(is_default=False)
+
+    call_command("check", "--database", "default", stdout=StringIO(), stderr=StringIO())  # no SystemCheckError
+    warnings = [item for item in check_mode_catalog(databases=["default"]) if item.id in ("modes.W004", "modes.W005")]
+    assert [(item.id, item.msg) for item in warnings] == [
+        (
+            "modes.W004",
+            "The catalog was changed past the services (QuerySet.update() or raw SQL) and no revision records the "
+            "change, so agents are not served it.",
+        ),
+        ("modes.W005", "The working copy, which agents are not served, breaks modes.E005: No mode is the default mode."),
+    ]
+    assert "record_revision" in warnings[0].hint
+
+    record_pending_revision()
+    assert "modes.E005" in check_database_errors()
+
+
+def test_a_broken_pending_revision_is_a_warning_and_agents_keep_the_published_one(unconstrained_catalog, settings):
+    settings.CATALOG_APPROVALS = 1
+    publish_without_default()  # recorded as revision 2, which waits for review: agents keep revision 1
+    found = [item.id for item in check_mode_catalog(databases=["default"]) if item.id != "modes.W001"]
+    assert found == ["modes.W005"]
+    call_command("check", "--database", "default", stdout=StringIO(), stderr=StringIO())  # no SystemCheckError
 
 
 # --- one id per invariant, from the database ---------------------------------------------------------
@@ -81,7 +122,7 @@ def test_e003_malformed_key_names_the_mode(unconstrained_catalog, bad_key):
 
 
 def test_e005_no_default_mode(unconstrained_catalog):
-    AgentMode.objects.update(is_default=False)
+    publish_without_default()
     text = check_database_errors()
     assert "modes.E005" in text
     assert "No mode is the default mode." in text

@@ -150,7 +150,7 @@ def test_export_then_import_update_leaves_the_catalog_identical(tmp_path, custom
     assert output == (
         "mode general: unchanged\nmode ddr_authoring: unchanged\nmode workflow_authoring: unchanged\n"
         "mode research: unchanged\nmode awkward: unchanged\n"
-        "Created 0, updated 0, left 5 unchanged. Catalog revision: 2.\n"
+        "Created 0, updated 0, left 5 unchanged. Catalog revision: 3.\n"  # each fixture's mode was one
     )
 
 

@@ -13,6 +13,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from modes.models import AgentMode, DeclaredTool
+from modes.revisions import record_pending_revision
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
@@ -225,6 +226,7 @@ def test_declaring_a_tool_shows_in_contexts_on_the_next_request(alice, alice_cli
     assert body["unresolvedToolIds"] == ["agent_workflow_registry"]
     assert "agent_ddr_manager" in [tool["name"] for tool in body["tools"]]
     DeclaredTool.objects.filter(name="agent_ddr_manager").update(description="Opens and saves DDRs.")
+    record_pending_revision()  # made past the ORM: served once recorded
     tools = {tool["name"]: tool for tool in alice_client.get(url).json()["tools"]}
     assert tools["agent_ddr_manager"]["description"] == "Opens and saves DDRs."
     DeclaredTool.objects.all().delete()
@@ -296,6 +298,7 @@ def test_declaring_the_tools_silences_the_warning(ddr_manager):
 
 def test_a_typo_in_a_tool_id_is_warned_of(custom_mode):
     AgentMode.objects.filter(key="research").update(associated_tool_ids=["agent_list_mode"])
+    record_pending_revision()  # made past the ORM: served once recorded
     assert "research: (modes.W001) Mode 'research' lists tool ids that name no tool: 'agent_list_mode'." in run_check()
 
 

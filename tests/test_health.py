@@ -1,6 +1,9 @@
 """GET /healthz and /readyz: public JSON for load balancers and orchestrators, 200 or 503, nothing sensitive."""
 
+from io import StringIO
+
 import pytest
+from django.core.management import call_command
 from django.db import connection
 from django.test import override_settings
 
@@ -26,8 +29,9 @@ def test_readyz_is_ready_on_a_sound_catalog(anon_client):
     }
 
 
-def test_readyz_is_503_on_a_broken_catalog_and_says_no_more(anon_client, unconstrained_catalog):
+def test_readyz_is_503_on_a_broken_published_catalog_and_says_no_more(anon_client, unconstrained_catalog):
     AgentMode.objects.update(is_default=False)
+    call_command("record_revision", stdout=StringIO())  # published at once: the policy asks for no review
     response = anon_client.get("/readyz")
     assert response.status_code == 503
     assert response.json() == {
@@ -35,13 +39,24 @@ def test_readyz_is_503_on_a_broken_catalog_and_says_no_more(anon_client, unconst
     }
 
 
+def test_readyz_is_degraded_but_ready_while_a_change_past_the_services_is_unrecorded(anon_client, unconstrained_catalog):
+    AgentMode.objects.update(is_default=False)  # agents are still served the sound revision before it
+    response = anon_client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {
+        "status": "degraded", "checks": {"database": "ok", "catalog": "unrecorded", "cache": "per-process"}
+    }
+    call_command("record_revision", stdout=StringIO())
+    assert anon_client.get("/readyz").json()["checks"]["catalog"] == "broken"
+
+
 def test_readyz_is_503_when_the_database_fails(anon_client):
     with connection.cursor() as cursor:
-        cursor.execute("ALTER TABLE modes_agentmode RENAME TO modes_agentmode_gone")
+        cursor.execute("ALTER TABLE modes_catalogversion RENAME TO modes_catalogversion_gone")
     response = anon_client.get("/readyz")
     assert response.status_code == 503
     assert response.json()["checks"]["database"] == "unavailable"
-    for leak in ("modes_agentmode", "Traceback", "relation", "table"):
+    for leak in ("modes_catalogversion", "Traceback", "relation", "table"):
         assert leak not in response.content.decode()
 
 

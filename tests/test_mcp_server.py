@@ -40,8 +40,15 @@ def database():
 @pytest.fixture(scope="module")
 def server(database):
     # One worker, so that throttle counts (per process without Redis) are one count.
-    with serving("make-serve", production_env(database["env"], TOOL_INVOKE_RATE="1000/min"), "WORKERS=1") as server:
+    env = production_env(database["env"], TOOL_INVOKE_RATE="1000/min", SESSION_CREATE_RATE="1000/min")
+    with serving("make-serve", env, "WORKERS=1") as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def untouched_session(server, alice_token):
+    """A session of alice's that only refused requests are sent to: it never changes mode."""
+    return new_session(server, alice_token)
 
 
 @pytest.fixture(scope="module")
@@ -146,6 +153,87 @@ def test_a_session_endpoints_instructions_are_its_current_modes_prompt(server, a
         assert opened.instructions == seed_prompt("workflow_authoring")
 
 
+@pytest.mark.parametrize(
+    "asked, answered",
+    [("2025-03-26", "2025-03-26"), ("2025-06-18", "2025-06-18"), ("2025-11-25", "2025-11-25"),
+     ("2024-11-05", "2025-11-25"), ("2030-01-01", "2025-11-25")],
+)
+def test_initialize_settles_the_clients_version_or_offers_the_servers_newest(server, alice_token, asked, answered):
+    body = {
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}},
+    }
+    response = post_jsonrpc(f"{server.base}/mcp/", alice_token, body)
+    assert response.status_code == 200
+    assert response.json()["result"]["protocolVersion"] == answered
+
+
+def test_2025_03_26_is_answered_without_what_2025_06_18_added(server, alice_token):
+    # No structuredContent and no titles; a request without the version header is in 2025-03-26.
+    def answer(method, params=None, **headers):
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
+        return post_jsonrpc(f"{server.base}/mcp/", alice_token, body, **headers).json()["result"]
+
+    initialize = {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}
+    call = {"name": "agent_hello_world", "arguments": {"name": "Ada"}}
+    for headers in ({}, {"MCP-Protocol-Version": "2025-03-26"}):
+        assert answer("initialize", initialize)["serverInfo"] == {"name": "aptix-modes", "version": "1.0.0"}
+        called = answer("tools/call", call, **headers)
+        assert (set(called), json.loads(called["content"][0]["text"])["message"]) == (
+            {"content", "isError"}, "Hello, Ada! Welcome to Aptix."
+        )
+        assert all("title" not in resource for resource in answer("resources/list", **headers)["resources"])
+        assert "title" not in answer("resources/templates/list", **headers)["resourceTemplates"][0]
+    modern_call = answer("tools/call", call, **{"MCP-Protocol-Version": "2025-06-18"})
+    assert modern_call["structuredContent"]["message"] == "Hello, Ada! Welcome to Aptix."
+    assert answer("resources/templates/list", **{"MCP-Protocol-Version": "2025-06-18"})["resourceTemplates"][0]["title"]
+
+
+def test_a_2025_03_26_batch_is_answered_in_one_array_in_order(server, alice_token, untouched_session):
+    batch = [
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": "two", "method": "tools/call", "params": {"name": "agent_time_travel"}},
+        {"jsonrpc": "2.0", "id": 3, "method": "resources/templates/list"},
+        {"id": 4, "method": "ping"},
+        [{"jsonrpc": "2.0", "id": 5, "method": "ping"}],
+    ]
+    url = f"{server.base}/mcp/sessions/{untouched_session}/"
+    response = post_jsonrpc(url, alice_token, batch)
+    assert response.status_code == 200
+    ping, unserved, templates, not_json_rpc, nested = response.json()
+    assert ping == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert (unserved["id"], unserved["error"]["code"]) == ("two", -32602)
+    assert templates["result"]["resourceTemplates"][0]["uriTemplate"] == "modes://modes/{key}"
+    assert (not_json_rpc["id"], not_json_rpc["error"]["code"]) == (4, -32600)
+    assert (nested["id"], nested["error"]["code"]) == (None, -32600)
+    only_notifications = post_jsonrpc(url, alice_token, [{"jsonrpc": "2.0", "method": "notifications/initialized"}])
+    assert (only_notifications.status_code, only_notifications.content) == (202, b"")
+    # 2025-06-18 took batches out.
+    later = post_jsonrpc(url, alice_token, batch[:1], **{"MCP-Protocol-Version": "2025-06-18"})
+    assert (later.status_code, later.json()["error"]["code"]) == (400, -32600)
+    assert mode_changes(server, alice_token, untouched_session) == []
+
+
+def test_resource_templates_list_the_mode_uri_and_a_uri_made_from_it_reads_in_2026_07_28(server, alice_token):
+    async def templates_and_read(session):
+        listed = await session.list_resource_templates()
+        [template] = listed.resource_templates
+        return listed, await session.read_resource(template.uri_template.replace("{key}", "workflow_authoring"))
+
+    _, (listed, read) = run(in_session(f"{server.base}/mcp/", alice_token, templates_and_read))
+    assert [dump(template) for template in listed.resource_templates] == [
+        {
+            "uriTemplate": "modes://modes/{key}",
+            "name": "mode",
+            "title": "Mode",
+            "description": "One mode of the catalog, by its key, as JSON (as GET /api/modes/<key>/ gives it).",
+            "mimeType": "application/json",
+        }
+    ]
+    assert json.loads(read.contents[0].text)["key"] == "workflow_authoring"
+
+
 # --- tools at /mcp/ ------------------------------------------------------------------------------------
 
 
@@ -246,6 +334,10 @@ def test_a_session_lists_exactly_what_its_mode_enables_and_follows_a_mode_change
     assert changed.structured_content == {
         "success": True, "mode": "ddr_authoring", "branch": False, "reason": "The user wants a DDR."
     }
+    # TUL-007's JSON first, then the new mode's Mode Catalog block: the instructions read at connection are stale.
+    assert [json.loads(changed.content[0].text), changed.content[1].text] == [
+        changed.structured_content, seed_prompt("ddr_authoring")
+    ]
     # ddr_authoring enables agent_list_modes (and tools nobody declared, which are not served).
     assert [tool.name for tool in after.tools] == ["agent_change_mode", "agent_list_modes"]
     [audit] = mode_changes(server, alice_token, session_id)
@@ -401,26 +493,54 @@ def test_another_users_session_is_the_same_404_as_an_unknown_one_and_changes_not
     [
         (b'{"jsonrpc": "2.0", "id": 1, "method": ', 400, -32700),
         (b"[]", 400, -32600),
-        (b'[{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]', 400, -32600),
         (b'{"id": 1, "method": "tools/list"}', 400, -32600),
         (b'{"jsonrpc": "2.0", "id": true, "method": "tools/list"}', 400, -32600),
         (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": [1]}', 400, -32602),
-        (b'{"jsonrpc": "2.0", "id": 1, "method": "prompts/get"}', 404, -32601),
-        (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "agent_change_mode", '
-         b'"arguments": ["ddr_authoring"]}}', 400, -32602),
-        (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 5}}', 400, -32602),
         (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": '
          b'{"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}}', 400, -32022),
     ],
-    ids=["not-json", "empty-batch", "batch", "no-jsonrpc", "bool-id", "params-list", "unknown-method",
-         "arguments-list", "name-not-text", "unsupported-version"],
+    ids=["not-json", "empty-batch", "no-jsonrpc", "bool-id", "params-list", "unsupported-version"],
 )
-def test_malformed_messages_get_json_rpc_errors_never_5xx_and_change_nothing(server, alice_token, body, status, code):
-    session_id = new_session(server, alice_token)
-    response = post_jsonrpc(f"{server.base}/mcp/sessions/{session_id}/", alice_token, body)
+@pytest.mark.parametrize("version", [None, "2025-06-18", "2025-11-25"])
+def test_a_message_that_cannot_be_read_is_a_4xx_json_rpc_error_in_every_version_and_changes_nothing(
+    server, alice_token, untouched_session, body, status, code, version
+):
+    # As the SDK's own server answers what it cannot read (HTTP 200 is for answers to messages it read).
+    session_id = untouched_session
+    headers = {"MCP-Protocol-Version": version} if version else {}
+    response = post_jsonrpc(f"{server.base}/mcp/sessions/{session_id}/", alice_token, body, **headers)
     assert response.status_code == status, response.text
     assert response.json()["error"]["code"] == code
     assert isinstance(response.json()["error"]["message"], str)
+    assert mode_changes(server, alice_token, session_id) == []
+
+
+READ_BUT_REFUSED = {
+    "unknown-method": ("prompts/get", {}, -32601, 404),
+    "arguments-list": ("tools/call", {"name": "agent_change_mode", "arguments": ["ddr_authoring"]}, -32602, 400),
+    "name-not-text": ("tools/call", {"name": 5}, -32602, 400),
+    "unserved-tool": ("tools/call", {"name": "agent_time_travel", "arguments": {}}, -32602, 400),
+    "uri-not-text": ("resources/read", {"uri": 5}, -32602, 400),
+    "unknown-resource": ("resources/read", {"uri": "modes://modes/poetry"}, -32002, 200),
+}
+
+
+@pytest.mark.parametrize("refused", READ_BUT_REFUSED, ids=list(READ_BUT_REFUSED))
+@pytest.mark.parametrize("version", [None, "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"])
+def test_an_error_answering_a_message_that_was_read_is_http_200_before_2026_07_28(
+    server, alice_token, untouched_session, refused, version
+):
+    method, params, code, status_in_2026 = READ_BUT_REFUSED[refused]
+    session_id = untouched_session
+    if version == "2026-07-28":
+        body, headers = modern(method, params, request_id="r-1")
+    else:
+        body = {"jsonrpc": "2.0", "id": "r-1", "method": method, "params": params}
+        headers = {"MCP-Protocol-Version": version} if version else {}
+    response = post_jsonrpc(f"{server.base}/mcp/sessions/{session_id}/", alice_token, body, **headers)
+    assert response.status_code == (status_in_2026 if version == "2026-07-28" else 200), response.text
+    assert response.json()["id"] == body["id"]
+    assert response.json()["error"]["code"] == code
     assert mode_changes(server, alice_token, session_id) == []
 
 
@@ -465,27 +585,34 @@ def test_a_mismatched_version_header_is_refused(server, alice_token):
     assert (response.status_code, response.json()["error"]["code"]) == (400, -32020)
 
 
-def test_initialize_asking_for_an_unknown_version_is_offered_the_handshake_version(server, alice_token):
-    body = {
-        "jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2030-01-01", "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}},
-    }
-    response = post_jsonrpc(f"{server.base}/mcp/", alice_token, body)
-    assert response.json()["result"]["protocolVersion"] == "2025-11-25"
-
-
 # --- throttling ---------------------------------------------------------------------------------------------
 
 
-def test_the_rest_throttle_applies_to_tool_calls(database, alice_token):
+def test_a_throttled_call_is_a_json_rpc_error_answering_it_http_200_before_2026_07_28_and_429_in_it(
+    database, alice_token
+):
+    # Before 2026-07-28 a client takes any status but 200 for a broken transport; the error carries the call's id,
+    # so the client matches it to the call, and retryAfter, which 2026-07-28 also sends as Retry-After with its 429.
+    call = {"jsonrpc": "2.0", "id": "c-1", "method": "tools/call", "params": {"name": "agent_list_modes"}}
+    handshake = {"MCP-Protocol-Version": "2025-11-25"}
     with serving("make-serve", production_env(database["env"], TOOL_INVOKE_RATE="2/day"), "WORKERS=1") as slow:
-        call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "agent_list_modes"}}
-        answers = [post_jsonrpc(f"{slow.base}/mcp/", alice_token, call) for _ in range(3)]
-        listing = post_jsonrpc(f"{slow.base}/mcp/", alice_token, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
-    assert [response.status_code for response in answers] == [200, 200, 429]
-    assert int(answers[2].headers["Retry-After"]) > 0
-    assert answers[2].json()["error"]["message"].startswith("Request was throttled.")
-    assert listing.status_code == 200, "only tool calls are throttled"
+        url = f"{slow.base}/mcp/"
+        answers = [post_jsonrpc(url, alice_token, call, **handshake) for _ in range(3)]
+        body, headers = modern("tools/call", {"name": "agent_list_modes"}, request_id="c-2")
+        in_2026 = post_jsonrpc(url, alice_token, body, **headers)
+        listing = post_jsonrpc(url, alice_token, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, **handshake)
+    assert [response.status_code for response in answers] == [200, 200, 200]
+    assert [set(response.json()) - {"jsonrpc", "id"} for response in answers] == [{"result"}, {"result"}, {"error"}]
+    throttled = answers[2].json()
+    assert throttled["id"] == "c-1"
+    assert throttled["error"]["code"] == -32000
+    assert throttled["error"]["message"].startswith("Request was throttled. Expected available in ")
+    assert throttled["error"]["data"]["retryAfter"] > 0
+    assert "Retry-After" not in answers[2].headers
+    assert in_2026.status_code == 429
+    assert (in_2026.json()["id"], in_2026.json()["error"]["code"]) == ("c-2", -32000)
+    assert int(in_2026.headers["Retry-After"]) == in_2026.json()["error"]["data"]["retryAfter"] > 0
+    assert listing.status_code == 200 and "result" in listing.json(), "only tool calls are throttled"
 
 
 # --- ASGI and runserver ---------------------------------------------------------------------------------------
@@ -514,8 +641,9 @@ def modern(method, params, request_id=1):
         "params": {**params, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
     }
     headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
-    if method == "tools/call":
-        headers["Mcp-Name"] = params["name"]
+    named = params.get("uri") if method == "resources/read" else params.get("name")
+    if method in ("tools/call", "resources/read") and isinstance(named, str):
+        headers["Mcp-Name"] = named
     return body, headers
 
 
@@ -582,13 +710,6 @@ def test_a_declared_tool_is_not_served_here_since_the_agents_client_runs_it(serv
         assert (error.error.code, error.error.message) == (
             -32602, "Unknown tool: agent_workflow_registry is run by the agent's client, not by this server."
         )
-
-
-def test_a_resource_without_a_uri_is_invalid_params(server, alice_token):
-    response = post_jsonrpc(
-        f"{server.base}/mcp/", alice_token, {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": 5}}
-    )
-    assert (response.status_code, response.json()["error"]["code"]) == (400, -32602)
 
 
 def test_the_sessions_own_id_in_any_form_is_this_session(server, alice_token):

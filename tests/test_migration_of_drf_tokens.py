@@ -33,10 +33,11 @@ from django.db import connection
 from django.test import Client
 from accounts.models import ApiToken
 key = {key!r}
+wrong_key = key[:-1] + ("1" if key.endswith("0") else "0")  # a key ending in 0 would be its own wrong key
 client = Client(HTTP_HOST="localhost")
 print(json.dumps({{
     "status": client.get("/api/modes/", HTTP_AUTHORIZATION="Token " + key).status_code,
-    "wrong key": client.get("/api/modes/", HTTP_AUTHORIZATION="Token " + key[:-1] + "0").status_code,
+    "wrong key": client.get("/api/modes/", HTTP_AUTHORIZATION="Token " + wrong_key).status_code,
     "mcp": client.post("/mcp/", {{}}, content_type="application/json", HTTP_AUTHORIZATION="Bearer " + key).status_code,
     "tokens": [[t.user.username, t.name, t.token_key, t.created.isoformat()] for t in ApiToken.objects.all()],
     "tables": connection.introspection.table_names(),

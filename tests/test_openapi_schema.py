@@ -32,6 +32,9 @@ REQUIRED_ERRORS = {
     "getSystemPrompt": {400, 401},
     "listCatalogRevisions": {400, 401, 404},
     "getCatalogRevision": {400, 401, 404},
+    "diffCatalogRevision": {400, 401, 403, 404},
+    "approveCatalogRevision": {401, 403, 404, 409},
+    "publishCatalogRevision": {401, 403, 404, 409},
     "listTools": {400, 401},
     "invokeTool": {400, 401, 403, 404, 405, 409, 411, 413, 415, 429, 500},
     "listSessions": {400, 401, 404},
@@ -216,7 +219,11 @@ def test_every_write_documents_its_real_request_body(schema):
     writes = {
         operation["operationId"]: operation for path, method, operation in operations(schema) if method == "post"
     }
-    assert set(writes) == {"invokeTool", "createSession", "obtainToken"}
+    assert set(writes) == {
+        "invokeTool", "createSession", "obtainToken", "approveCatalogRevision", "publishCatalogRevision"
+    }
+    for release in ("approveCatalogRevision", "publishCatalogRevision"):  # the revision is in the path; no body
+        assert "requestBody" not in writes[release]
 
     invocation = _body_schema(schema, writes["invokeTool"])
     # Unknown fields are refused with a 400 naming them, and the schema says so.

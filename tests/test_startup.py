@@ -1,6 +1,6 @@
 """
-No server starts on a broken mode catalog (AGN-014 §7.6): `make serve`, gunicorn, runserver, the ASGI module,
-`check --database`.
+No server starts on a broken published catalog revision (AGN-014 §7.6): `make serve`, gunicorn, runserver, the
+ASGI module, `check --database`; a broken working copy that agents are not served is a warning.
 
 Each test runs real processes against its own SQLite file, whatever database the suite itself uses. The
 template database is made once per module by `manage.py migrate` on an empty file, which also shows
@@ -71,25 +71,46 @@ def migrated_template(tmp_path_factory):
     return db_file
 
 
-@pytest.fixture
-def intact_db(migrated_template):
-    # Where make serve, run by root, can hand it to the app's user.
+@contextmanager
+def copy_to_serve(template):
+    """A copy of a database file where make serve, run by root, can hand it to the app's user."""
     with sqlite_folder() as folder:
         db_file = folder / "db.sqlite3"
-        shutil.copy(migrated_template, db_file)
+        shutil.copy(template, db_file)
         hand_to_serve_user(folder)
         yield db_file
 
 
 @pytest.fixture
-def db_without_default(intact_db):
-    db = sqlite3.connect(intact_db)
+def intact_db(migrated_template):
+    with copy_to_serve(migrated_template) as db_file:
+        yield db_file
+
+
+def clear_default_past_the_services(db_file):
+    db = sqlite3.connect(db_file)
     try:
         assert db.execute("UPDATE modes_agentmode SET is_default = 0").rowcount == 3
         db.commit()
     finally:
         db.close()
-    return intact_db
+
+
+@pytest.fixture(scope="module")
+def template_without_default(migrated_template, tmp_path_factory):
+    """A catalog without a default mode, recorded and so published (the policy asks for no review)."""
+    db_file = tmp_path_factory.mktemp("startup") / "without-default.sqlite3"
+    shutil.copy(migrated_template, db_file)
+    clear_default_past_the_services(db_file)
+    code, output = run([PYTHON, "manage.py", "record_revision"], db_file)
+    assert (code, output) == (0, "Catalog revision: 2.\n")
+    return db_file
+
+
+@pytest.fixture
+def db_without_default(template_without_default):
+    with copy_to_serve(template_without_default) as db_file:
+        yield db_file
 
 
 def test_make_serve_refuses_to_start_on_a_catalog_without_default_and_leaves_nothing_listening(db_without_default):
@@ -203,6 +224,17 @@ def test_check_database_default_fails_on_a_broken_catalog(db_without_default):
     assert code != 0
     assert "SystemCheckError" in output
     assert "(modes.E005) No mode is the default mode." in output
+
+
+def test_a_broken_working_copy_that_agents_are_not_served_is_warned_about_and_start_up_goes_on(intact_db):
+    clear_default_past_the_services(intact_db)  # no revision records it: agents keep the sound one
+    code, output = run([PYTHON, "manage.py", "check", "--database", "default"], intact_db)
+    assert code == 0, output
+    assert "(modes.W004) The catalog was changed past the services" in output
+    assert "(modes.W005) The working copy, which agents are not served, breaks modes.E005" in output
+    code, output = run([PYTHON, "-c", "import aptix_site.asgi"], intact_db)
+    assert code == 0, output
+    assert "modes.W005" in output  # logged as it starts
 
 
 def test_gunicorn_refuses_to_start_before_migrations(tmp_path):

@@ -13,6 +13,7 @@ from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter, ValidationError
 
 from modes.models import AgentMode, DeclaredTool
+from modes.revisions import record_pending_revision
 
 from .expected import CHANGE_MODE_SCHEMA, LIST_MODES_SCHEMA, REGISTRY_SCHEMAS, SEED_MODE_KEYS
 
@@ -227,6 +228,7 @@ def test_a_tool_with_an_unknown_field_does_not_conform(alice_client):
 def test_openai_responses_parameters_keep_strict_modes_rules(alice_client, alice_session, ddr_manager, url):
     if url == "context":
         AgentMode.objects.filter(key="general").update(associated_tool_ids=["agent_ddr_manager", "agent_list_modes"])
+        record_pending_revision()
         url = f"/api/sessions/{alice_session.pk}/context/"
     listed = tools(alice_client, url, "openai-responses")
     assert "agent_ddr_manager" in [tool["name"] for tool in listed]

@@ -1,8 +1,8 @@
-"""The --revision option that the catalog commands share: the catalog as an earlier revision recorded it."""
+"""What the catalog commands share: the --revision option (the catalog as a revision recorded it), and --user for releases."""
 
 from argparse import ArgumentTypeError
 
-from django.core.management.base import CommandError
+from django.core.management.base import BaseCommand, CommandError
 
 from modes.catalog import CatalogSnapshot, UnknownRevisionError, catalog_at_revision, current_catalog
 
@@ -31,3 +31,33 @@ def catalog_at(revision: int | None) -> CatalogSnapshot:
         return catalog_at_revision(revision)
     except UnknownRevisionError as error:
         raise CommandError(str(error)) from None
+
+
+def acting_user(username: str):
+    """The user --user names, whose permissions a release command is checked against; CommandError if none."""
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model()._default_manager.filter(username=username).first()
+    if user is None:
+        raise CommandError(f"There is no user {username!r}.")
+    return user
+
+
+class ReleaseCommand(BaseCommand):
+    """approve_revision and publish_revision: one revision, the user acting, one line on refusal."""
+
+    action = None  # approve_revision or publish_revision, from modes.releases
+    done = ""  # what the command prints, formatted with the revision
+
+    def add_arguments(self, parser):
+        parser.add_argument("number", type=revision_number, help="The catalog revision.")
+        parser.add_argument("--user", required=True, help="Username of the staff user acting; their permissions apply.")
+
+    def handle(self, *args, number, user, **options):
+        from modes.releases import ReleaseError
+
+        try:
+            revision = type(self).action(number=number, user=acting_user(user))
+        except (ReleaseError, UnknownRevisionError) as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(self.done.format(revision=revision))

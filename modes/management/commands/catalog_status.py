@@ -1,0 +1,30 @@
+"""Prints the catalog's release: the revision agents see, the pending one and its approvals, unrecorded changes."""
+
+from django.core.management.base import BaseCommand
+
+from modes.releases import release_summary
+
+
+class Command(BaseCommand):
+    help = "Show the published catalog revision, the pending one with its approvals, and changes not recorded yet."
+
+    def handle(self, *args, **options):
+        summary = release_summary()
+        published, pending = summary["published"], summary["pending"]
+        lines = [
+            f"Published: revision {published.number}, by {published.published_by or 'nobody'} at "
+            f"{published.published_at:%Y-%m-%d %H:%M:%S}{' (unreviewed)' if published.unreviewed else ''}."
+            if published
+            else "Published: none yet."
+        ]
+        if pending:
+            approvals = ", ".join(f"{approval.user} at {approval.at:%Y-%m-%d %H:%M:%S}" for approval in summary["approvals"])
+            lines.append(
+                f"Pending: revision {pending.number} ({pending.summary}), {len(summary['approvals'])} of "
+                f"{summary['needed']} approvals{': ' + approvals if approvals else ''}."
+            )
+        else:
+            lines.append("Pending: none.")
+        if summary["unrecorded"]:
+            lines.append("Unrecorded: the catalog was changed past the ORM; run 'manage.py record_revision'.")
+        self.stdout.write("\n".join(lines))

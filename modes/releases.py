@@ -1,0 +1,256 @@
+"""
+Catalog releases: which revision agents are served, and how one gets there (review, approve, publish, roll back).
+
+Every committed change is a revision (modes.revisions). One revision at a time is published: the catalog agents
+see (modes.catalog). With CATALOG_APPROVALS = N >= 1, a change makes a pending revision that agents do not see
+until N staff users holding modes.approve_revision, none of whom authored a change since the published
+revision, approve it, and a user with modes.publish_revision publishes it; modes.publish_unreviewed_revision
+publishes without them, and the release records it as unreviewed. Publishing a revision that was published
+before is a rollback: the rows are written back to it as a new revision, published at once, so that admins
+edit what agents see. Each function here raises ReleaseForbidden or ReleaseConflict, changing nothing; each
+way of serving translates them once.
+"""
+
+import difflib
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db import transaction
+
+from .catalog import CatalogSnapshot, UnknownRevisionError, catalog_at_revision, read_state
+from .models import CatalogApproval, CatalogRevision, CatalogVersion
+from .portable import PORTABLE_FIELDS
+from .revisions import mark_published
+from .services import ModesInUse, restore_revision_rows
+
+PUBLISHED, PENDING, PREVIOUS, UNPUBLISHED = "published", "pending", "previous", "unpublished"
+RELEASE_STATUSES = (PUBLISHED, PENDING, PREVIOUS, UNPUBLISHED)
+
+
+class ReleaseError(Exception):
+    """A release refused; the message says why and what would let it through."""
+
+
+class ReleaseForbidden(ReleaseError):
+    """The user may not do this (a permission missing, or an author approving their own change)."""
+
+
+class ReleaseConflict(ReleaseError):
+    """The catalog is not in a state that allows this (approvals missing, a revision not pending)."""
+
+
+def revision_status(revision: CatalogRevision, state: CatalogVersion) -> str:
+    if revision.number == state.published:
+        return PUBLISHED
+    if revision.published_at is not None:
+        return PREVIOUS
+    if revision.number == state.revision and revision.number > state.published:
+        return PENDING
+    return UNPUBLISHED
+
+
+def catalog_state() -> CatalogVersion:
+    return CatalogVersion.objects.get(pk=1)
+
+
+def get_revision(number: int) -> CatalogRevision:
+    """The revision with this number; UnknownRevisionError if there is none."""
+    revision = CatalogRevision.objects.filter(number=number).select_related("created_by", "published_by").first()
+    if revision is None:
+        raise UnknownRevisionError(number, read_state() and read_state().revision)
+    return revision
+
+
+def authors_since_published(number: int, state: CatalogVersion) -> set:
+    """The ids of the users who made the changes after the published revision, up to revision number."""
+    changes = CatalogRevision.objects.filter(number__gt=state.published, number__lte=number)
+    return set(changes.exclude(created_by=None).values_list("created_by", flat=True))
+
+
+def _locked_state() -> CatalogVersion:
+    # One release at a time: approvals and publications queue on the version row.
+    return CatalogVersion.objects.select_for_update().get(pk=1)
+
+
+def may(user, permission: str) -> bool:
+    """Whether user is active staff holding modes.<permission> (approve_revision, publish_revision, ...)."""
+    return user.is_active and user.is_staff and user.has_perm(f"modes.{permission}")
+
+
+def _require(user, permission: str, doing: str) -> None:
+    if not may(user, permission):
+        raise ReleaseForbidden(f"You need the permission modes.{permission} to {doing}.")
+
+
+def release_actions(user, summary: dict) -> dict:
+    """What user may do on the releases page: approve or publish the pending revision, roll back."""
+    pending, state = summary["pending"], summary["state"]
+    return {
+        "approve": bool(pending)
+        and may(user, "approve_revision")
+        and user.pk not in authors_since_published(pending.number, state)
+        and not any(approval.user_id == user.pk for approval in summary["approvals"]),
+        "publish": bool(pending) and (may(user, "publish_revision") or may(user, "publish_unreviewed_revision")),
+        "roll_back": may(user, "publish_revision"),
+    }
+
+
+def approve_revision(*, number: int, user) -> CatalogRevision:
+    """Record user's approval of the pending revision number; approving it again changes nothing."""
+    _require(user, "approve_revision", "approve catalog revisions")
+    with transaction.atomic():
+        state = _locked_state()
+        revision = get_revision(number)
+        status = revision_status(revision, state)
+        if status != PENDING:
+            raise ReleaseConflict(
+                f"Revision {number} is {status}, not pending: only the newest revision, before it is published, "
+                "can be approved."
+            )
+        if user.pk in authors_since_published(number, state):
+            raise ReleaseForbidden(
+                f"You made changes that revision {number} publishes, so another admin must approve it."
+            )
+        CatalogApproval.objects.get_or_create(revision=revision, user=user)
+    return revision
+
+
+def publish_revision(*, number: int, user) -> CatalogRevision:
+    """
+    Make revision number the one agents are served: a pending revision with its approvals (or past them,
+    recorded as unreviewed, for modes.publish_unreviewed_revision), or one published before (a rollback,
+    which returns the new revision that restores it). Publishing the published revision changes nothing.
+    """
+    unreviewed_allowed = may(user, "publish_unreviewed_revision")
+    if not unreviewed_allowed:
+        _require(user, "publish_revision", "publish catalog revisions")
+    with transaction.atomic():
+        state = _locked_state()
+        revision = get_revision(number)
+        status = revision_status(revision, state)
+        if status == PUBLISHED:
+            return revision
+        if status == PREVIOUS:
+            _require(user, "publish_revision", "roll the catalog back to an earlier revision")
+            return _roll_back(revision, user)
+        if status == UNPUBLISHED:
+            raise ReleaseConflict(
+                f"Revision {number} was never published and revision {state.revision} has replaced it; "
+                f"review and publish revision {state.revision} instead."
+            )
+        approvals = revision.approvals.count()
+        missing = settings.CATALOG_APPROVALS - approvals
+        if missing > 0 and not unreviewed_allowed:
+            raise ReleaseConflict(
+                f"Revision {number} has {approvals} of the {settings.CATALOG_APPROVALS} approvals it needs; "
+                f"{missing} more staff user(s) with modes.approve_revision who made none of its changes must "
+                "approve it first."
+            )
+        mark_published(state, revision, by=user, unreviewed=missing > 0)
+        state.save(update_fields=["published", "published_version"])
+    return revision
+
+
+def _roll_back(revision: CatalogRevision, user) -> CatalogRevision:
+    try:
+        restored = restore_revision_rows(number=revision.number, document=revision.catalog, restored_by=user)
+    except ModesInUse as error:
+        raise ReleaseConflict(str(error)) from None
+    state = _locked_state()
+    latest = CatalogRevision.objects.get(number=restored or state.revision)
+    if state.published != latest.number:
+        mark_published(state, latest, by=user, unreviewed=False)
+        state.save(update_fields=["published", "published_version"])
+    return latest
+
+
+# --- What a change does -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModeDiff:
+    key: str
+    change: str  # "added", "removed", "changed" or "unchanged": about the mode's own fields
+    fields: dict  # name: {"before", "after"}
+    prompt: list[str]  # difflib.unified_diff of the two system-prompt blocks with this mode current
+    tools: dict  # {"added": [...], "removed": [...]}: the tools the mode enables
+
+    def as_payload(self) -> dict:
+        return {"key": self.key, "change": self.change, "fields": self.fields, "prompt": self.prompt, "tools": self.tools}
+
+
+def revision_diff(*, number: int, against: int | None = None) -> dict:
+    """
+    What revision number changes against revision against (the published one by default), mode by mode: its
+    fields, its system-prompt block and its tools. UnknownRevisionError for either number.
+    """
+    against = read_state().published if against is None else against
+    before, after = catalog_at_revision(against), catalog_at_revision(number)
+    ids = [*after.by_id, *(pk for pk in before.by_id if pk not in after.by_id)]
+    return {
+        "revision": number,
+        "against": against,
+        "modes": [_mode_diff(before, after, pk, against, number).as_payload() for pk in ids],
+    }
+
+
+def _mode_diff(before: CatalogSnapshot, after: CatalogSnapshot, pk: str, old: int, new: int) -> ModeDiff:
+    old_mode, new_mode = before.by_id.get(pk), after.by_id.get(pk)
+    old_fields = {field: getattr(old_mode, field) for field in PORTABLE_FIELDS} if old_mode else {}
+    new_fields = {field: getattr(new_mode, field) for field in PORTABLE_FIELDS} if new_mode else {}
+    fields = {
+        field: {"before": old_fields.get(field), "after": new_fields.get(field)}
+        for field in PORTABLE_FIELDS
+        if old_fields.get(field) != new_fields.get(field)
+    }
+    change = "added" if old_mode is None else "removed" if new_mode is None else "changed" if fields else "unchanged"
+    old_tools = {tool.name for tool in before.tools_for_mode(old_mode)} if old_mode else set()
+    new_tools = {tool.name for tool in after.tools_for_mode(new_mode)} if new_mode else set()
+    prompt = difflib.unified_diff(
+        before.system_prompt(old_mode.key).splitlines() if old_mode else [],
+        after.system_prompt(new_mode.key).splitlines() if new_mode else [],
+        fromfile=f"revision {old}",
+        tofile=f"revision {new}",
+        lineterm="",
+    )
+    return ModeDiff(
+        key=(new_mode or old_mode).key,
+        change=change,
+        fields=fields,
+        prompt=list(prompt),
+        tools={"added": sorted(new_tools - old_tools), "removed": sorted(old_tools - new_tools)},
+    )
+
+
+def pending_release() -> tuple[int, int, int] | None:
+    """
+    (published, pending, approvals so far) while a revision is pending, else None; for a banner on every mode
+    page, so one small query (two while a revision is pending). The newest revision is pending whenever it is
+    newer than the published one: a rollback is published as it is recorded.
+    """
+    state = read_state()
+    if state is None or state.revision <= state.published:
+        return None
+    return state.published, state.revision, CatalogApproval.objects.filter(revision_id=state.revision).count()
+
+
+def release_summary() -> dict:
+    """What catalog_status and the releases page show: the published revision, the pending one, its approvals."""
+    state = catalog_state()
+    pending = None
+    if state.revision > state.published:
+        candidate = get_revision(state.revision)
+        if revision_status(candidate, state) == PENDING:
+            pending = candidate
+    return {
+        "state": state,
+        "published": get_revision(state.published) if state.published else None,
+        "earlier": list(
+            CatalogRevision.objects.filter(published_at__isnull=False).exclude(number=state.published)
+            .select_related("published_by")[:10]
+        ),
+        "pending": pending,
+        "approvals": list(pending.approvals.select_related("user")) if pending else [],
+        "needed": settings.CATALOG_APPROVALS,
+        "unrecorded": state.version != state.recorded_version,
+    }
