@@ -3,10 +3,12 @@ Bounded waits on PostgreSQL for the requests a server answers: no request waits 
 DATABASE_LOCK_TIMEOUT_MS, nor on one statement longer than DATABASE_STATEMENT_TIMEOUT_MS. Management commands
 and migrations do not install it, so they wait as long as they need.
 
-The limits are set for each transaction, as its first statement (set_config(..., true) is SET LOCAL): a pooler
-in transaction mode (PgBouncer) hands each transaction a server connection of its own and would lose a
-session's SET, but keeps what a transaction sets for itself. Writes that wait on locks run in transactions
-(a mode change, the admin's saves); a statement outside one (a read) does not wait on a row's lock.
+On a connection of its own (no pooler, or one in session mode) the limits are set once, for the connection's
+life, when it opens: every statement is bounded, in a transaction or not, at no cost per request. Behind a
+pooler in transaction mode (DATABASE_POOLER=transaction: PgBouncer hands each transaction a server connection of
+its own and would lose a session's SET) they are set for each transaction instead, as its first statement
+(set_config(..., true) is SET LOCAL), which the pooler keeps; there writes that wait on locks run in
+transactions (a mode change, the admin's saves), and a statement outside one (a read) does not wait on a lock.
 
 A statement stopped by either limit raises OperationalError (SQLSTATE 55P03 or 57014), the transaction is
 rolled back and nothing it did remains; `database_busy` tells it apart, and the ways of serving answer it.
@@ -17,7 +19,8 @@ from django.db import OperationalError
 from psycopg.pq import TransactionStatus
 from django.db.backends.signals import connection_created
 
-SET_BOUNDS_SQL = "SELECT set_config('lock_timeout', %s, true), set_config('statement_timeout', %s, true)"
+# set_config's third argument: true sets it for the current transaction only (SET LOCAL), false for the session.
+SET_BOUNDS_SQL = "SELECT set_config('lock_timeout', %s, %s), set_config('statement_timeout', %s, %s)"
 # lock_not_available (lock_timeout), query_canceled (statement_timeout)
 BUSY_SQLSTATES = frozenset({"55P03", "57014"})
 
@@ -28,12 +31,23 @@ def bound_waits_in_requests() -> None:
 
 
 def _install_bounds(sender, connection, **kwargs) -> None:
-    if connection.vendor == "postgresql" and _bounds() != ("0", "0"):
+    if connection.vendor != "postgresql" or not (settings.DATABASE_LOCK_TIMEOUT_MS or settings.DATABASE_STATEMENT_TIMEOUT_MS):
+        return
+    if bounds_per_transaction():
         connection.execute_wrappers.append(bound_transaction)
+    else:
+        with connection.connection.cursor() as cursor:  # the driver's own: opening, in autocommit
+            cursor.execute(SET_BOUNDS_SQL, _bounds(local=False))
 
 
-def _bounds() -> tuple[str, str]:
-    return str(settings.DATABASE_LOCK_TIMEOUT_MS), str(settings.DATABASE_STATEMENT_TIMEOUT_MS)
+def bounds_per_transaction() -> bool:
+    """Whether the limits are set per transaction (behind a pooler in transaction mode) or per connection."""
+    return settings.DATABASE_POOLER == "transaction"
+
+
+def _bounds(*, local: bool) -> tuple:
+    """SET_BOUNDS_SQL's parameters."""
+    return str(settings.DATABASE_LOCK_TIMEOUT_MS), local, str(settings.DATABASE_STATEMENT_TIMEOUT_MS), local
 
 
 def bound_transaction(execute, sql, params, many, context):
@@ -41,7 +55,7 @@ def bound_transaction(execute, sql, params, many, context):
     connection = context["connection"]
     # psycopg opens the transaction (BEGIN) with its first statement, so IDLE here means none has run yet.
     if connection.in_atomic_block and connection.connection.info.transaction_status == TransactionStatus.IDLE:
-        context["cursor"].cursor.execute(SET_BOUNDS_SQL, _bounds())  # the driver's own cursor: not wrapped again
+        context["cursor"].cursor.execute(SET_BOUNDS_SQL, _bounds(local=True))  # the driver's cursor: not wrapped again
     return execute(sql, params, many, context)
 
 

@@ -1,9 +1,12 @@
 """Writes to agent sessions: creating them and changing their mode (the only way a mode changes)."""
 
+from contextlib import nullcontext
+
 from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Membership
+from aptix_site.database import bounds_per_transaction
 from modes.catalog import STATE_TABLE, current_catalog, mode_for_session
 from modes.models import AgentMode
 
@@ -81,10 +84,11 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
         "reason": reason,
     }
     if not branch and connection.vendor == "postgresql":
-        # A transaction of its own, though one statement is atomic by itself: a server bounds each transaction's
-        # wait for the session's lock (aptix_site.database), and a change that times out writes nothing. Inside
-        # another transaction, no savepoint: a statement that fails leaves nothing of itself to roll back to.
-        with transaction.atomic(savepoint=False):
+        # One statement is atomic by itself, so it needs no BEGIN and COMMIT, and a change that times out writes
+        # nothing. Behind a pooler in transaction mode it gets a transaction of its own all the same: there a
+        # server bounds each transaction's wait for the session's lock (aptix_site.database). Inside another
+        # transaction, no savepoint: a statement that fails leaves nothing of itself to roll back to.
+        with transaction.atomic(savepoint=False) if bounds_per_transaction() else nullcontext():
             written = _written_changes(MOVE_SESSION_SQL, parameters)
         return _the_change(written, session_id)  # out of the block: not finding the session rolls nothing back
     with transaction.atomic():
