@@ -11,7 +11,10 @@ from dataclasses import dataclass
 
 import psycopg
 
-LARGE_TABLES = ("auth_user", "accounts_apitoken", "sessions_app_agentsession", "sessions_app_modechange")
+LARGE_TABLES = (
+    "auth_user", "accounts_apitoken", "sessions_app_agentsession", "sessions_app_modechange", "modes_catalogrevision",
+    "modes_catalogrevisionentry",
+)
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,7 @@ class Scale:
     own_sessions: int = 20_000  # of the benchmark's user, so that its list has a page 10,000 rows deep
     tokens: int = 100_000
     organizations: int = 100
+    revisions: int = 10_000  # catalog revisions, each an edit of one mode, all published in their turn
 
 
 def fill(url: str, *, scale: Scale, hot_session: str, progress=print):
@@ -102,6 +106,24 @@ def _fill_steps(scale):
         "JOIN volume_sessions s ON s.n = g %% %(sessions)s "
         "JOIN volume_modes a ON a.n = g %% (SELECT count(*) FROM volume_modes) "
         "JOIN volume_modes b ON b.n = (g + 1) %% (SELECT count(*) FROM volume_modes)",
+    ]
+    yield f"{scale.revisions:,} catalog revisions", [
+        # Each one stores one mode as it is now (a revision stores only what it changed), so that the catalog at
+        # every revision is the rows' catalog; each was published in its turn, and the newest is published now.
+        "CREATE TEMP TABLE volume_entries AS SELECT *, row_number() OVER (ORDER BY identity) - 1 AS n FROM "
+        "(SELECT DISTINCT ON (identity) kind, identity, position, name, content, stamp FROM modes_catalogrevisionentry "
+        "WHERE kind = 'mode' ORDER BY identity, revision_id DESC) latest WHERE content IS NOT NULL",
+        "CREATE TEMP TABLE volume_revisions AS SELECT (SELECT max(number) FROM modes_catalogrevision) + g AS number, "
+        "g %% (SELECT count(*) FROM volume_entries) AS n, now() - (%(revisions)s - g) * interval '1 minute' AS at "
+        "FROM generate_series(1, %(revisions)s) g",
+        "INSERT INTO modes_catalogrevision (number, created_at, summary, created_by_id, published_at, "
+        "published_by_id, restores, unreviewed) SELECT r.number, r.at, 'mode ' || e.name || ': description', NULL, "
+        "r.at, NULL, NULL, false FROM volume_revisions r JOIN volume_entries e ON e.n = r.n",
+        "INSERT INTO modes_catalogrevisionentry (kind, identity, position, name, content, stamp, revision_id) "
+        "SELECT e.kind, e.identity, e.position, e.name, e.content, e.stamp, r.number "
+        "FROM volume_revisions r JOIN volume_entries e ON e.n = r.n",
+        "UPDATE modes_catalogversion SET revision = (SELECT max(number) FROM volume_revisions), "
+        "published = (SELECT max(number) FROM volume_revisions) WHERE id = 1",
     ]
     yield f"{scale.hot_session_changes:,} mode changes of the benchmark's session", [
         "INSERT INTO sessions_app_modechange (reason, branch, changed_at, branch_session_id, changed_by_id, "

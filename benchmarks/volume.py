@@ -49,9 +49,9 @@ ADMIN_BUDGET_MS = 300
 DEEP_ROWS = 10_000
 # "Empty": the same catalog, and of the rest only what the measured pages show (so that both sizes render pages
 # of 50 rows, and the ratio is about the rows around them): 100 sessions and 100 mode changes of the benchmark's
-# user, one more user with one token, session and mode change.
+# user, 100 catalog revisions, one more user with one token, session and mode change.
 PAGES_ONLY = Scale(users=1, organizations=1, tokens=1, sessions=1, mode_changes=101, hot_session_changes=100,
-                   own_sessions=100)
+                   own_sessions=100, revisions=100)
 SIZES = ("empty", "full")
 
 
@@ -168,6 +168,7 @@ def _endpoints(base, fixture) -> list[Endpoint]:
         Endpoint("a session's mode changes, first page", "list", "GET", changes),
         Endpoint(f"a session's mode changes, {DEEP_ROWS:,} deep", "list", "GET", _deep_page(base, changes, fixture["token"])),
         Endpoint("revisions, first page", "list", "GET", revisions),
+        Endpoint(f"revisions, {DEEP_ROWS:,} deep", "list", "GET", _deep_page(base, revisions, fixture["token"])),
     ]
 
 

@@ -24,7 +24,7 @@ SCALE = Scale(
     # The session's 200,000 among a million more: one session is a small part of the audit trail, as it is in a
     # real one, or the planner rightly reads the whole table to count that session's changes.
     users=100, organizations=10, tokens=1_000, sessions=1_000, mode_changes=1_200_000, hot_session_changes=200_000,
-    own_sessions=300,
+    own_sessions=300, revisions=1_000,
 )
 # The queries of each page, whatever the data: the admin's (listed in benchmarks/admin_pages.py) and the API's.
 QUERIES = {
