@@ -22,7 +22,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from .models import AgentMode, CatalogRevision, CatalogVersion, DeclaredTool
-from .portable import MODE_SECTION, TOOL_SECTION, export_document
+from .portable import MODE_SECTION, TOOL_SECTION, export_document, upgrade_document
 
 _writing = Local()
 
@@ -71,6 +71,7 @@ def record_pending_revision(*, created_by=None, restores: int | None = None) -> 
         modes = list(AgentMode.objects.all())
         catalog = export_document(modes=modes, declared_tools=list(DeclaredTool.objects.all()))
         previous = CatalogRevision.objects.filter(number=state.revision).values_list("catalog", flat=True).first()
+        previous = previous and upgrade_document(previous)  # so that a field added since is no change
         if catalog != previous:
             state.revision += 1
             revision = CatalogRevision.objects.create(
