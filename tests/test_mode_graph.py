@@ -14,9 +14,11 @@ from django.db import connection, transaction
 from django.urls import reverse
 
 from modes.catalog import catalog_at_revision, current_catalog, get_mode
+from modes.checks import check_mode_catalog
 from modes.graph import ModeSwitchRefused
 from modes.models import AgentMode, CatalogRevision
 from modes.releases import approve_revision, publish_revision
+from modes.revisions import record_pending_revision
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session, set_session_mode
 from tests.test_admin import form_data
@@ -349,3 +351,54 @@ def test_the_mode_enum_lists_exactly_the_allowed_targets_in_every_format_and_fol
     assert change_mode_enum(alice_client, deploy_session, tool_format) == [
         "general", "ddr_authoring", "workflow_authoring", "review", "review_notes", "deploy"
     ]
+
+
+# --- Never stuck ----------------------------------------------------------------------------------------------------
+
+STUCK = (
+    "From 'ddr_authoring', 'workflow_authoring' the model cannot reach the default mode 'general' through switches "
+    "it may make."
+)
+
+
+def test_the_check_names_the_stuck_modes_and_target_keys_that_name_no_mode(graph):
+    AgentMode.objects.filter(key="ddr_authoring").update(switch_targets=["workflow_authoring"])
+    AgentMode.objects.filter(key="workflow_authoring").update(switch_targets=["ddr_authoring", "nowhere"])
+    AgentMode.objects.filter(key="general").update(llm_can_enter=False)
+    record_pending_revision()
+    errors = [error for error in check_mode_catalog(databases=["default"]) if error.id == "modes.E010"]
+    assert [error.msg for error in errors] == [
+        "Mode 'workflow_authoring' lists switch targets that name no mode: 'nowhere'.",
+        "The default mode 'general' cannot be entered by the model (llm_can_enter is off).",
+        "From 'ddr_authoring', 'workflow_authoring', 'review', 'review_notes', 'deploy' the model cannot reach the "
+        "default mode 'general' through switches it may make.",
+    ]
+    assert all(error.hint.startswith("Let the model enter the default mode") for error in errors)
+
+
+def test_import_refuses_a_catalog_where_modes_cannot_reach_the_default_and_changes_nothing(tmp_path):
+    document = {
+        "format": "aptix-modes",
+        "version": 1,
+        "modes": [
+            {"key": "ddr_authoring", "switch_targets": ["workflow_authoring"]},
+            {"key": "workflow_authoring", "switch_targets": ["ddr_authoring"]},
+        ],
+    }
+    path = tmp_path / "modes.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    with pytest.raises(CommandError) as caught:
+        call_command("import_modes", str(path), "--update", stdout=StringIO(), stderr=StringIO())
+    assert f"The mode graph: {STUCK}" in str(caught.value)
+    assert [mode.switch_targets for mode in AgentMode.objects.all()] == [[], [], []]
+
+
+def test_the_admin_refuses_an_edit_that_leaves_a_mode_stuck_and_saves_nothing(admin_client):
+    AgentMode.objects.filter(key="ddr_authoring").update(switch_targets=["workflow_authoring"])
+    workflow = AgentMode.objects.get(key="workflow_authoring")
+    response = admin_client.post(
+        reverse("admin:modes_agentmode_change", args=[workflow.pk]), form_data(workflow, switch_targets="ddr_authoring")
+    )
+    assert response.status_code == 200
+    assert STUCK.replace("'", "&#x27;") in response.content.decode()
+    assert AgentMode.objects.get(key="workflow_authoring").switch_targets == []
