@@ -1,4 +1,5 @@
-"""ASGI entry point (uvicorn aptix_site.asgi:application). It refuses to load on a broken mode catalog."""
+"""ASGI entry point (uvicorn aptix_site.asgi:application). It refuses to load on a broken mode
+catalog, and bounds the waits of its requests on PostgreSQL (aptix_site.database)."""
 
 import os
 
@@ -8,6 +9,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aptix_site.settings")
 
 application = get_asgi_application()
 
+from aptix_site.database import bound_waits_in_requests  # noqa: E402
 from modes.startup import ensure_catalog_is_valid  # noqa: E402  (needs the app registry)
 
+bound_waits_in_requests()
 ensure_catalog_is_valid()

@@ -22,10 +22,13 @@ from django.http import HttpResponse, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views import defaults
 
+from .database import database_busy
+
 API_PREFIX = "/api/"
 MCP_PREFIX = "/mcp"
 SERVER_ERROR_DETAIL = "The server failed to handle this request."
 DATABASE_UNAVAILABLE_DETAIL = "The service's database cannot be reached just now; try again in a few seconds."
+DATABASE_BUSY_DETAIL = "The service's database is busy just now; try again in a few seconds."
 DATABASE_RETRY_AFTER_SECONDS = 5
 
 logger = logging.getLogger("aptix_site.errors")
@@ -44,13 +47,26 @@ def database_unreachable(exception) -> bool:
     return raw is None or bool(getattr(raw, "broken", False) or getattr(raw, "closed", False))
 
 
-def database_unavailable_response(request, view=None):
+def database_unavailable_detail(exception) -> str | None:
+    """
+    What to tell the client when exception means the database cannot serve the request just now: out of
+    reach, or busy (a lock held or a statement running past the request's limits, aptix_site.database).
+    None for any other error.
+    """
+    if database_busy(exception):
+        return DATABASE_BUSY_DETAIL
+    if database_unreachable(exception):
+        return DATABASE_UNAVAILABLE_DETAIL
+    return None
+
+
+def database_unavailable_response(request, detail: str, view=None):
     """503 with Retry-After: JSON under /api/ and /mcp (in the view's error shape), plain text elsewhere."""
-    logger.warning("database unreachable while serving %s %s", request.method, request.path)
+    logger.warning("database unavailable while serving %s %s: %s", request.method, request.path, detail)
     if request.path.startswith((API_PREFIX, MCP_PREFIX)):
-        response = api_error_response(request, DATABASE_UNAVAILABLE_DETAIL, 503, view=view)
+        response = api_error_response(request, detail, 503, view=view)
     else:
-        response = HttpResponse(DATABASE_UNAVAILABLE_DETAIL, status=503, content_type="text/plain; charset=utf-8")
+        response = HttpResponse(detail, status=503, content_type="text/plain; charset=utf-8")
     response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
     return response
 
@@ -130,8 +146,9 @@ def page_not_found(request, exception):
 
 def server_error(request):
     # Django calls this while handling the exception, so it is still at hand.
-    if database_unreachable(sys.exc_info()[1]):
-        return database_unavailable_response(request)
+    detail = database_unavailable_detail(sys.exc_info()[1])
+    if detail:
+        return database_unavailable_response(request, detail)
     if request.path.startswith(API_PREFIX):
         return api_error_response(request, SERVER_ERROR_DETAIL, 500)
     return defaults.server_error(request)

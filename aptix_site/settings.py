@@ -245,6 +245,13 @@ if DATABASE_POOLER == "transaction":
     # transactions would land on another client's server connection (Django's documented setting for this).
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
 
+# On PostgreSQL, how long a request's transaction may wait on a lock, and how long one of its statements may run,
+# in milliseconds (0: no limit); beyond either the statement fails and its transaction changes nothing
+# (aptix_site.database). Servers install these (aptix_site.wsgi, .asgi); commands and migrations wait as long
+# as they need.
+DATABASE_LOCK_TIMEOUT_MS = env_int("DATABASE_LOCK_TIMEOUT_MS", 3000)
+DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 5000)
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

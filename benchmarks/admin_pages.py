@@ -18,7 +18,10 @@ import django
 
 # The tables that grow without bound: once one holds LARGE rows, a page must never read it whole (below that,
 # reading a few pages of a small table whole is the planner's right choice).
-GROWING_TABLES = ("sessions_app_agentsession", "sessions_app_modechange", "accounts_apitoken", "modes_catalogrevision")
+GROWING_TABLES = (
+    "sessions_app_agentsession", "sessions_app_modechange", "accounts_apitoken", "modes_catalogrevision",
+    "modes_catalogrevisionentry",
+)
 LARGE = 10_000
 
 

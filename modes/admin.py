@@ -342,6 +342,11 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
     fields = ["number", "created_at", "created_by", "summary", "catalog"]
     readonly_fields = fields
 
+    @admin.display(description="catalog")
+    def catalog(self, revision):
+        """Every mode and declared tool at this revision, as export_modes writes them (rebuilt: modes.revision_store)."""
+        return json.dumps(revision.catalog, ensure_ascii=False)
+
     def get_urls(self):
         view = self.admin_site.admin_view
         return [

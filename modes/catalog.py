@@ -16,7 +16,6 @@ keys); sessions store ids. working_catalog() is the rows as admins left them, fo
 """
 
 import threading
-from datetime import datetime
 from dataclasses import dataclass, field
 
 from asgiref.local import Local
@@ -31,7 +30,7 @@ from aptix_site.text import compact_json
 from .graph import ModeSwitchRefused, may_switch
 from .listing import mode_list_payload
 from .models import AgentMode, AgentModeSummary, CatalogRevision, CatalogVersion, DeclaredTool
-from .portable import document_rows
+from .revision_store import entries_at, rows_of
 
 # AGN-014 §6.2, word for word (note the typographic apostrophes).
 MODE_SWITCHING_LINES = (
@@ -271,28 +270,18 @@ def current_catalog() -> CatalogSnapshot:
 
 
 def _load(state: CatalogState | None) -> CatalogSnapshot:
-    revision = state and state.published and CatalogRevision.objects.filter(number=state.published).first()
-    if not revision:
+    entries = entries_at(state.published) if state and state.published else []
+    if not entries:
         # No revision published yet (a database being migrated or flushed): the rows, never cached.
         return working_catalog()
-    return snapshot_of(revision, version=state.published_version)
+    return snapshot_of(state.published, entries, version=state.published_version, was_published=True)
 
 
-def snapshot_of(revision: CatalogRevision, *, version: str | None = None) -> CatalogSnapshot:
-    """The catalog exactly as revision recorded it, with its modes' source and timestamps."""
-    modes, tools = document_rows(revision.catalog)
-    for mode in modes:
-        stamps = revision.stamps.get(mode.pk)
-        if stamps:
-            mode.source = stamps["source"]
-            mode.created_at = datetime.fromisoformat(stamps["created_at"])
-            mode.updated_at = datetime.fromisoformat(stamps["updated_at"])
+def snapshot_of(number: int, entries, *, version: str | None = None, was_published: bool) -> CatalogSnapshot:
+    """The catalog exactly as revision number recorded it (its entries), with its modes' source and timestamps."""
+    modes, tools = rows_of(entries)
     return CatalogSnapshot(
-        version=version,
-        revision=revision.number,
-        modes=tuple(modes),
-        declared_tools=tuple(tools),
-        was_published=revision.published_at is not None,
+        version=version, revision=number, modes=tuple(modes), declared_tools=tuple(tools), was_published=was_published
     )
 
 
@@ -313,11 +302,11 @@ def read_state() -> CatalogState | None:
 
 def catalog_at_revision(number: int) -> CatalogSnapshot:
     """The catalog exactly as revision number recorded it; UnknownRevisionError if there is no such revision."""
-    revision = CatalogRevision.objects.filter(number=number).first()
-    if revision is None:
+    published_at = list(CatalogRevision.objects.filter(number=number).values_list("published_at", flat=True))
+    if not published_at:
         state = read_state()
         raise UnknownRevisionError(number, state and state.revision)
-    return snapshot_of(revision)
+    return snapshot_of(number, entries_at(number), was_published=published_at[0] is not None)
 
 
 def get_all_modes() -> list[AgentModeSummary]:

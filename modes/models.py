@@ -273,8 +273,9 @@ class CatalogVersion(models.Model):
 
 class CatalogRevision(models.Model):
     """
-    The whole catalog as one committed change left it, in the portable format; never changed afterwards,
-    but for the record of its publication (modes.releases).
+    The whole catalog as one committed change left it; never changed afterwards, but for the record of its
+    publication (modes.releases). It stores only what it changed, as entries (CatalogRevisionEntry); its
+    catalog is rebuilt from them.
     """
 
     number = models.PositiveIntegerField(primary_key=True)
@@ -283,9 +284,6 @@ class CatalogRevision(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     summary = models.TextField(help_text="The modes and fields that changed since the revision before.")
-    catalog = models.JSONField(help_text="Every mode and declared tool, as export_modes writes them.")
-    # What the portable format leaves out and agents are shown: per mode id, its source and timestamps.
-    stamps = models.JSONField(default=dict, blank=True)
     published_at = models.DateTimeField(null=True, blank=True, help_text="When it was last published.")
     published_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -305,6 +303,43 @@ class CatalogRevision(models.Model):
 
     def __str__(self):
         return f"Catalog revision {self.number}"
+
+    @property
+    def catalog(self) -> dict:
+        """Every mode and declared tool at this revision, as export_modes writes them (one query)."""
+        from .revision_store import document_at  # the store builds on the portable format, which builds on this
+
+        return document_at(self.number)
+
+
+class CatalogRevisionEntry(models.Model):
+    """
+    One mode or declared tool as a revision added, changed or removed it: all that a revision stores. The
+    catalog at revision N is, for each mode and tool, its newest entry at or before N (modes.revision_store).
+    """
+
+    class Kind(models.TextChoices):
+        MODE = "mode"
+        TOOL = "tool"
+
+    revision = models.ForeignKey(CatalogRevision, on_delete=models.CASCADE, related_name="entries")
+    kind = models.CharField(max_length=4, choices=Kind.choices)
+    identity = models.CharField(max_length=64, help_text="A mode's id (its key may change), a tool's name.")
+    # The catalog's order (AgentMode's and DeclaredTool's ordering), sorted by the database as the rows are.
+    position = models.PositiveIntegerField(null=True, blank=True)
+    name = models.CharField(max_length=64, blank=True, help_text="A mode's key, a tool's name.")
+    content = models.JSONField(null=True, blank=True, help_text="As export_modes writes it; empty: removed.")
+    # What the portable format leaves out and agents are shown of a mode: its source and timestamps.
+    stamp = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # Also the index that finds a mode's or tool's newest entry at or before a revision.
+            models.UniqueConstraint(fields=["kind", "identity", "revision"], name="modes_revisionentry_once"),
+        ]
+
+    def __str__(self):
+        return f"{self.kind} {self.name or self.identity} in revision {self.revision_id}"
 
 
 class CatalogApproval(models.Model):

@@ -1,5 +1,6 @@
 """
-Catalog revisions: the whole catalog as each committed change left it, numbered 1, 2, 3, ...
+Catalog revisions: the whole catalog as each committed change left it, numbered 1, 2, 3, ...; each stores
+only what it changed (modes.revision_store).
 
 The catalog version row (modes.triggers) changes with every write to a catalog table, whoever makes it, and
 keeps the version that the last revision recorded: a version other than that one is a change not recorded
@@ -21,8 +22,9 @@ from django.db import connections, transaction
 from django.conf import settings
 from django.utils import timezone
 
-from .models import AgentMode, CatalogRevision, CatalogVersion, DeclaredTool
+from .models import AgentMode, CatalogRevision, CatalogRevisionEntry, CatalogVersion, DeclaredTool
 from .portable import MODE_SECTION, TOOL_SECTION, export_document, upgrade_document
+from .revision_store import document_of, entries_at, entries_of, store_changes
 
 _writing = Local()
 
@@ -70,18 +72,18 @@ def record_pending_revision(*, created_by=None, restores: int | None = None) -> 
             return state
         modes = list(AgentMode.objects.all())
         catalog = export_document(modes=modes, declared_tools=list(DeclaredTool.objects.all()))
-        previous = CatalogRevision.objects.filter(number=state.revision).values_list("catalog", flat=True).first()
-        previous = previous and upgrade_document(previous)  # so that a field added since is no change
+        before = entries_at(state.revision)
+        # Upgraded: a field added to modes since the last revision is no change of the catalog.
+        previous = upgrade_document(document_of(before)) if state.revision else None
         if catalog != previous:
             state.revision += 1
             revision = CatalogRevision.objects.create(
                 number=state.revision,
                 created_by=created_by,
                 summary=summarize(previous, catalog),
-                catalog=catalog,
-                stamps=mode_stamps(modes),
                 restores=restores,
             )
+            store_changes(revision, before=before, after=entries_of(catalog, modes))
             if settings.CATALOG_APPROVALS == 0 or state.published == 0:
                 mark_published(state, revision, by=created_by, unreviewed=False)
         state.recorded_version = state.version
@@ -96,14 +98,6 @@ def mark_published(state: CatalogVersion, revision: CatalogRevision, *, by, unre
     state.published, state.published_version = revision.number, uuid.uuid4().hex
 
 
-def mode_stamps(modes) -> dict:
-    """What agents are shown of each mode beyond the portable format: its source and timestamps."""
-    return {
-        mode.pk: {"source": mode.source, "created_at": mode.created_at.isoformat(), "updated_at": mode.updated_at.isoformat()}
-        for mode in modes
-    }
-
-
 def record_model_change(sender, **kwargs):
     """A save or delete of a mode or declared tool outside recording_revision is a revision of its own."""
     if not recording_in_progress() and not kwargs.get("raw"):
@@ -112,7 +106,8 @@ def record_model_change(sender, **kwargs):
 
 def record_revision_after_migrate(sender, using, **kwargs):
     """A migration that changed the catalog (the seed one first) is a revision too, recorded as it ends."""
-    if CatalogRevision._meta.db_table in connections[using].introspection.table_names():
+    # Not on a database migrated only part of the way: the newest of the revision tables is not there yet.
+    if CatalogRevisionEntry._meta.db_table in connections[using].introspection.table_names():
         with transaction.atomic(using=using):
             record_pending_revision()
 

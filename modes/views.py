@@ -136,7 +136,7 @@ class CatalogRevisionListView(generics.ListAPIView):
     def get_queryset(self):
         return CatalogRevision.objects.select_related("created_by", "published_by").prefetch_related(
             Prefetch("approvals", CatalogApproval.objects.select_related("user"))
-        ).defer("catalog", "stamps")
+        )
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "state": catalog_state()}

@@ -1,9 +1,12 @@
 """Writes to agent sessions: creating them and changing their mode (the only way a mode changes)."""
 
+from contextlib import nullcontext
+
 from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import Membership
+from aptix_site.database import bounds_per_transaction
 from modes.catalog import STATE_TABLE, current_catalog, mode_for_session
 from modes.models import AgentMode
 
@@ -18,13 +21,12 @@ CALLERS_ORGANIZATION = f"(SELECT organization_id FROM {Membership._meta.db_table
 CATALOG_REVISION = f"(SELECT published FROM {STATE_TABLE} WHERE id = 1)"
 
 # A mode change, on PostgreSQL: one statement locks the user's session row, moves it, and writes the audit row
-# from the mode the locked row had. A single statement is atomic by itself, so it needs no BEGIN and COMMIT:
-# one round trip where the ORM makes six (benchmarks/RESULTS.md). The FOR UPDATE in the subquery makes a
-# concurrent change wait and then read the row the first one wrote. The time is read once the lock is held
-# (clock_timestamp(), not the statement's start), and never before the session's last change, so a session's
-# audit rows are in time order and updated_at only moves on. The mode graph is judged on the locked row too:
-# it moves only from a mode the target may be entered from (CatalogSnapshot.entry_sources), so a concurrent
-# change cannot slip a forbidden move past the check; a refused move writes nothing.
+# from the mode the locked row had: one statement where the ORM makes six (benchmarks/RESULTS.md). The FOR
+# UPDATE in the subquery makes a concurrent change wait and then read the row the first one wrote. The time is
+# read once the lock is held (clock_timestamp(), not the statement's start), and never before the session's last
+# change, so a session's audit rows are in time order and updated_at only moves on. The mode graph is judged on
+# the locked row too: it moves only from a mode the target may be entered from (CatalogSnapshot.entry_sources),
+# so a concurrent change cannot slip a forbidden move past the check; a refused move writes nothing.
 MOVE_SESSION_SQL = f"""
 WITH moved AS (
     UPDATE {SESSIONS} AS session
@@ -108,7 +110,7 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
             latest="GREATEST" if connection.vendor == "postgresql" else "MAX",
             lock="FOR UPDATE" if connection.features.has_select_for_update else "",
         )
-        change = _recorded_change(
+        written = _written_changes(
             record,
             {
                 **parameters,
@@ -116,8 +118,8 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
                 "branch_session": branch_session and _stored_session_id(branch_session.pk),
                 "now": connection.ops.adapt_datetimefield_value(timezone.now()),  # read once the lock is held
             },
-            session_id,
         )
+        change = _the_change(written, session_id)
         changed_at = connection.ops.adapt_datetimefield_value(change.changed_at)
         with connection.cursor() as cursor:
             cursor.execute(MOVE_RECORDED_SQL, {**parameters, "changed_at": changed_at})
@@ -139,7 +141,12 @@ def _move_session(catalog, mode, parameters, *, session_id, user) -> ModeChange:
         "catalog_ids": list(catalog.by_id),
     }
     for _ in range(MOVE_ATTEMPTS):
-        found = list(ModeChange.objects.raw(MOVE_SESSION_SQL, parameters))
+        # One statement is atomic by itself, so it needs no BEGIN and COMMIT, and a change that times out writes
+        # nothing. Behind a pooler in transaction mode it gets a transaction of its own all the same: there a
+        # server bounds each transaction's wait for the session's lock (aptix_site.database). Inside another
+        # transaction, no savepoint: a statement that fails leaves nothing of itself to roll back to.
+        with transaction.atomic(savepoint=False) if bounds_per_transaction() else nullcontext():
+            found = _written_changes(MOVE_SESSION_SQL, parameters)
         if found:
             return found[0]
         session = AgentSession.objects.filter(pk=parameters["session"], owner=user)
@@ -157,9 +164,13 @@ def _stored_session_id(pk):
     return AgentSession._meta.pk.get_db_prep_value(pk, connection)
 
 
-def _recorded_change(sql, parameters, session_id) -> ModeChange:
-    """The ModeChange an INSERT ... RETURNING wrote, loaded as the ORM loads rows; DoesNotExist if it wrote none."""
-    found = list(ModeChange.objects.raw(sql, parameters))
-    if not found:
+def _written_changes(sql, parameters) -> list[ModeChange]:
+    """The ModeChanges an INSERT ... RETURNING wrote (one, or none), loaded as the ORM loads rows."""
+    return list(ModeChange.objects.raw(sql, parameters))
+
+
+def _the_change(written, session_id) -> ModeChange:
+    """The one change written; DoesNotExist if none was (the session is not the user's)."""
+    if not written:
         raise AgentSession.DoesNotExist(f"No session {session_id} of this user.")
-    return found[0]
+    return written[0]

@@ -210,14 +210,14 @@ class Server:
         "runserver": lambda port: [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
     }
 
-    def __init__(self, kind, env, *extra_args):
+    def __init__(self, kind, env, *extra_args, root=ROOT):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         # A file rather than a pipe: a server that logs more than a pipe holds would stop, waiting for a reader.
         self.log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             [*self.COMMANDS[kind](self.port), *extra_args],
-            cwd=ROOT,
+            cwd=root,
             env=env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
@@ -256,13 +256,42 @@ class Server:
 
 
 @contextmanager
-def serving(kind, env, *extra_args):
-    server = Server(kind, env, *extra_args)
+def serving(kind, env, *extra_args, root=ROOT):
+    server = Server(kind, env, *extra_args, root=root)
     try:
         yield server
     finally:
         server.stop()
         server.log.close()
+
+
+@contextmanager
+def project_copy():
+    """
+    A copy of the project (its virtualenv linked, not copied) whose code a test may change, as a deploy
+    changes the code on disk, without touching the checkout. Root's and readable by all, as `make serve` run by
+    root wants it; removed afterwards.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="aptix-project-"))
+    os.chmod(folder, 0o755)
+    copy = folder / "project"
+    try:
+        shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(".git", ".venv", "__pycache__", "db.sqlite3*"))
+        (copy / ".venv").symlink_to((ROOT / ".venv").resolve())
+        yield copy
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def child_processes(pid) -> list[int]:
+    """The processes pid started that are still running."""
+    children = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children += [int(child) for child in (task / "children").read_text().split()]
+        except FileNotFoundError:
+            pass
+    return children
 
 
 @contextmanager

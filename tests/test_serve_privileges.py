@@ -78,7 +78,7 @@ def test_the_app_and_nginxs_workers_run_as_serve_user_and_only_nginxs_master_as_
 def test_the_apps_socket_and_its_folder_are_serve_users_alone(served):
     run = runtime_folder(session_processes(served.process.pid))
     serve_uid = pwd.getpwnam(SERVE_USER).pw_uid
-    socket_path = run / "app" / "app.sock"
+    (socket_path,) = (run / "app").glob("app-*.sock")  # one per generation of the app; a reload starts another
     socket_stat, folder_stat = socket_path.stat(), socket_path.parent.stat()
     assert stat.S_ISSOCK(socket_stat.st_mode)
     assert (socket_stat.st_uid, stat.S_IMODE(socket_stat.st_mode)) == (serve_uid, 0o600)

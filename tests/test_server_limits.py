@@ -83,7 +83,7 @@ def test_a_json_key_given_twice_is_a_400_naming_it_and_creates_nothing(served):
     server, token = served
     sessions = f"{server.base}/api/sessions/"
     auth = f"Authorization: Token {token}\r\n".encode()
-    before = requests.get(sessions, headers={"Authorization": f"Token {token}"}, timeout=30).json()["count"]
+    before = requests.get(sessions, headers={"Authorization": f"Token {token}"}, timeout=30).json()["results"]
     body = b'{"title": "first", "title": "second"}'
     status, _, answer = raw_request(
         server.port,
@@ -94,7 +94,7 @@ def test_a_json_key_given_twice_is_a_400_naming_it_and_creates_nothing(served):
     assert (status, json.loads(answer)) == (
         400, {"detail": "JSON parse error - the key 'title' appears twice in one object"}
     )
-    after = requests.get(sessions, headers={"Authorization": f"Token {token}"}, timeout=30).json()["count"]
+    after = requests.get(sessions, headers={"Authorization": f"Token {token}"}, timeout=30).json()["results"]
     assert after == before
 
 

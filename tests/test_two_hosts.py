@@ -40,6 +40,7 @@ pytestmark = [
 
 PGBOUNCER = ROOT / ".venv" / "pgbouncer" / "usr" / "sbin" / "pgbouncer"
 SESSION_CREATE_RATE = 4  # per minute, shared by the two hosts through Redis
+LOCK_TIMEOUT_MS = 1000
 
 
 @contextmanager
@@ -97,6 +98,7 @@ def hosts():
             SESSION_CREATE_RATE=f"{SESSION_CREATE_RATE}/min",
             LOGIN_FAILURE_LIMIT="3",
             CATALOG_APPROVALS="1",
+            DATABASE_LOCK_TIMEOUT_MS=str(LOCK_TIMEOUT_MS),
         )
         with redis_server(redis_port), serving("make-serve", env) as a, serving("make-serve", env) as b:
             yield a, b, tokens, direct, bouncer_port
@@ -222,3 +224,23 @@ def _transactions_through_pgbouncer(port, database) -> int:
         if row.get("database") == database:
             return int(row["total_xact_count"])
     return 0
+
+
+def test_behind_the_pooler_a_mode_change_on_a_locked_session_still_answers_within_the_bound(hosts):
+    """Behind PgBouncer each transaction sets its own lock timeout (a connection's own would not follow it)."""
+    a, _, tokens, direct, _ = hosts
+    headers = _auth(tokens["alice"])
+    session = requests.post(f"{a.base}/api/sessions/", json={}, headers=headers, timeout=10).json()["id"]
+    body = {"sessionId": session, "arguments": {"mode": "ddr_authoring", "branch": False, "reason": "Locked out."}}
+    with psycopg.connect(direct["DATABASE_URL"]) as holder:  # a stuck admin script, straight to PostgreSQL
+        holder.execute("SELECT id FROM sessions_app_agentsession WHERE id = %s FOR UPDATE", [session])
+        started = time.monotonic()
+        answer = requests.post(f"{a.base}/api/tools/agent_change_mode/invoke/", json=body, headers=headers, timeout=30)
+        seconds = time.monotonic() - started
+        holder.rollback()
+    assert LOCK_TIMEOUT_MS / 1000 <= seconds < LOCK_TIMEOUT_MS / 1000 + 3
+    assert answer.json() == {
+        "successful": False, "result": None, "errorMessage": "ModeChangeTool failed to change the session mode."
+    }
+    changes = requests.get(f"{a.base}/api/sessions/{session}/mode-changes/", headers=headers, timeout=10).json()
+    assert changes["results"] == []

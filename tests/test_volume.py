@@ -34,7 +34,7 @@ QUERIES = {
     "a session's mode changes": 6,
     "a mode change": 8,
     "revisions": 5,
-    "a revision": 3,
+    "a revision": 4,
     "modes": 7,
     "a mode": 8,
     "a mode's history": 7,

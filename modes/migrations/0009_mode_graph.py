@@ -12,7 +12,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('modes', '0007_catalog_releases'),
+        ('modes', '0008_revisions_store_what_changed'),
     ]
 
     operations = [

@@ -1,0 +1,65 @@
+"""
+Bounded waits on PostgreSQL for the requests a server answers: no request waits on a lock longer than
+DATABASE_LOCK_TIMEOUT_MS, nor on one statement longer than DATABASE_STATEMENT_TIMEOUT_MS. Management commands
+and migrations do not install it, so they wait as long as they need.
+
+On a connection of its own (no pooler, or one in session mode) the limits are set once, for the connection's
+life, when it opens: every statement is bounded, in a transaction or not, at no cost per request. Behind a
+pooler in transaction mode (DATABASE_POOLER=transaction: PgBouncer hands each transaction a server connection of
+its own and would lose a session's SET) they are set for each transaction instead, as its first statement
+(set_config(..., true) is SET LOCAL), which the pooler keeps; there writes that wait on locks run in
+transactions (a mode change, the admin's saves), and a statement outside one (a read) does not wait on a lock.
+
+A statement stopped by either limit raises OperationalError (SQLSTATE 55P03 or 57014), the transaction is
+rolled back and nothing it did remains; `database_busy` tells it apart, and the ways of serving answer it.
+"""
+
+from django.conf import settings
+from django.db import OperationalError
+from psycopg.pq import TransactionStatus
+from django.db.backends.signals import connection_created
+
+# set_config's third argument: true sets it for the current transaction only (SET LOCAL), false for the session.
+SET_BOUNDS_SQL = "SELECT set_config('lock_timeout', %s, %s), set_config('statement_timeout', %s, %s)"
+# lock_not_available (lock_timeout), query_canceled (statement_timeout)
+BUSY_SQLSTATES = frozenset({"55P03", "57014"})
+
+
+def bound_waits_in_requests() -> None:
+    """From now on, every PostgreSQL connection this process opens bounds the waits of its transactions."""
+    connection_created.connect(_install_bounds, dispatch_uid="aptix_site.database.bounds")
+
+
+def _install_bounds(sender, connection, **kwargs) -> None:
+    if connection.vendor != "postgresql" or not (settings.DATABASE_LOCK_TIMEOUT_MS or settings.DATABASE_STATEMENT_TIMEOUT_MS):
+        return
+    if bounds_per_transaction():
+        connection.execute_wrappers.append(bound_transaction)
+    else:
+        with connection.connection.cursor() as cursor:  # the driver's own: opening, in autocommit
+            cursor.execute(SET_BOUNDS_SQL, _bounds(local=False))
+
+
+def bounds_per_transaction() -> bool:
+    """Whether the limits are set per transaction (behind a pooler in transaction mode) or per connection."""
+    return settings.DATABASE_POOLER == "transaction"
+
+
+def _bounds(*, local: bool) -> tuple:
+    """SET_BOUNDS_SQL's parameters."""
+    return str(settings.DATABASE_LOCK_TIMEOUT_MS), local, str(settings.DATABASE_STATEMENT_TIMEOUT_MS), local
+
+
+def bound_transaction(execute, sql, params, many, context):
+    """An execute wrapper: the first statement of each transaction is preceded by the transaction's limits."""
+    connection = context["connection"]
+    # psycopg opens the transaction (BEGIN) with its first statement, so IDLE here means none has run yet.
+    if connection.in_atomic_block and connection.connection.info.transaction_status == TransactionStatus.IDLE:
+        context["cursor"].cursor.execute(SET_BOUNDS_SQL, _bounds(local=True))  # the driver's cursor: not wrapped again
+    return execute(sql, params, many, context)
+
+
+def database_busy(exception) -> bool:
+    """Whether exception is a statement stopped by one of these limits (a lock held too long, a slow statement)."""
+    cause = getattr(exception, "__cause__", None)
+    return isinstance(exception, OperationalError) and getattr(cause, "sqlstate", None) in BUSY_SQLSTATES

@@ -1,0 +1,99 @@
+"""
+How catalog revisions are stored: a revision keeps one entry per mode or declared tool that it added, changed
+or removed (CatalogRevisionEntry), so an edit of one mode stores that mode, not the catalog. The catalog at
+revision N is, for each mode and tool, its newest entry at or before N, less the removed ones, in the order
+the database sorts the rows in (AgentMode by position and key, DeclaredTool by name): every revision is
+rebuilt exactly as it was recorded.
+"""
+
+from datetime import datetime
+
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
+
+from .models import AgentMode, CatalogRevision, CatalogRevisionEntry, DeclaredTool
+from .portable import FORMAT_NAME, FORMAT_VERSION
+
+MODE, TOOL = CatalogRevisionEntry.Kind.MODE, CatalogRevisionEntry.Kind.TOOL
+
+
+def entries_at(number: int) -> list[CatalogRevisionEntry]:
+    """The modes' and tools' entries in force at revision number, in catalog order (one query)."""
+    newest = Window(RowNumber(), partition_by=[F("kind"), F("identity")], order_by=F("revision_id").desc())
+    entries = (
+        CatalogRevisionEntry.objects.filter(revision_id__lte=number)
+        .annotate(newest=newest)
+        .filter(newest=1)  # applied after the window, so a removal hides what came before it
+        .order_by("kind", "position", "name")
+    )
+    return [entry for entry in entries if entry.content is not None]
+
+
+def document_of(entries: list[CatalogRevisionEntry]) -> dict:
+    """The portable document of these entries, as export_modes wrote it when they were recorded."""
+    return {
+        "format": FORMAT_NAME,
+        "version": FORMAT_VERSION,
+        "modes": [entry.content for entry in entries if entry.kind == MODE],
+        "declared_tools": [entry.content for entry in entries if entry.kind == TOOL],
+    }
+
+
+def document_at(number: int) -> dict:
+    return document_of(entries_at(number))
+
+
+def rows_of(entries: list[CatalogRevisionEntry]) -> tuple[list[AgentMode], list[DeclaredTool]]:
+    """The unsaved modes (with their source and timestamps) and declared tools of these entries, in order."""
+    modes, tools = [], []
+    for entry in entries:
+        if entry.kind == TOOL:
+            tools.append(DeclaredTool(**entry.content))
+            continue
+        mode = AgentMode(**entry.content)
+        if entry.stamp:
+            mode.source = entry.stamp["source"]
+            mode.created_at = datetime.fromisoformat(entry.stamp["created_at"])
+            mode.updated_at = datetime.fromisoformat(entry.stamp["updated_at"])
+        modes.append(mode)
+    return modes, tools
+
+
+def mode_stamp(mode: AgentMode) -> dict:
+    """What agents are shown of a mode beyond the portable format: its source and timestamps."""
+    return {"source": mode.source, "created_at": mode.created_at.isoformat(), "updated_at": mode.updated_at.isoformat()}
+
+
+def entries_of(document: dict, modes: list[AgentMode]) -> list[CatalogRevisionEntry]:
+    """Unsaved entries of every mode and tool of document, export_document's of the rows modes (with their stamps)."""
+    stamps = {mode.pk: mode_stamp(mode) for mode in modes}
+    return [
+        *(
+            CatalogRevisionEntry(
+                kind=MODE, identity=content["id"], position=content["position"], name=content["key"],
+                content=content, stamp=stamps[content["id"]],
+            )
+            for content in document["modes"]
+        ),
+        *(
+            CatalogRevisionEntry(kind=TOOL, identity=content["name"], name=content["name"], content=content)
+            for content in document["declared_tools"]
+        ),
+    ]
+
+
+def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntry], after: list[CatalogRevisionEntry]):
+    """Store, as revision's, the entries of after that differ from before's, and a removal for each one gone."""
+    old = {(entry.kind, entry.identity): entry for entry in before}
+    new = {(entry.kind, entry.identity) for entry in after}
+    changed = [
+        entry
+        for entry in after
+        if (previous := old.get((entry.kind, entry.identity))) is None
+        or (previous.content, previous.stamp) != (entry.content, entry.stamp)
+    ]
+    removed = [CatalogRevisionEntry(kind=kind, identity=identity) for kind, identity in old if (kind, identity) not in new]
+    for entry in (*changed, *removed):
+        entry.revision = revision
+    CatalogRevisionEntry.objects.bulk_create([*changed, *removed])
+
