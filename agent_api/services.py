@@ -87,7 +87,7 @@ def llm_context_json(*, mode, tool_format: str | None = None, catalog: CatalogSn
         context = {
             "catalogRevision": catalog.revision,
             "systemPrompt": catalog.system_prompt(served.key),
-            "tools": format_tools(tools, tool_format=tool_format, mode_keys=tuple(catalog.by_key)),
+            "tools": format_tools(tools, tool_format=tool_format, mode_keys=catalog.switch_target_keys(served)),
             "clientTools": _client_tool_names(tools),
             "unresolvedToolIds": catalog.unresolved_tool_ids(served.associated_tool_ids),
         }

@@ -117,7 +117,7 @@ class AgentTool:
         raise NotImplementedError
 
     def schema_for_session(self, *, mode_keys: tuple[str, ...]) -> dict:
-        """The schema a session's model is given, where the catalog now holds mode_keys."""
+        """The schema a session's model is given, where mode_keys are the modes the session may switch to."""
         return self.get_schema()
 
     def annotations(self) -> dict:

@@ -61,8 +61,8 @@ def format_tool(schema: dict, *, annotations: dict, tool_format: str | None) -> 
 
 def format_tools(tools, *, tool_format: str | None, mode_keys: tuple[str, ...] | None = None) -> list[dict]:
     """
-    Each tool's schema in tool_format. With mode_keys (the catalog's keys), each tool's schema is the
-    one a session's model is given (schema_for_session), not the plain registry one.
+    Each tool's schema in tool_format. With mode_keys (the modes a session may switch to), each tool's schema
+    is the one a session's model is given (schema_for_session), not the plain registry one.
     """
     return [
         format_tool(

@@ -18,6 +18,7 @@ from modes.catalog import (
     current_catalog,
     find_modes,
     get_mode,
+    served_mode,
     tools_for_mode,
 )
 from modes.listing import mode_detail_payload, render_markdown
@@ -52,7 +53,7 @@ def answer(message: Message, *, user, session, before_tool_call) -> dict:
     if method == "ping":
         return {}
     if method == "tools/list":
-        mode_keys = tuple(current_catalog().by_key) if session else None
+        mode_keys = current_catalog().switch_target_keys(served_mode(session.mode)) if session else None
         return {"tools": format_tools(served_tools(session), tool_format="mcp", mode_keys=mode_keys)}
     if method == "tools/call":
         return call_tool(message.params, user=user, session=session, before_tool_call=before_tool_call)

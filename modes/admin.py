@@ -28,6 +28,7 @@ from aptix_site.text import unstorable_text
 
 from .admin_preview import system_prompt_preview, tools_preview, unresolved_tools_warning
 from .catalog import UnknownRevisionError, current_catalog, working_catalog
+from .graph import GRAPH_HINT, graph_problems
 from .models import AgentMode, CatalogRevision, DeclaredTool
 from .releases import (
     ReleaseError,
@@ -136,8 +137,30 @@ class CatalogHistoryAdmin(SimpleHistoryAdmin):
 
 
 
+class AgentModeForm(forms.ModelForm):
+    """The change form, which also keeps the mode graph's invariants for the catalog the save would leave."""
+
+    def clean(self):
+        cleaned = super().clean()
+        mode = self.instance
+        edited = AgentMode(
+            pk=mode.pk,
+            key=cleaned.get("key", mode.key),
+            is_default=mode.is_default,
+            switch_targets=cleaned.get("switch_targets", mode.switch_targets),
+            llm_can_enter=cleaned.get("llm_can_enter", mode.llm_can_enter),
+        )
+        modes = [*AgentMode.objects.exclude(pk=mode.pk), edited]
+        defaults = [each for each in modes if each.is_default]
+        problems = graph_problems(modes, defaults[0]) if len(defaults) == 1 else []
+        if problems:
+            raise forms.ValidationError(" ".join([*problems, GRAPH_HINT]), code="mode_graph")
+        return cleaned
+
+
 @admin.register(AgentMode)
 class AgentModeAdmin(CatalogHistoryAdmin):
+    form = AgentModeForm
     list_display = ["key", "display_name", "status", "is_default", "source", "version", "position"]
     list_display_links = ["key", "display_name"]
     list_editable = ["position"]
@@ -150,6 +173,7 @@ class AgentModeAdmin(CatalogHistoryAdmin):
         ("Behaviour", {"fields": ["mode_instructions", "behavior_hints", "human_role_hints", "example_utterances"]}),
         ("Tools and retrieval", {"fields": ["associated_tool_ids", "tool_group_hints", "rag_scope_hints"]}),
         ("Recognition (advisory)", {"fields": ["strong_signals", "weak_signals"]}),
+        ("Mode graph", {"fields": ["switch_targets", "llm_can_enter"]}),
         ("History", {"fields": ["created_at", "updated_at"]}),
     ]
     preview_fieldset = (

@@ -27,6 +27,7 @@ from agent_tools.contract import AgentTool, ClientTool
 from agent_tools.registry import UnknownToolError, registry
 from aptix_site.text import compact_json
 
+from .graph import ModeSwitchRefused, may_switch
 from .listing import mode_list_payload
 from .models import AgentMode, AgentModeSummary, CatalogRevision, CatalogVersion, DeclaredTool
 from .revision_store import entries_at, rows_of
@@ -166,6 +167,32 @@ class CatalogSnapshot:
     def unresolved_tool_ids(self, tool_ids) -> list[str]:
         """The ids among tool_ids that name no tool, registered or declared (modes.W001)."""
         return registry.unresolved(tool_ids, declared=self.client_tools)
+
+    def switch_targets(self, mode: AgentMode) -> tuple[AgentMode, ...]:
+        """The modes the model may switch a session in mode to, in catalog order, mode itself included."""
+        return self.memoized(("switch-targets", mode.pk), lambda: tuple(m for m in self.modes if may_switch(mode, m)))
+
+    def switch_target_keys(self, mode: AgentMode) -> tuple[str, ...]:
+        """The keys of switch_targets(mode): what agent_change_mode's mode enum lists to a session in mode."""
+        return tuple(target.key for target in self.switch_targets(mode))
+
+    def switch_refusal(self, *, from_mode_id: str, target: AgentMode) -> ModeSwitchRefused | None:
+        """
+        Why a session in the mode of this id may not be switched to target, or None if it may. A mode this
+        catalog does not have is served as the default mode (AGN-014 §6.3), and so held to its policy.
+        """
+        source = self.by_id.get(from_mode_id) or self.default
+        if may_switch(source, target):
+            return None
+        allowed = [mode.key for mode in self.switch_targets(source) if mode.pk != source.pk]
+        return ModeSwitchRefused(current=source.key, target=target.key, allowed=allowed)
+
+    def entry_sources(self, target: AgentMode) -> tuple[list[str], bool]:
+        """
+        The ids of the modes the model may switch to target from, and whether it may from a mode this catalog
+        does not have (as from the default mode): switch_refusal's answer as a condition a database can test.
+        """
+        return [mode.pk for mode in self.modes if may_switch(mode, target)], may_switch(self.default, target)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from django.db.migrations.loader import MigrationLoader
 from agent_tools.registry import registry
 
 from .catalog import current_catalog, read_state
+from .graph import GRAPH_HINT, graph_problems
 from .models import AgentMode, CatalogVersion, DeclaredTool
 from .validators import (
     tool_parameters_problem,
@@ -104,6 +105,16 @@ def catalog_errors(modes):
         *_check_when_to_use(modes),
         *_check_status(modes),
         *_check_list_fields(modes),
+        *_check_graph(modes),
+    ]
+
+
+def _check_graph(modes):
+    defaults = [mode for mode in modes if mode.is_default]
+    if len(defaults) != 1 or any(not isinstance(mode.switch_targets, list) for mode in modes):
+        return []  # modes.E005, E006 and E009 say so
+    return [
+        Error(problem, hint=GRAPH_HINT, obj=AgentMode, id="modes.E010") for problem in graph_problems(modes, defaults[0])
     ]
 
 

@@ -19,6 +19,8 @@ def mode_payload(mode: AgentMode, *, include_examples: bool) -> dict:
         "exampleUtterances": list(summary.example_utterances) if include_examples else [],
         "source": summary.source,
         "status": summary.status,
+        "switchTargets": list(summary.switch_targets),
+        "llmCanEnter": summary.llm_can_enter,
     }
 
 
@@ -92,6 +94,8 @@ def mode_detail_payload(mode: AgentMode) -> dict:
         "ragScopeHints": mode.rag_scope_hints,
         "strongSignals": mode.strong_signals,
         "weakSignals": mode.weak_signals,
+        "switchTargets": mode.switch_targets,
+        "llmCanEnter": mode.llm_can_enter,
         "createdAt": mode.created_at.isoformat(),
         "updatedAt": mode.updated_at.isoformat(),
     }

@@ -22,6 +22,7 @@ from .validators import (
     tool_parameters_problem,
     validate_mode_id,
     validate_mode_key,
+    validate_mode_keys,
     validate_not_blank,
     validate_single_line,
     validate_tool_name,
@@ -45,6 +46,10 @@ class AgentModeSummary:
     # Beyond §4: listings show where a mode came from and its lifecycle status.
     source: str
     status: str
+    # The mode graph (issue 29): the keys this mode may switch to (empty: any), and whether the model may
+    # switch into it at all.
+    switch_targets: tuple[str, ...]
+    llm_can_enter: bool
 
 
 class AgentMode(models.Model):
@@ -105,6 +110,17 @@ class AgentMode(models.Model):
     rag_scope_hints = StringListField(default=list, blank=True)
     strong_signals = StringListField(default=list, blank=True)
     weak_signals = StringListField(default=list, blank=True)
+    switch_targets = StringListField(
+        default=list,
+        blank=True,
+        validators=[validate_mode_keys],
+        help_text="Keys of the modes the model may switch to from this one, one per line; empty: any mode.",
+    )
+    llm_can_enter = models.BooleanField(
+        default=True,
+        help_text="Whether the model may switch into this mode (agent_change_mode). Off: only an application "
+        "starts a session in it (POST /api/sessions/ with this mode).",
+    )
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.CUSTOM)
     position = models.PositiveIntegerField(
         blank=True, help_text="Catalog order, lowest first. Left empty, the mode goes last."
@@ -172,6 +188,8 @@ class AgentMode(models.Model):
             example_utterances=tuple(self.example_utterances),
             source=self.source,
             status=self.status,
+            switch_targets=tuple(self.switch_targets),
+            llm_can_enter=self.llm_can_enter,
         )
 
 

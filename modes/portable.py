@@ -23,7 +23,8 @@ FORMAT_VERSION = 1
 
 TEXT_FIELDS = ("id", "key", "display_name", "description", "when_to_use", "status", "version")
 LIST_FIELDS = tuple(AgentMode.list_field_names())
-PORTABLE_FIELDS = (*TEXT_FIELDS, "is_default", "position", *LIST_FIELDS)
+BOOLEAN_FIELDS = ("is_default", "llm_can_enter")
+PORTABLE_FIELDS = (*TEXT_FIELDS, *BOOLEAN_FIELDS, "position", *LIST_FIELDS)
 TOOL_FIELDS = ("name", "description", "parameters", "read_only")
 TOP_LEVEL_FIELDS = ("format", "version", "modes", "declared_tools")
 
@@ -42,6 +43,21 @@ def export_document(*, modes: list[AgentMode], declared_tools: list[DeclaredTool
         "version": FORMAT_VERSION,
         "modes": [{field: getattr(mode, field) for field in PORTABLE_FIELDS} for mode in modes],
         "declared_tools": [{field: getattr(tool, field) for field in TOOL_FIELDS} for tool in declared_tools],
+    }
+
+
+# Fields that revisions recorded before them lack: such a revision's modes had the fields' defaults.
+ADDED_MODE_FIELDS = ("llm_can_enter", "switch_targets")
+
+
+def upgrade_document(document: dict) -> dict:
+    """A document as this format writes it now: an older one's modes get the defaults of the fields added since."""
+    return {
+        **document,
+        "modes": [
+            {**{name: AgentMode._meta.get_field(name).get_default() for name in ADDED_MODE_FIELDS}, **entry}
+            for entry in document["modes"]
+        ],
     }
 
 
@@ -188,7 +204,7 @@ def _type_problem(name: str, value) -> str | None:
     if name in TEXT_FIELDS or name in ("name", "description"):
         if not isinstance(value, str):
             return "must be text."
-    elif name in ("is_default", "read_only"):
+    elif name in (*BOOLEAN_FIELDS, "read_only"):
         if not isinstance(value, bool):
             return "must be true or false."
     elif name == "parameters":

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from .models import AgentMode, CatalogRevision, CatalogRevisionEntry, CatalogVersion, DeclaredTool
-from .portable import MODE_SECTION, TOOL_SECTION, export_document
+from .portable import MODE_SECTION, TOOL_SECTION, export_document, upgrade_document
 from .revision_store import document_of, entries_at, entries_of, store_changes
 
 _writing = Local()
@@ -73,7 +73,8 @@ def record_pending_revision(*, created_by=None, restores: int | None = None) -> 
         modes = list(AgentMode.objects.all())
         catalog = export_document(modes=modes, declared_tools=list(DeclaredTool.objects.all()))
         before = entries_at(state.revision)
-        previous = document_of(before) if state.revision else None
+        # Upgraded: a field added to modes since the last revision is no change of the catalog.
+        previous = upgrade_document(document_of(before)) if state.revision else None
         if catalog != previous:
             state.revision += 1
             revision = CatalogRevision.objects.create(

@@ -50,6 +50,16 @@ def _strings():
     return serializers.ListField(child=serializers.CharField())
 
 
+def _switch_targets():
+    return serializers.ListField(
+        child=serializers.CharField(), help_text="Keys of the modes the model may switch to from this one; empty: any."
+    )
+
+
+def _llm_can_enter():
+    return serializers.BooleanField(help_text="Whether agent_change_mode may switch into this mode.")
+
+
 class ModeSummaryResponse(serializers.Serializer):
     id = serializers.CharField()
     key = serializers.CharField()
@@ -61,6 +71,8 @@ class ModeSummaryResponse(serializers.Serializer):
     exampleUtterances = _strings()
     source = serializers.ChoiceField(choices=AgentMode.Source.values)
     status = serializers.ChoiceField(choices=AgentMode.Status.values)
+    switchTargets = _switch_targets()
+    llmCanEnter = _llm_can_enter()
 
 
 class ModeListResponse(serializers.Serializer):
@@ -148,6 +160,8 @@ class ModeDetailResponse(serializers.Serializer):
     ragScopeHints = _strings()
     strongSignals = _strings()
     weakSignals = _strings()
+    switchTargets = _switch_targets()
+    llmCanEnter = _llm_can_enter()
     createdAt = serializers.DateTimeField()
     updatedAt = serializers.DateTimeField()
 

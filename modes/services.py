@@ -10,6 +10,7 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from simple_history.utils import bulk_update_with_history
 
 from .catalog import working_catalog
+from .graph import graph_problems
 from .models import AgentMode, DeclaredTool
 from .portable import PORTABLE_FIELDS, TOOL_FIELDS, ModeFile, PortableFileError, document_rows
 from .revisions import recording_revision
@@ -202,9 +203,19 @@ def _plan(mode_file: ModeFile, existing, *, update):
             changed_fields.append("is_default")
         result.entries.append(_planned("mode", key, mode, changed_fields))
 
+    if not problems:
+        problems += _graph_problems_after(existing, to_save, default_key=result.default or current_default)
     if problems:
         raise PortableFileError(problems)
     return result, to_save, new_default_pk
+
+
+def _graph_problems_after(existing, to_save, *, default_key):
+    """The mode graph's invariants, judged on the catalog the import would leave."""
+    modes = {**existing, **{row.key: row for row in to_save if isinstance(row, AgentMode)}}
+    if default_key not in modes:
+        return []
+    return [f"The mode graph: {problem}" for problem in graph_problems(list(modes.values()), modes[default_key])]
 
 
 def _planned(kind, name, row, changed_fields) -> PlannedEntry:

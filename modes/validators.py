@@ -41,6 +41,7 @@ validate_tool_name = RegexValidator(
 )
 
 _tool_name = re.compile(TOOL_NAME_PATTERN)
+_mode_key = re.compile(MODE_KEY_PATTERN)
 
 
 def new_mode_id():
@@ -86,6 +87,16 @@ def validate_tool_names(value):
             "64 characters): %(names)s.",
             code="invalid_tool_name",
             params={"names": ", ".join(repr(item) for item in bad)},
+        )
+
+
+def validate_mode_keys(value):
+    bad = [item for item in value if isinstance(item, str) and not _mode_key.match(item)]
+    if bad:
+        raise ValidationError(
+            "These are not mode keys (lower-case letters, digits and underscores): %(keys)s.",
+            code="invalid_mode_key",
+            params={"keys": ", ".join(repr(item) for item in bad)},
         )
 
 

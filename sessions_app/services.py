@@ -24,7 +24,9 @@ CATALOG_REVISION = f"(SELECT published FROM {STATE_TABLE} WHERE id = 1)"
 # from the mode the locked row had: one statement where the ORM makes six (benchmarks/RESULTS.md). The FOR
 # UPDATE in the subquery makes a concurrent change wait and then read the row the first one wrote. The time is
 # read once the lock is held (clock_timestamp(), not the statement's start), and never before the session's last
-# change, so a session's audit rows are in time order and updated_at only moves on.
+# change, so a session's audit rows are in time order and updated_at only moves on. The mode graph is judged on
+# the locked row too: it moves only from a mode the target may be entered from (CatalogSnapshot.entry_sources),
+# so a concurrent change cannot slip a forbidden move past the check; a refused move writes nothing.
 MOVE_SESSION_SQL = f"""
 WITH moved AS (
     UPDATE {SESSIONS} AS session
@@ -32,6 +34,8 @@ WITH moved AS (
     FROM (SELECT id, mode_id, updated_at FROM {SESSIONS} WHERE id = %(session)s AND owner_id = %(user)s FOR UPDATE)
         AS before
     WHERE session.id = before.id
+        AND (before.mode_id = ANY(%(entry_sources)s::text[])
+             OR (%(enters_from_elsewhere)s AND NOT before.mode_id = ANY(%(catalog_ids)s::text[])))
     RETURNING before.mode_id, session.updated_at
 )
 INSERT INTO {ModeChange._meta.db_table}
@@ -43,9 +47,9 @@ FROM moved
 RETURNING {AUDIT_COLUMNS}
 """
 
-# Elsewhere (SQLite, and a branch on either database) a change is a transaction of two statements: the audit row,
-# written from the session row as it is under the transaction's lock (FOR UPDATE where the database has it;
-# SQLite's transactions take the write lock as they begin), then the move. Fixed SQL rather than the ORM:
+# Elsewhere (SQLite, and a branch on either database) a change is a transaction: the session row read under the
+# transaction's lock (FOR UPDATE where the database has it; SQLite's transactions take the write lock as they
+# begin) and judged by the mode graph, then the audit row written from it, then the move. Fixed SQL rather than the ORM:
 # building the ORM's statements took longer than running them (benchmarks/RESULTS.md).
 RECORD_CHANGE_SQL = f"""
 INSERT INTO {ModeChange._meta.db_table}
@@ -74,9 +78,11 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
     The session row is locked first, so concurrent changes queue: each audit row's
     from_mode is the mode the session really had, and the session ends in the
     mode of its last audit row. With branch=True a new session in the target mode
-    is created as a child of this one. Raises AgentSession.DoesNotExist for a
-    session that is not the user's.
+    is created as a child of this one. The published mode graph is judged on the
+    mode the locked row has: ModeSwitchRefused, and nothing changes, for a move it
+    forbids. Raises AgentSession.DoesNotExist for a session that is not the user's.
     """
+    catalog = current_catalog()
     parameters = {
         "session": _stored_session_id(parse_session_id(session_id)),
         "user": user.pk,
@@ -84,24 +90,21 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
         "reason": reason,
     }
     if not branch and connection.vendor == "postgresql":
-        # One statement is atomic by itself, so it needs no BEGIN and COMMIT, and a change that times out writes
-        # nothing. Behind a pooler in transaction mode it gets a transaction of its own all the same: there a
-        # server bounds each transaction's wait for the session's lock (aptix_site.database). Inside another
-        # transaction, no savepoint: a statement that fails leaves nothing of itself to roll back to.
-        with transaction.atomic(savepoint=False) if bounds_per_transaction() else nullcontext():
-            written = _written_changes(MOVE_SESSION_SQL, parameters)
-        return _the_change(written, session_id)  # out of the block: not finding the session rolls nothing back
+        return _move_session(catalog, mode, parameters, session_id=session_id, user=user)
     with transaction.atomic():
+        session = get_owned_session(session_id=session_id, user=user, for_update=True)
+        refusal = catalog.switch_refusal(from_mode_id=session.mode_id, target=mode)
+        if refusal is not None:
+            raise refusal
         branch_session = None
         if branch:
-            session = get_owned_session(session_id=session_id, user=user, for_update=True)
             branch_session = AgentSession.objects.create(
                 owner=user,
                 org_id=session.org_id,
                 mode=mode,
                 parent=session,
                 title=session.title,
-                catalog_revision=current_catalog().revision,
+                catalog_revision=catalog.revision,
             )
         record = RECORD_CHANGE_SQL.format(
             latest="GREATEST" if connection.vendor == "postgresql" else "MAX",
@@ -121,6 +124,39 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
         with connection.cursor() as cursor:
             cursor.execute(MOVE_RECORDED_SQL, {**parameters, "changed_at": changed_at})
     return change
+
+
+# How many times a refused move is tried again when the session, read after it, is in a mode the move is
+# allowed from: only a concurrent change between the two statements does that, and it seldom happens twice.
+MOVE_ATTEMPTS = 3
+
+
+def _move_session(catalog, mode, parameters, *, session_id, user) -> ModeChange:
+    """MOVE_SESSION_SQL; when it moves nothing, the session is not the user's or the mode graph refused the move."""
+    sources, from_elsewhere = catalog.entry_sources(mode)
+    parameters = {
+        **parameters,
+        "entry_sources": sources,
+        "enters_from_elsewhere": from_elsewhere,
+        "catalog_ids": list(catalog.by_id),
+    }
+    for _ in range(MOVE_ATTEMPTS):
+        # One statement is atomic by itself, so it needs no BEGIN and COMMIT, and a change that times out writes
+        # nothing. Behind a pooler in transaction mode it gets a transaction of its own all the same: there a
+        # server bounds each transaction's wait for the session's lock (aptix_site.database). Inside another
+        # transaction, no savepoint: a statement that fails leaves nothing of itself to roll back to.
+        with transaction.atomic(savepoint=False) if bounds_per_transaction() else nullcontext():
+            found = _written_changes(MOVE_SESSION_SQL, parameters)
+        if found:
+            return found[0]
+        session = AgentSession.objects.filter(pk=parameters["session"], owner=user)
+        mode_id = session.values_list("mode_id", flat=True).first()
+        if mode_id is None:
+            raise AgentSession.DoesNotExist(f"No session {session_id} of this user.")
+        refusal = catalog.switch_refusal(from_mode_id=mode_id, target=mode)
+        if refusal is not None:
+            raise refusal
+    raise RuntimeError(f"Session {session_id} kept changing mode during {MOVE_ATTEMPTS} attempts to move it.")
 
 
 def _stored_session_id(pk):

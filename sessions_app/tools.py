@@ -7,6 +7,7 @@ from agent_tools.registry import registry
 from aptix_site.text import compact_json
 from aptix_site.throttling import WindowRateThrottle
 from modes.catalog import UnknownModeError, mode_for_session
+from modes.graph import ModeSwitchRefused
 
 from .services import set_session_mode
 
@@ -59,7 +60,8 @@ class ModeChangeTool(AgentTool):
         }
 
     def schema_for_session(self, *, mode_keys):
-        # The model is shown the keys it may choose from, so it cannot invent one.
+        # The model is shown the keys it may choose from (the mode graph's targets of the session's mode, the
+        # mode itself included), so it neither invents one nor tries a switch the graph forbids.
         schema = self.get_schema()
         schema["parameters"]["properties"]["mode"]["enum"] = list(mode_keys)
         return schema
@@ -101,6 +103,8 @@ class ModeChangeTool(AgentTool):
                 user=context.user,
                 branch=branch,
             )
+        except ModeSwitchRefused as refusal:
+            return InvokeResult.from_error(str(refusal))
         except Exception:
             logger.exception("agent_change_mode: set_session_mode failed for session %s", context.session_id)
             return InvokeResult.from_error(f"{LABEL} failed to change the session mode.", server_fault=True)

@@ -173,6 +173,8 @@ SEED_MODES = {
         "ragScopeHints": ["prefer:general-knowledge"],
         "strongSignals": ["explain", "what is", "how does", "summarize"],
         "weakSignals": ["question", "help"],
+        "switchTargets": [],
+        "llmCanEnter": True,
     },
     "ddr_authoring": {
         "id": "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22",
@@ -203,6 +205,8 @@ SEED_MODES = {
         "ragScopeHints": ["prefer:ddr-specifications", "prefer:SYS-001"],
         "strongSignals": ["DDR", "design record", "SYS-001", "specification"],
         "weakSignals": ["spec", "requirements", "approval"],
+        "switchTargets": [],
+        "llmCanEnter": True,
     },
     "workflow_authoring": {
         "id": "0FB81E6A8337444BA00A0CE28E3A1F78",
@@ -238,6 +242,8 @@ SEED_MODES = {
         "ragScopeHints": ["prefer:workflow-definitions", "prefer:TUL-006"],
         "strongSignals": ["workflow", "TUL-006", "step", "transition"],
         "weakSignals": ["process", "automation", "pipeline"],
+        "switchTargets": [],
+        "llmCanEnter": True,
     },
 }
 SEED_WHEN_TO_USE = [(key, mode["whenToUse"]) for key, mode in SEED_MODES.items()]
@@ -264,6 +270,8 @@ def listed(mode, *, include_examples=False):
         "exampleUtterances": mode["exampleUtterances"] if include_examples else [],
         "source": mode["source"],
         "status": mode["status"],
+        "switchTargets": mode["switchTargets"],
+        "llmCanEnter": mode["llmCanEnter"],
     }
 
 

@@ -41,8 +41,11 @@ def form_data(mode=None, **overrides):
         "version": "v1",
         "position": "",
         **{name: "" for name in LIST_FIELDS},
+        "llm_can_enter": "on",  # a checked checkbox; an unchecked one is left out of the body
     }
     if mode is not None:
+        if not mode.llm_can_enter:
+            del data["llm_can_enter"]
         data.update(
             key=mode.key,
             display_name=mode.display_name,

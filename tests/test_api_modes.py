@@ -34,6 +34,8 @@ def research(custom_mode):
         "exampleUtterances": ["Find papers on retrieval-augmented generation."],
         "source": "custom",
         "status": "active",
+        "switchTargets": [],
+        "llmCanEnter": True,
     }
 
 

@@ -46,6 +46,8 @@ def test_each_summary_is_the_section_4_projection_of_its_seed_mode():
             example_utterances=tuple(mode["exampleUtterances"]),
             source="builtin",
             status="active",
+            switch_targets=(),
+            llm_can_enter=True,
         )
         for mode in (SEED_MODES[key] for key in SEED_MODE_KEYS)
     ]

@@ -22,6 +22,7 @@ PORTABLE_FIELDS = [
     "status",
     "version",
     "is_default",
+    "llm_can_enter",
     "position",
     "mode_instructions",
     "behavior_hints",
@@ -32,6 +33,7 @@ PORTABLE_FIELDS = [
     "rag_scope_hints",
     "strong_signals",
     "weak_signals",
+    "switch_targets",
 ]
 
 SCOUT = {

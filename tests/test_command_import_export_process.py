@@ -32,6 +32,7 @@ SCOUT_EXPORTED = {
     "status": "active",
     "version": "v1",
     "is_default": False,
+    "llm_can_enter": True,
     "position": 4,
     "mode_instructions": [],
     "behavior_hints": [],
@@ -42,6 +43,7 @@ SCOUT_EXPORTED = {
     "rag_scope_hints": [],
     "strong_signals": [],
     "weak_signals": [],
+    "switch_targets": [],
 }
 SEED_KEYS = ["general", "ddr_authoring", "workflow_authoring"]
 

@@ -52,6 +52,8 @@ def scout_as_listed(scout):
         "exampleUtterances": ["Find me quokka papers."],
         "source": "custom",
         "status": "experimental",
+        "switchTargets": [],
+        "llmCanEnter": True,
     }
 
 

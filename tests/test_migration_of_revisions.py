@@ -16,7 +16,7 @@ import json
 from datetime import datetime
 from django.core.management import call_command
 from modes.catalog import CatalogSnapshot
-from modes.portable import document_rows, dump_document, export_document
+from modes.portable import ADDED_MODE_FIELDS, document_rows, dump_document, export_document
 
 def render(snapshot):
     return {
@@ -45,8 +45,18 @@ from django.db.migrations.loader import MigrationLoader
 old = MigrationLoader(connection).project_state(("modes", "0007_catalog_releases")).apps
 Revision, State = old.get_model("modes", "CatalogRevision"), old.get_model("modes", "CatalogVersion")
 seed = list(old.get_model("modes", "AgentMode").objects.order_by("position", "key"))
+
+def old_document(modes):  # the portable document as the code of 0007 wrote it: without the fields added since
+    for mode in modes:
+        mode.llm_can_enter, mode.switch_targets = True, []
+    document = export_document(modes=modes, declared_tools=[])
+    for entry in document["modes"]:
+        for name in ADDED_MODE_FIELDS:
+            del entry[name]
+    return document
+
 first = Revision.objects.create(
-    number=1, summary="seed", catalog=export_document(modes=seed, declared_tools=[]), published_at="2025-01-01T00:00:00Z",
+    number=1, summary="seed", catalog=old_document(seed), published_at="2025-01-01T00:00:00Z",
     stamps={m.pk: {"source": m.source, "created_at": m.created_at.isoformat(), "updated_at": m.updated_at.isoformat()} for m in seed},
 )
 catalog, stamps = copy.deepcopy(first.catalog), copy.deepcopy(first.stamps)

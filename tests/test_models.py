@@ -134,6 +134,8 @@ def test_create_summary_projects_section_4_fields():
         ),
         source="builtin",
         status="active",
+        switch_targets=(),
+        llm_can_enter=True,
     )
 
 

@@ -16,8 +16,9 @@ from modes.services import set_default_mode
 
 SAVEPOINT_PAIR = 2
 # The token with its user, the session with the catalog version, then the change: on PostgreSQL one statement that
-# locks, moves and audits; elsewhere a transaction that writes the audit row from the session row, then moves it.
-CHANGE_MODE_STATEMENTS = 3 if connection.vendor == "postgresql" else 4 + SAVEPOINT_PAIR
+# locks, judges the mode graph, moves and audits; elsewhere a transaction that reads the session row under its lock
+# (for the mode graph), writes the audit row from it, then moves it.
+CHANGE_MODE_STATEMENTS = 3 if connection.vendor == "postgresql" else 5 + SAVEPOINT_PAIR
 # A branch creates a session as well, in the transaction, on every database.
 BRANCH_STATEMENTS = 6 + SAVEPOINT_PAIR
 

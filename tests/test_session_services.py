@@ -100,8 +100,12 @@ def test_set_session_mode_moves_the_session_and_records_who_when_from_what_to_wh
 
 
 def path_taken(queries) -> str:
-    """The path a mode change took, told from the first words of its statements (a savepoint's name left out)."""
+    """
+    The path a mode change took, told from the first words of its statements (a savepoint's name left out, and
+    the catalog's version row, read when no request has read it).
+    """
     heads = [" ".join(query["sql"].split()[:3]).split(' "')[0] for query in queries]
+    heads = [head for head in heads if head != "SELECT version, revision,"]
     if heads == ["WITH moved AS"]:
         return "one-statement"
     if heads[-3:] == ["INSERT INTO sessions_app_modechange", "UPDATE sessions_app_agentsession SET", "RELEASE SAVEPOINT"]:

@@ -16,7 +16,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -113,14 +113,19 @@ def db_without_default(template_without_default):
         yield db_file
 
 
-def test_make_serve_refuses_to_start_on_a_catalog_without_default_and_leaves_nothing_listening(db_without_default):
+def make_serve_refusal(db_file) -> str:
+    """What make serve says as it refuses to start on db_file's catalog; asserts that nothing is listening."""
     port = free_port()
-    code, output = run(["make", "-s", "serve", f"PORT={port}", f"PYTHON={PYTHON}"], db_without_default)
+    code, output = run(["make", "-s", "serve", f"PORT={port}", f"PYTHON={PYTHON}"], db_file)
     assert code != 0
     assert "Refusing to serve: the mode catalog is broken." in output
-    assert "modes.E005" in output
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=5)
+    return output
+
+
+def test_make_serve_refuses_to_start_on_a_catalog_without_default_and_leaves_nothing_listening(db_without_default):
+    assert "modes.E005" in make_serve_refusal(db_without_default)
 
 
 def test_gunicorn_refuses_to_start_on_a_catalog_without_default(db_without_default):
@@ -244,3 +249,25 @@ def test_gunicorn_refuses_to_start_before_migrations(tmp_path):
         "Refusing to serve: the mode catalog's migrations are not applied. Run 'python manage.py migrate' first."
         in output
     )
+
+
+@pytest.fixture
+def db_with_stuck_modes(migrated_template, tmp_path):
+    """ddr_authoring and workflow_authoring may switch only to each other, recorded (and so published)."""
+    with copy_to_serve(migrated_template) as db_file:
+        with closing(sqlite3.connect(db_file)) as db:
+            for key, target in (("ddr_authoring", "workflow_authoring"), ("workflow_authoring", "ddr_authoring")):
+                db.execute("UPDATE modes_agentmode SET switch_targets = ? WHERE key = ?", (f'["{target}"]', key))
+            db.commit()
+        code, output = run([PYTHON, "manage.py", "record_revision"], db_file)
+        assert (code, output) == (0, "Catalog revision: 2.\n")
+        yield db_file
+
+
+def test_make_serve_refuses_to_start_on_a_catalog_where_modes_cannot_reach_the_default(db_with_stuck_modes):
+    output = make_serve_refusal(db_with_stuck_modes)
+    assert (
+        "(modes.E010) From 'ddr_authoring', 'workflow_authoring' the model cannot reach the default mode 'general' "
+        "through switches it may make."
+    ) in output
+    assert "give each stuck mode a switch target on a path to it" in output

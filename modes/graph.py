@@ -1,0 +1,70 @@
+"""
+The mode graph (issue 29): which mode the model may switch a session to, from which. Each mode's policy is two
+fields: switch_targets (the keys it may switch to; empty: any) and llm_can_enter (false: no switch may enter it).
+Staying in the mode a session is in is always allowed: llm_can_enter is about entering from another mode.
+"""
+
+from .models import AgentMode
+
+
+class ModeSwitchRefused(Exception):
+    """A switch the mode graph forbids; the message names both modes and the ones the current mode may switch to."""
+
+    def __init__(self, *, current: str, target: str, allowed: list[str]):
+        self.current, self.target, self.allowed = current, target, list(allowed)
+        super().__init__(
+            f"Mode {current!r} cannot switch to {target!r}. "
+            f"Modes it can switch to: {', '.join(self.allowed) or 'none'}."
+        )
+
+
+def may_switch(source: AgentMode, target: AgentMode) -> bool:
+    """Whether the model may switch a session in source to target."""
+    if source.pk == target.pk:
+        return True
+    return target.llm_can_enter and (not source.switch_targets or target.key in source.switch_targets)
+
+
+def unknown_targets(modes) -> dict[str, list[str]]:
+    """Per mode key, the switch_targets that name no mode of modes."""
+    keys = {mode.key for mode in modes}
+    found = {mode.key: [key for key in mode.switch_targets if key not in keys] for mode in modes}
+    return {key: targets for key, targets in found.items() if targets}
+
+
+def stuck_modes(modes, default: AgentMode) -> list[AgentMode]:
+    """
+    The modes from which the model cannot reach the default mode through switches it may make, in the order of
+    modes: TUL-007 exists so that the agent never becomes stuck. Every other mode, if the default cannot be entered.
+    """
+    reached, frontier = {default.pk}, [default]
+    while frontier:  # backwards from the default: who may switch to a mode that reaches it
+        target = frontier.pop()
+        for mode in modes:
+            if mode.pk not in reached and may_switch(mode, target):
+                reached.add(mode.pk)
+                frontier.append(mode)
+    return [mode for mode in modes if mode.pk not in reached]
+
+
+def graph_problems(modes, default: AgentMode) -> list[str]:
+    """Every way modes break the graph's invariants, one sentence each: what the check, import and admin say."""
+    problems = [
+        f"Mode {key!r} lists switch targets that name no mode: {', '.join(map(repr, targets))}."
+        for key, targets in unknown_targets(modes).items()
+    ]
+    if not default.llm_can_enter:
+        problems.append(f"The default mode {default.key!r} cannot be entered by the model (llm_can_enter is off).")
+    stuck = stuck_modes(modes, default)
+    if stuck:
+        problems.append(
+            f"From {', '.join(repr(mode.key) for mode in stuck)} the model cannot reach the default mode "
+            f"{default.key!r} through switches it may make."
+        )
+    return problems
+
+
+GRAPH_HINT = (
+    "Let the model enter the default mode (llm_can_enter), and give each stuck mode a switch target on a path to "
+    "it (or leave its switch targets empty: any mode); remove target keys that name no mode."
+)
