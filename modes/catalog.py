@@ -221,26 +221,40 @@ STATE_COLUMNS = ("version", "revision", "recorded_version", "published", "publis
 STATE_SQL = f"SELECT {', '.join(STATE_COLUMNS)} FROM {STATE_TABLE} WHERE id = 1"
 
 _latest: CatalogSnapshot | None = None
-_request = Local()  # the state read and the snapshot checked during the current request
 _load_lock = threading.Lock()
 
 
+@dataclass
+class RequestCatalog:
+    """What the current request has read of the catalog: the version row, then the snapshot it checked."""
+
+    state: CatalogState | None = None
+    snapshot: CatalogSnapshot | None = None
+
+
+# One RequestCatalog per request, set when it starts and dropped when it ends. One object rather than an
+# attribute each: every read or write of an asgiref Local takes its lock, and every request makes several.
+_request = Local()
+
+
 def _start_request(**kwargs):
-    _request.snapshot = None
-    _request.state = None
-    _request.active = True
+    _request.catalog = RequestCatalog()
 
 
 def _finish_request(**kwargs):
-    _request.snapshot = None
-    _request.state = None
-    _request.active = False
+    _request.catalog = None
+
+
+def _this_request() -> RequestCatalog | None:
+    """The current request's catalog record; None outside a request (a command, a test without one)."""
+    return getattr(_request, "catalog", None)
 
 
 def note_state(version: str | None, *columns) -> None:
     """Tell the catalog the row STATE_COLUMNS just gave, so that this request need not read it again."""
-    if getattr(_request, "active", False) and _request.snapshot is None and version is not None:
-        _request.state = CatalogState(version, *columns)
+    current = _this_request()
+    if current is not None and current.snapshot is None and version is not None:
+        current.state = CatalogState(version, *columns)
 
 
 request_started.connect(_start_request, dispatch_uid="modes.catalog.start_request")
@@ -250,12 +264,12 @@ request_finished.connect(_finish_request, dispatch_uid="modes.catalog.finish_req
 def current_catalog() -> CatalogSnapshot:
     """The published catalog: the cached snapshot if no other revision has been published since."""
     global _latest
-    checked = getattr(_request, "snapshot", None)
-    if checked is not None:
-        return checked
-    state = getattr(_request, "state", None) or read_state()
-    if getattr(_request, "active", False):
-        _request.state = state
+    current = _this_request()
+    if current is not None and current.snapshot is not None:
+        return current.snapshot
+    state = (current and current.state) or read_state()
+    if current is not None:
+        current.state = state
     snapshot = _latest
     if snapshot is None or state is None or snapshot.version != state.published_version:
         with _load_lock:  # threads that find the same new publication load it once
@@ -264,8 +278,8 @@ def current_catalog() -> CatalogSnapshot:
                 snapshot = _load(state)
                 if snapshot.version:
                     _latest = snapshot
-    if getattr(_request, "active", False):
-        _request.snapshot = snapshot
+    if current is not None:
+        current.snapshot = snapshot
     return snapshot
 
 
@@ -346,7 +360,8 @@ def mode_for_session(mode_key: str | None) -> AgentMode:
     """
     catalog = current_catalog()
     mode = catalog.mode(mode_key) if mode_key else catalog.default
-    state = getattr(_request, "state", None) if getattr(_request, "active", False) else read_state()
+    current = _this_request()
+    state = current.state if current is not None else read_state()
     if state is None or (state.revision == state.published and not state.unrecorded):
         return mode
     kept = set(AgentMode.objects.filter(pk__in=catalog.by_id).values_list("pk", flat=True))
