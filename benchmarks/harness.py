@@ -65,8 +65,8 @@ def _database_url(database, workdir, name):
     if database == "sqlite":
         return f"sqlite:///{workdir / (name + '.sqlite3')}"
     if database == "postgres":
-        _psql(f"DROP DATABASE IF EXISTS {PG_DATABASES[name]} WITH (FORCE)")
-        _psql(f"CREATE DATABASE {PG_DATABASES[name]}")
+        psql(f"DROP DATABASE IF EXISTS {PG_DATABASES[name]} WITH (FORCE)")
+        psql(f"CREATE DATABASE {PG_DATABASES[name]}")
         return f"postgres://postgres@127.0.0.1:5432/{PG_DATABASES[name]}"
     sys.exit(f"unknown database {database!r}: use sqlite and/or postgres")
 
@@ -94,14 +94,16 @@ def reference_environment(database, workdir) -> dict:
 def drop_databases(database, names=("project", "reference")):
     if database == "postgres":
         for name in names:
-            _psql(f"DROP DATABASE IF EXISTS {PG_DATABASES[name]} WITH (FORCE)")
+            psql(f"DROP DATABASE IF EXISTS {PG_DATABASES[name]} WITH (FORCE)")
 
 
-def _psql(statement):
+def psql(statement, url=PG_ADMIN_URL):
+    """Runs statement on the database at url (the server's own by default); its first value, if it returns rows."""
     import psycopg
 
-    with psycopg.connect(PG_ADMIN_URL, autocommit=True) as connection:
-        connection.execute(statement)
+    with psycopg.connect(url, autocommit=True) as connection:
+        cursor = connection.execute(statement)
+        return cursor.fetchone()[0] if cursor.description else None
 
 
 def manage(env, *arguments) -> str:

@@ -39,6 +39,7 @@ from benchmarks.harness import (
     manage,
     prepare_project,
     project_environment,
+    psql,
     run_wrk,
 )
 from benchmarks.run import MCP_CALL
@@ -96,7 +97,7 @@ def _run(workdir, scale, options) -> list[str]:
         manage(env, "import_modes", catalog)
     for size, env in envs.items():
         # The revisions list is for staff: the benchmark's user is staff in both.
-        _psql(env, "UPDATE auth_user SET is_staff = true WHERE username = 'bench'")
+        psql("UPDATE auth_user SET is_staff = true WHERE username = 'bench'", env["DATABASE_URL"])
     _say("the empty database: the benchmark's user gets two pages of its own sessions and of mode changes")
     fill(envs["empty"]["DATABASE_URL"], scale=PAGES_ONLY, hot_session=fixtures["empty"]["session"], progress=_say)
     _say("filling the full database")
@@ -138,17 +139,8 @@ def _catalog(modes) -> dict:
     }
 
 
-def _psql(env, statement) -> str:
-    import psycopg
-
-    with psycopg.connect(env["DATABASE_URL"], autocommit=True) as connection:
-        row = connection.execute(statement).fetchone() if statement.startswith("SELECT") else None
-        connection.execute(statement) if row is None and not statement.startswith("SELECT") else None
-    return row[0] if row else ""
-
-
 def _database_size(env) -> str:
-    return _psql(env, "SELECT pg_size_pretty(pg_database_size(current_database()))")
+    return psql("SELECT pg_size_pretty(pg_database_size(current_database()))", env["DATABASE_URL"])
 
 
 def _endpoints(base, fixture) -> list[Endpoint]:
