@@ -341,9 +341,14 @@ def catalog_at_revision(number: int) -> CatalogSnapshot:
     """The catalog exactly as revision number recorded it; UnknownRevisionError if there is no such revision."""
     published_at = list(CatalogRevision.objects.filter(number=number).values_list("published_at", flat=True))
     if not published_at:
-        state = read_state()
-        raise UnknownRevisionError(number, state and state.revision)
+        raise no_such_revision(number)
     return snapshot_of(number, entries_at(number), was_published=published_at[0] is not None)
+
+
+def no_such_revision(number: int) -> UnknownRevisionError:
+    """The error for a revision number that was never recorded, naming the ones that were."""
+    state = read_state()
+    return UnknownRevisionError(number, state and state.revision)
 
 
 def mode_for_session(mode_key: str | None) -> AgentMode:
