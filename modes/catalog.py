@@ -256,25 +256,25 @@ _load_lock = threading.Lock()
 
 @dataclass
 class RequestCatalog:
-    """What the current request has read of the catalog: the version row, and the snapshot it then served."""
+    """What the current request has read of the catalog: the version row, then the snapshot it served."""
 
-    state: CatalogState | None
-    snapshot: CatalogSnapshot
+    state: CatalogState | None = None
+    snapshot: CatalogSnapshot | None = None
 
 
 # The snapshot a request is served, and the version row it checked, kept from its first read of the catalog to its
-# end, so that one request reads the row once and sees one catalog throughout. One object rather than an
-# attribute each: every read or write of an asgiref Local takes its lock, and every request makes several.
+# end, so that one request reads the row once and sees one catalog throughout. One object, set when the request
+# starts and filled by its first read, rather than an attribute each: every read or write of an asgiref Local
+# takes its lock, and every request makes several.
 _request = Local()
-_OUTSIDE_A_REQUEST = object()
 
 
 def _start_request(**kwargs):
-    _request.catalog = None  # nothing read yet
+    _request.catalog = RequestCatalog()
 
 
 def _finish_request(**kwargs):
-    _request.catalog = _OUTSIDE_A_REQUEST  # nothing is kept between requests, nor outside one
+    _request.catalog = None
 
 
 request_started.connect(_start_request, dispatch_uid="modes.catalog.start_request")
@@ -287,9 +287,10 @@ def current_catalog() -> CatalogSnapshot:
 
 
 def _current() -> RequestCatalog:
+    """The current request's catalog, read once per request; outside a request, read anew at each call."""
     global _latest
-    current = getattr(_request, "catalog", _OUTSIDE_A_REQUEST)
-    if isinstance(current, RequestCatalog):
+    current = getattr(_request, "catalog", None) or RequestCatalog()
+    if current.snapshot is not None:
         return current
     state = read_state()
     snapshot = _latest
@@ -300,10 +301,8 @@ def _current() -> RequestCatalog:
                 snapshot = _load(state)
                 if snapshot.version:
                     _latest = snapshot
-    read = RequestCatalog(state=state, snapshot=snapshot)
-    if current is not _OUTSIDE_A_REQUEST:
-        _request.catalog = read
-    return read
+    current.state, current.snapshot = state, snapshot
+    return current
 
 
 def _load(state: CatalogState | None) -> CatalogSnapshot:
