@@ -9,7 +9,14 @@ from rest_framework import exceptions, status
 
 from accounts.models import organization_of
 from aptix_site.text import compact_json
-from modes.catalog import CatalogSnapshot, UnknownRevisionError, catalog_at_revision, current_catalog, mode_enables
+from modes.catalog import (
+    CatalogSnapshot,
+    UnknownRevisionError,
+    catalog_at_revision,
+    current_catalog,
+    get_tool,
+    mode_enables,
+)
 from modes.exceptions import RevisionNotFound
 from sessions_app.exceptions import SessionNotFound
 from sessions_app.models import AgentSession
@@ -131,7 +138,7 @@ def run_tool(*, name: str, arguments, session: AgentSession | None, conversation
 
 def _tool(name):
     try:
-        return current_catalog().tool(name)
+        return get_tool(name)
     except UnknownToolError as error:
         raise ToolNotFound(str(error)) from None
 

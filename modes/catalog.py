@@ -171,15 +171,6 @@ class CatalogSnapshot:
         """The mode a session in mode is served as: itself as published, else the default mode (AGN-014 §6.3)."""
         return self.by_id.get(mode.pk) or self.default
 
-    def tool(self, name: str) -> AgentTool | ClientTool:
-        """The registered or declared tool of this name; UnknownToolError if there is none."""
-        if registry.has(name):
-            return registry.get(name)
-        try:
-            return self.client_tools[name]
-        except (KeyError, TypeError):
-            raise UnknownToolError(name) from None
-
     def all_tools(self) -> list[AgentTool | ClientTool]:
         """Every tool a mode can enable, registered or declared, sorted by name."""
 
@@ -374,6 +365,19 @@ def get_mode_by_id(mode_id: str) -> AgentMode:
     """
     mode = current_catalog().by_id.get(mode_id)
     return mode if mode is not None else AgentMode.objects.get(pk=mode_id)
+
+
+def get_tool(name: str) -> AgentTool | ClientTool:
+    """
+    The registered or declared tool of this name; UnknownToolError if there is none. A registered tool is found
+    without reading the catalog, so that a tool that reads it meets a database failure itself.
+    """
+    if registry.has(name):
+        return registry.get(name)
+    try:
+        return current_catalog().client_tools[name]
+    except (KeyError, TypeError):
+        raise UnknownToolError(name) from None
 
 
 def mode_enables(mode: AgentMode, tool: AgentTool | ClientTool) -> bool:
