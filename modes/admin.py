@@ -40,16 +40,7 @@ from .releases import (
     revision_diff,
 )
 from .revisions import recording_revision
-from .services import set_default_mode
-
-
-def deletion_refusal(mode: AgentMode) -> str | None:
-    """Why this mode must stay, or None if it may be deleted."""
-    if mode.is_default:
-        return f"'{mode.key}' is the default mode; make another mode the default first."
-    if mode.source == AgentMode.Source.BUILTIN:
-        return f"'{mode.key}' is a built-in mode that AGN-014 requires; set its status to deprecated instead."
-    return None
+from .services import ModeDeletionRefused, check_deletable, delete_modes, deletion_refusal, set_default_mode
 
 
 # The admin's words for fields whose model help text is written for the catalog, not for this form.
@@ -240,11 +231,18 @@ class AgentModeAdmin(CatalogHistoryAdmin):
 
     @admin.action(description="Delete selected agent modes", permissions=["delete"])
     def delete_selected(self, request, queryset):
-        refusals = [reason for reason in map(deletion_refusal, queryset) if reason]
-        if refusals:
-            self.message_user(request, "Nothing deleted: " + " ".join(refusals), messages.ERROR)
+        try:  # before Django's confirmation page, which would offer what cannot be done
+            check_deletable(modes=queryset)
+        except ModeDeletionRefused as error:
+            self.message_user(request, f"Nothing deleted: {error}", messages.ERROR)
             return None
         return django_delete_selected(self, request, queryset)
+
+    def delete_model(self, request, obj):
+        delete_modes(modes=[obj], deleted_by=request.user)
+
+    def delete_queryset(self, request, queryset):
+        delete_modes(modes=queryset, deleted_by=request.user)
 
 
 class SchemaJSONField(forms.JSONField):

@@ -21,7 +21,7 @@ from .catalog import CatalogSnapshot, UnknownRevisionError, catalog_at_revision,
 from .models import CatalogApproval, CatalogRevision, CatalogVersion
 from .portable import PORTABLE_FIELDS
 from .revisions import mark_published
-from .services import ModesInUse, restore_revision_rows
+from .services import ModeDeletionRefused, restore_revision_rows
 
 PUBLISHED, PENDING, PREVIOUS, UNPUBLISHED = "published", "pending", "previous", "unpublished"
 RELEASE_STATUSES = (PUBLISHED, PENDING, PREVIOUS, UNPUBLISHED)
@@ -154,7 +154,7 @@ def publish_revision(*, number: int, user) -> CatalogRevision:
 def _roll_back(revision: CatalogRevision, user) -> CatalogRevision:
     try:
         restored = restore_revision_rows(number=revision.number, document=revision.catalog, restored_by=user)
-    except ModesInUse as error:
+    except ModeDeletionRefused as error:
         raise ReleaseConflict(str(error)) from None
     state = _locked_state()
     latest = CatalogRevision.objects.get(number=restored or state.revision)

@@ -7,6 +7,7 @@ mode is kept in its history.
 from dataclasses import dataclass, field
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db.models import ProtectedError
 from simple_history.utils import bulk_update_with_history
 
 from .catalog import working_catalog
@@ -16,15 +17,66 @@ from .portable import PORTABLE_FIELDS, TOOL_FIELDS, ModeFile, PortableFileError,
 from .revisions import recording_revision
 
 
-class ModesInUse(Exception):
-    """Modes that sessions use cannot be deleted (their sessions store their ids)."""
+class ModeDeletionRefused(Exception):
+    """Modes that must stay; nothing was deleted. The message says why, one sentence a mode."""
 
-    def __init__(self, keys, number):
-        self.keys = keys
+
+class ModeInUse(ModeDeletionRefused):
+    """A mode that sessions use cannot be deleted (they store its id, and their audit trail names it)."""
+
+    def __init__(self, key):
+        self.key = key
         super().__init__(
-            f"Revision {number} has no mode {', '.join(map(repr, keys))}, which sessions use; a mode cannot be "
-            "deleted while sessions use it. Move those sessions to another mode first."
+            f"'{key}' is a mode that sessions use (or their audit trail names); a mode cannot be deleted while "
+            "sessions use it. Move those sessions to another mode first."
         )
+
+
+def deletion_refusal(mode: AgentMode) -> str | None:
+    """Why this mode must stay, or None if nothing about the mode itself keeps it (sessions using it: ModeInUse)."""
+    if mode.is_default:
+        return f"'{mode.key}' is the default mode; make another mode the default first."
+    if mode.source == AgentMode.Source.BUILTIN:
+        return f"'{mode.key}' is a built-in mode that AGN-014 requires; set its status to deprecated instead."
+    return None
+
+
+def check_deletable(*, modes) -> None:
+    """Raise ModeDeletionRefused naming every one of modes that must stay, so that none of them is deleted."""
+    refusals = [reason for reason in map(deletion_refusal, modes) if reason]
+    if refusals:
+        raise ModeDeletionRefused(" ".join(refusals))
+
+
+def refuse_deleting_a_mode_that_must_stay(sender, instance, **kwargs) -> None:
+    """
+    The deletion rules for a deletion made past the services too: mode.delete() and QuerySet.delete() in a
+    shell. One pre_delete receiver (modes.apps) covers both, since Django sends the signal for every row either
+    deletes, inside the deletion's transaction and before it deletes any row: a refusal deletes none of them.
+    """
+    check_deletable(modes=[instance])
+
+
+def delete_modes(*, modes, deleted_by=None) -> None:
+    """
+    Delete modes, all of them or none, as one catalog revision; ModeDeletionRefused says why not. The rows
+    are judged as they are once locked, not as the caller read them.
+    """
+    with recording_revision(created_by=deleted_by):
+        _lock_catalog()
+        rows = list(AgentMode.objects.filter(pk__in=[mode.pk for mode in modes]))
+        check_deletable(modes=rows)
+        _delete_rows(rows, deleted_by=deleted_by)
+
+
+def _delete_rows(rows, *, deleted_by) -> None:
+    """Delete each row through its history; a mode that sessions use (PROTECT) raises ModeInUse."""
+    for row in rows:
+        row._history_user = deleted_by
+        try:
+            row.delete()
+        except ProtectedError:
+            raise ModeInUse(row.key) from None
 
 
 def set_default_mode(*, mode: AgentMode, changed_by=None) -> None:
@@ -58,20 +110,17 @@ def restore_revision_rows(*, number: int, document: dict, restored_by) -> int | 
     """
     Write the rows back to the catalog document of revision number, through their history, as one revision
     recorded as restoring it; that revision's number, or None if the rows were that catalog already. Raises
-    ModesInUse, changing nothing, when it would delete a mode that sessions use.
+    ModeDeletionRefused, changing nothing, when it would delete a mode that must stay.
     """
     modes, tools = document_rows(document)
+    default = next(mode.pk for mode in modes if mode.is_default)
     with recording_revision(created_by=restored_by, restores=number) as recording:
         _lock_catalog()
-        kept = {mode.pk for mode in modes}
-        gone = AgentMode.objects.exclude(pk__in=kept)
-        in_use = list(gone.filter(sessions__isnull=False).distinct().values_list("key", flat=True))
-        if in_use:
-            raise ModesInUse(in_use, number)
+        # The revision's default first (here if it is a row already, else once it is one, below): a default the
+        # revision has not is then a mode like any other, deleted by the same rules.
+        _switch_default_to(default, changed_by=restored_by)
         for model, rows, name, portable in ((AgentMode, modes, "pk", PORTABLE_FIELDS), (DeclaredTool, tools, "name", TOOL_FIELDS)):
-            for row in model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]}):
-                row._history_user = restored_by
-                row.delete()
+            _delete_rows(model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]}), deleted_by=restored_by)
             existing = {getattr(row, name): row for row in model.objects.all()}
             for wanted in rows:
                 row = existing.get(getattr(wanted, name))
@@ -80,7 +129,6 @@ def restore_revision_rows(*, number: int, document: dict, restored_by) -> int | 
                 if _apply(row, {field: getattr(wanted, field) for field in portable}) or row is wanted:
                     row._history_user = restored_by
                     row.save()
-        default = next(mode.pk for mode in modes if mode.is_default)
         _switch_default_to(default, changed_by=restored_by)
     return recording.revision
 
