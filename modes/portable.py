@@ -83,6 +83,7 @@ class FileEntry:
     them rather than report them again), and the problems found, each naming its field.
     """
 
+    index: int  # in its section
     where: str
     fields: dict | None  # None: the entry is not a mapping at all
     rejected: frozenset[str] = frozenset()
@@ -159,16 +160,23 @@ class _YAMLLoaderWithoutRepeatedKeys(yaml.SafeLoader):
 
 @dataclass(frozen=True)
 class Section:
-    """A list of entries in a mode file: its name, the field that names an entry, and its fields."""
+    """
+    A list of entries in a mode file: its name, the field that names an entry, its fields, what an entry is
+    (noun, and the model of its rows), and what an import says of an entry whose row exists ({name}).
+    """
 
     name: str
     naming_field: str
     fields: tuple[str, ...]
     noun: str
+    model: type
+    exists: str
 
 
-MODE_SECTION = Section("modes", "key", PORTABLE_FIELDS, "mode")
-TOOL_SECTION = Section("declared_tools", "name", TOOL_FIELDS, "declared tool")
+MODE_SECTION = Section("modes", "key", PORTABLE_FIELDS, "mode", AgentMode, "mode {name!r} already exists")
+TOOL_SECTION = Section(
+    "declared_tools", "name", TOOL_FIELDS, "declared tool", DeclaredTool, "tool {name!r} is already declared"
+)
 
 
 def describe_entry(index: int, entry, section: Section = MODE_SECTION) -> str:
@@ -181,7 +189,7 @@ def _check_entry(index: int, entry, section: Section) -> FileEntry:
     where = describe_entry(index, entry, section)
     if not isinstance(entry, dict):
         problem = f"each {section.noun} must be a mapping of field names to values."
-        return FileEntry(where=where, fields=None, problems=(problem,))
+        return FileEntry(index=index, where=where, fields=None, problems=(problem,))
     problems = {}
     for name in sorted(set(map(str, entry)) - set(section.fields)):
         guess = difflib.get_close_matches(name, section.fields, n=1)
@@ -193,6 +201,7 @@ def _check_entry(index: int, entry, section: Section) -> FileEntry:
                 problems[name] = problem
     fields = {name: value for name, value in entry.items() if name in section.fields and name not in problems}
     return FileEntry(
+        index=index,
         where=where,
         fields=fields,
         rejected=frozenset(problems) & set(section.fields),
