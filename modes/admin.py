@@ -28,7 +28,8 @@ from aptix_site.text import unstorable_text
 
 from .admin_preview import system_prompt_preview, tools_preview, unresolved_tools_warning
 from .catalog import UnknownRevisionError, current_catalog, working_catalog
-from .graph import GRAPH_HINT, graph_problems
+from .checks import catalog_graph_problems
+from .graph import GRAPH_HINT
 from .models import AgentMode, CatalogRevision, DeclaredTool
 from .releases import (
     ReleaseError,
@@ -141,9 +142,7 @@ class AgentModeForm(forms.ModelForm):
             switch_targets=cleaned.get("switch_targets", mode.switch_targets),
             llm_can_enter=cleaned.get("llm_can_enter", mode.llm_can_enter),
         )
-        modes = [*AgentMode.objects.exclude(pk=mode.pk), edited]
-        defaults = [each for each in modes if each.is_default]
-        problems = graph_problems(modes, defaults[0]) if len(defaults) == 1 else []
+        problems = catalog_graph_problems([*AgentMode.objects.exclude(pk=mode.pk), edited])
         if problems:
             raise forms.ValidationError(" ".join([*problems, GRAPH_HINT]), code="mode_graph")
         return cleaned
