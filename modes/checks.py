@@ -25,9 +25,9 @@ from django.db.migrations.loader import MigrationLoader
 
 from agent_tools.registry import registry
 
-from .catalog import current_catalog, read_state
+from .catalog import current_catalog, read_state, working_catalog
 from .graph import GRAPH_HINT, graph_problems
-from .models import AgentMode, CatalogVersion, DeclaredTool
+from .models import AgentMode, CatalogVersion
 from .validators import (
     MODE_KEY_CHARACTERS,
     tool_parameters_problem,
@@ -44,15 +44,14 @@ def check_mode_catalog(app_configs=None, databases=None, **kwargs):
         return []
     if not catalog_is_migrated(DEFAULT_DB_ALIAS):
         return []
-    modes = list(AgentMode.objects.using(DEFAULT_DB_ALIAS))
-    declared = list(DeclaredTool.objects.using(DEFAULT_DB_ALIAS))
+    working = working_catalog()
     published = published_catalog_errors()
     return [
         *published,
-        *working_copy_warnings(modes, published),
-        *_check_tool_ids(modes, declared),
-        *_check_shadowed_declarations(declared),
-        *_check_declared_parameters(declared),
+        *working_copy_warnings(list(working.modes), published),
+        *_check_tool_ids(working),
+        *_check_shadowed_declarations(working.declared_tools),
+        *_check_declared_parameters(working.declared_tools),
     ]
 
 
@@ -240,8 +239,7 @@ UNRESOLVED_TOOLS_HINT = (
 )
 
 
-def _check_tool_ids(modes, declared):
-    declared_names = {tool.name for tool in declared if tool.is_usable()}
+def _check_tool_ids(catalog):
     return [
         Warning(
             unresolved_tools_message(mode.key, unresolved),
@@ -249,9 +247,9 @@ def _check_tool_ids(modes, declared):
             obj=mode,
             id="modes.W001",
         )
-        for mode in modes
+        for mode in catalog.modes
         if isinstance(mode.associated_tool_ids, list)  # anything else is modes.E009's
-        for unresolved in [registry.unresolved(mode.associated_tool_ids, declared=declared_names)]
+        for unresolved in [catalog.unresolved_tool_ids(mode.associated_tool_ids)]
         if unresolved
     ]
 
