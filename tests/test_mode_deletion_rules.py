@@ -54,3 +54,38 @@ def test_the_service_deletes_a_custom_mode_in_a_revision_of_its_own(admin_user, 
     latest = CatalogRevision.objects.first()
     assert not AgentMode.objects.filter(key="research").exists()
     assert (CatalogRevision.objects.count(), latest.created_by) == (before + 1, admin_user)
+
+
+def published_revision() -> int:
+    from modes.models import CatalogVersion
+
+    return CatalogVersion.objects.get(pk=1).published
+
+
+def test_a_rollback_deletes_the_default_it_replaces_making_the_revisions_own_the_default(admin_user):
+    from modes.releases import publish_revision
+    from modes.services import set_default_mode
+
+    before = published_revision()
+    research = AgentMode.objects.create(key="research", display_name="Research", when_to_use="Use this for research.")
+    set_default_mode(mode=research)
+
+    publish_revision(number=before, user=admin_user)
+
+    assert not AgentMode.objects.filter(key="research").exists()
+    assert list(AgentMode.objects.filter(is_default=True).values_list("key", flat=True)) == ["general"]
+
+
+def test_a_rollback_that_would_delete_a_mode_sessions_use_is_refused_and_changes_nothing(alice, admin_user):
+    from modes.releases import ReleaseConflict, publish_revision
+    from sessions_app.services import create_session
+
+    before = published_revision()
+    AgentMode.objects.create(key="research", display_name="Research", when_to_use="Use this for research.")
+    create_session(owner=alice, org=None, mode_key="research", title="Research session")
+    after = published_revision()
+
+    with pytest.raises(ReleaseConflict, match="'research' is a mode that sessions use"):
+        publish_revision(number=before, user=admin_user)
+    assert AgentMode.objects.filter(key="research").exists()
+    assert published_revision() == after
