@@ -124,7 +124,8 @@ def catalog_graph_problems(modes) -> list[str]:
 def _check_graph(modes):
     if any(not isinstance(mode.switch_targets, list) for mode in modes):
         return []  # modes.E009 says so
-    return [Error(problem, hint=GRAPH_HINT, obj=AgentMode, id="modes.E010") for problem in catalog_graph_problems(modes)]
+    problems = catalog_graph_problems(modes)
+    return [Error(problem, hint=GRAPH_HINT, obj=AgentMode, id="modes.E010") for problem in problems]
 
 
 def _names(modes):
@@ -133,7 +134,7 @@ def _names(modes):
 
 @dataclass(frozen=True)
 class ModeRule:
-    """An invariant each mode keeps on its own: whether a mode breaks it (by the rule's validators), and the check's words."""
+    """An invariant each mode keeps on its own: whether a mode breaks it (by its validators), and the check's words."""
 
     id: str
     broken_by: Callable[[AgentMode], bool]

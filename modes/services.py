@@ -1,7 +1,7 @@
 """
-Writes to the mode catalog that must keep its invariants: switching the default, importing files, writing
-back an earlier revision (a rollback). Each is one catalog revision (modes.revisions), and each change to a
-mode is kept in its history.
+Writes to the mode catalog that must keep its invariants: switching the default, deleting modes (with the
+rules that keep a mode, whatever deletes it), importing files, writing back an earlier revision (a rollback).
+Each is one catalog revision (modes.revisions), and each change to a mode is kept in its history.
 """
 
 from dataclasses import dataclass, field
@@ -129,7 +129,8 @@ def restore_revision_rows(*, number: int, document: dict, restored_by) -> int | 
         # revision has not is then a mode like any other, deleted by the same rules.
         _switch_default_to(default, changed_by=restored_by)
         for model, rows, name, portable in ((AgentMode, modes, "pk", PORTABLE_FIELDS), (DeclaredTool, tools, "name", TOOL_FIELDS)):
-            _delete_rows(model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]}), deleted_by=restored_by)
+            gone = model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]})
+            _delete_rows(gone, deleted_by=restored_by)
             existing = {getattr(row, name): row for row in model.objects.all()}
             for wanted in rows:
                 row = existing.get(getattr(wanted, name))

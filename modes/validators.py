@@ -103,7 +103,9 @@ def validate_tool_names(value):
 
 
 def validate_mode_keys(value):
-    _refuse_items(value, is_mode_key, f"These are not mode keys ({MODE_KEY_CHARACTERS}): %(items)s.", code="invalid_mode_key")
+    _refuse_items(
+        value, is_mode_key, f"These are not mode keys ({MODE_KEY_CHARACTERS}): %(items)s.", code="invalid_mode_key"
+    )
 
 
 def _refuse_items(value, is_valid, message, *, code):
