@@ -17,7 +17,8 @@ logger = logging.getLogger(__name__)
 
 # TUL-011 §2: what a tool may be called, whether registered in code or declared by an admin. \A and \Z rather
 # than ^ and $: "$" would let a trailing newline through in Python, and PostgreSQL reads \A and \Z alike.
-TOOL_NAME_PATTERN = r"\A[a-zA-Z0-9_-]{1,64}\Z"
+TOOL_NAME_CHARACTERS = "[a-zA-Z0-9_-]{1,64}"
+TOOL_NAME_PATTERN = rf"\A{TOOL_NAME_CHARACTERS}\Z"
 _tool_name = re.compile(TOOL_NAME_PATTERN)
 
 

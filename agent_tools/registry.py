@@ -8,7 +8,7 @@ import json
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .contract import AgentTool, is_tool_name
+from .contract import TOOL_NAME_CHARACTERS, AgentTool, is_tool_name
 
 SIMPLE_TYPES = {"string", "number", "integer", "boolean", "object", "array"}
 
@@ -62,7 +62,7 @@ def _contract_problem(tool_class) -> str | None:
     own = vars(tool_class)
     name = own.get("TOOL_NAME")
     if not is_tool_name(name):
-        return "TOOL_NAME must be defined on the class and match ^[a-zA-Z0-9_-]{1,64}$."
+        return f"TOOL_NAME must be defined on the class and match ^{TOOL_NAME_CHARACTERS}$."
     metadata = own.get("TOOL_USAGE_METADATA")
     if not isinstance(metadata, str) or not metadata.strip():
         return "TOOL_USAGE_METADATA must be defined on the class and not be empty."
