@@ -375,14 +375,3 @@ def staff_api_client(staff_user):
     client = APIClient()
     client.force_login(staff_user)
     return client
-
-
-@pytest.fixture(scope="session")
-def mcp_client_python():
-    """
-    mcp_client_python(name): the Python of a virtualenv holding an MCP client at pinned versions
-    (tests/mcp_clients/requirements-<name>.txt), built on first use and cached outside the checkout.
-    """
-    from .client_venvs import client_python
-
-    return client_python

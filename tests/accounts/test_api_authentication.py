@@ -7,7 +7,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 
-from .expected import refusal_at
+from ..expected import refusal_at
 
 pytestmark = pytest.mark.django_db
 

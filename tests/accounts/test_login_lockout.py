@@ -18,7 +18,7 @@ from django.urls import reverse
 
 from accounts.models import ApiToken
 
-from .servers import make_users, production_env, run_manage, scratch_database, serving
+from ..servers import make_users, production_env, run_manage, scratch_database, serving
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import json
 import subprocess
 import sys
 
-from .servers import ROOT, run_django, run_manage, scratch_database
+from ..servers import ROOT, run_django, run_manage, scratch_database
 
 # The install before API tokens: DRF's authtoken app and the accounts app as they were, a DRF token made by DRF.
 OLD_INSTALL = """

@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 
-from .expected import change_mode_result, hello_result, seed_listing, tool_error
+from ..expected import change_mode_result, hello_result, seed_listing, tool_error
 
 pytestmark = pytest.mark.django_db
 

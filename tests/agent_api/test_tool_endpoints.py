@@ -11,7 +11,7 @@ from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
-from .expected import (
+from ..expected import (
     CHANGE_MODE_SCHEMA,
     HELLO_WORLD_SCHEMA,
     LIST_MODES_SCHEMA,

@@ -15,7 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 from modes.models import AgentMode, DeclaredTool
 from modes.revisions import record_pending_revision
 
-from .expected import CHANGE_MODE_SCHEMA, LIST_MODES_SCHEMA, REGISTRY_SCHEMAS, SEED_MODE_KEYS
+from ..expected import CHANGE_MODE_SCHEMA, LIST_MODES_SCHEMA, REGISTRY_SCHEMAS, SEED_MODE_KEYS
 
 pytestmark = pytest.mark.django_db
 

@@ -22,7 +22,7 @@ PRODUCTION_TOOLS = {
     "agent_list_modes": ListModesTool,
 }
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 
 def valid_schema(name="sample_tool", **overrides):
@@ -443,7 +443,7 @@ def test_django_starts_with_the_production_tools():
 
 
 def test_a_broken_tool_in_an_installed_app_stops_django_from_starting():
-    completed = _django_setup("tests.broken_tool_settings")
+    completed = _django_setup("tests.agent_tools.broken_tool_settings")
     assert completed.returncode != 0
     assert "django.core.exceptions.ImproperlyConfigured" in completed.stderr
     assert "Tool BrokenNameTool cannot be registered" in completed.stderr

@@ -22,7 +22,7 @@ from accounts.tokens import create_token
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 
-from .expected import refusal_at, tool_error
+from ..expected import refusal_at, tool_error
 
 pytestmark = pytest.mark.django_db
 

@@ -21,7 +21,7 @@ from accounts.models import ApiToken
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 
-from .expected import (
+from ..expected import (
     CHANGE_MODE_SCHEMA,
     HELLO_WORLD_SCHEMA,
     LIST_MODES_SCHEMA,

@@ -10,7 +10,7 @@ are exercised too.
 
 The schema is drf-spectacular's, built without touching the database. Requests go through Django's WSGI
 handler in this process and this test's database transaction. Run with another seed or more examples:
-FUZZ_SEED=123 FUZZ_MAX_EXAMPLES=200 make test-sqlite PYTEST_ARGS="tests/test_api_fuzz.py".
+FUZZ_SEED=123 FUZZ_MAX_EXAMPLES=200 make test-sqlite PYTEST_ARGS="tests/aptix_site/test_api_fuzz.py".
 """
 
 import json
@@ -343,7 +343,7 @@ def test_the_fuzzer_sends_at_least_1000_requests_over_every_operation(tmp_path):
     counts_file = tmp_path / "counts.json"
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", "not sends_at_least"],
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parents[2],
         env={**own_test_database_env(), "FUZZ_COUNTS_FILE": str(counts_file)},
         capture_output=True,
         text=True,

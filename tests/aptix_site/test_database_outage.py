@@ -12,7 +12,7 @@ import pytest
 import requests
 from django.db import connection
 
-from .servers import TcpProxy, make_users, production_env, scratch_database, serving
+from ..servers import TcpProxy, make_users, production_env, scratch_database, serving
 
 pytestmark = [
     pytest.mark.postgres,

@@ -3,7 +3,7 @@ The published contract: drf-spectacular's OpenAPI 3 schema at /api/schema/ and S
 by the app itself (no CDN), describing every operation's request body and every status it can answer.
 
 The schema is checked three ways: drf-spectacular's own validation with warnings as errors, a committed
-snapshot (tests/openapi.yaml) that must equal the generated schema, and Schemathesis (test_api_fuzz), which
+snapshot (tests/aptix_site/openapi.yaml) that must equal the generated schema, and Schemathesis (test_api_fuzz), which
 checks the responses against it.
 """
 
@@ -18,10 +18,10 @@ from django.contrib.staticfiles import finders
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from .expected import refusal_at
+from ..expected import refusal_at
 
 SNAPSHOT = Path(__file__).with_name("openapi.yaml")
-REGENERATE = "python manage.py spectacular --file tests/openapi.yaml"
+REGENERATE = "python manage.py spectacular --file tests/aptix_site/openapi.yaml"
 
 PUBLIC_OPERATIONS = {"obtainToken"}
 # operationId -> the statuses it must document, besides 200/201 (see the views: throttles, ownership, bodies).
@@ -111,13 +111,13 @@ def test_the_committed_snapshot_equals_the_generated_schema(tmp_path):
             difflib.unified_diff(
                 committed.splitlines(keepends=True),
                 generated.splitlines(keepends=True),
-                "tests/openapi.yaml (committed)",
+                "tests/aptix_site/openapi.yaml (committed)",
                 "generated from the views",
             )
         )
         pytest.fail(
             "The views no longer match the committed OpenAPI schema. If the change is intended, regenerate it "
-            f"with:\n\n    {REGENERATE}\n\nand commit tests/openapi.yaml.\n\n{diff[:6000]}",
+            f"with:\n\n    {REGENERATE}\n\nand commit tests/aptix_site/openapi.yaml.\n\n{diff[:6000]}",
             pytrace=False,
         )
 

@@ -16,11 +16,11 @@ from django.db import connection, transaction
 from django.urls import get_resolver
 from rest_framework.test import APIClient
 
-from .expected import tool_error
+from ..expected import tool_error
 
 pytestmark = pytest.mark.django_db
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 PRODUCTION_UNSET = (
     "DEBUG",
     "SECURE_SSL_REDIRECT",

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from aptix_site.cache import FailoverRedisCache
 
-from .servers import free_port, make_users, production_env, redis_server, scratch_database, serving
+from ..servers import free_port, make_users, production_env, redis_server, scratch_database, serving
 
 
 @pytest.fixture

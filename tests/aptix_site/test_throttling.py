@@ -25,7 +25,7 @@ from sessions_app.models import AgentSession, ModeChange
 
 pytestmark = pytest.mark.django_db
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 REDIS_TEST_URL = "redis://127.0.0.1:6379/15"
 GENEROUS = {"tool-invoke": "1000/min", "session-create": "1000/min", "token": "1000/min"}
 ALICE_LOGIN = {"username": "alice", "password": "alice-password-123"}

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.core.management import get_commands
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def commands_in_the_table() -> list[str]:

@@ -27,7 +27,7 @@ from django.db import connection
 from accounts.models import ApiToken
 from sessions_app.models import AgentSession, ModeChange
 
-from .servers import child_processes, make_users, production_env, project_copy, scratch_database, serving
+from ..servers import child_processes, make_users, production_env, project_copy, scratch_database, serving
 
 pytestmark = [
     pytest.mark.postgres,

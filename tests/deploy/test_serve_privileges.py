@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from .servers import ROOT, SERVE_USER, free_port, production_env, scratch_database, serving
+from ..servers import ROOT, SERVE_USER, free_port, production_env, scratch_database, serving
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="make serve drops privileges only when started as root")
 

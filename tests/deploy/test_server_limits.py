@@ -12,7 +12,7 @@ import socket
 import pytest
 import requests
 
-from .servers import make_users, production_env, scratch_database, serving
+from ..servers import make_users, production_env, scratch_database, serving
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from django.db import connection
 
-from .servers import ROOT
+from ..servers import ROOT
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "sqlite", reason="the unit is the same on either database: checked once, on SQLite"

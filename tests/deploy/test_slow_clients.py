@@ -12,7 +12,7 @@ import pytest
 import requests
 from django.db import connection
 
-from .servers import make_users, production_env, scratch_database, serving
+from ..servers import make_users, production_env, scratch_database, serving
 
 pytestmark = pytest.mark.skipif(
     connection.vendor != "sqlite", reason="the server layer is the same on either database: run once, on SQLite"

@@ -18,7 +18,7 @@ import pytest
 import requests
 from django.db import connection
 
-from .servers import (
+from ..servers import (
     ROOT,
     START_TIMEOUT,
     free_port,

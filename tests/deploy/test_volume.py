@@ -13,7 +13,7 @@ from django.db import connection
 
 from benchmarks.fill import Scale, fill
 
-from .servers import ROOT, production_env, run_django_json, scratch_database
+from ..servers import ROOT, production_env, run_django_json, scratch_database
 
 pytestmark = [
     pytest.mark.postgres,

@@ -9,7 +9,7 @@ from django.test import override_settings
 
 from modes.models import AgentMode
 
-from .servers import free_port, redis_server
+from ..servers import free_port, redis_server
 
 pytestmark = pytest.mark.django_db
 

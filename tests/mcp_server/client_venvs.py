@@ -1,5 +1,5 @@
 """
-The virtualenvs the MCP client tests run their clients in: one per pin file tests/mcp_clients/requirements-<name>.txt,
+The virtualenvs the MCP client tests run their clients in: one per pin file tests/mcp_server/mcp_clients/requirements-<name>.txt,
 built with pip from PyPI the first time (a minute or two) and cached outside the checkout, in
 ~/.cache/aptix-modes/mcp-clients/<name>-<hash of the pins and the Python>, so that later runs, and a fresh clone
 on the same machine, reuse it. A changed pin file is a new hash, so a new virtualenv; old ones are left for

@@ -1,7 +1,7 @@
 """
 The compatibility matrix of the README's MCP section, run: the MCP clients people build agents on, each at the
-pinned versions of its own virtualenv (tests/client_venvs.py), drive a live server (`make serve`) through the
-scripts in tests/mcp_clients/, as a subprocess each. The `mcp` SDK at 1.22 (protocol 2025-06-18 at most), at 1.30
+pinned versions of its own virtualenv (tests/mcp_server/client_venvs.py), drive a live server (`make serve`) through the
+scripts in tests/mcp_server/mcp_clients/, as a subprocess each. The `mcp` SDK at 1.22 (protocol 2025-06-18 at most), at 1.30
 (what langchain-mcp-adapters allows) and at 2.3 (the suite's own); LangChain's adapters and the OpenAI Agents SDK
 on mcp 1.30, without a model: list, call, a call of a tool the session's mode no longer serves, strict schema
 conversion, resources.
@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 import requests
 
-from .expected import seed_prompt
-from .servers import make_users, production_env, scratch_database, serving
+from ..expected import seed_prompt
+from ..servers import make_users, production_env, scratch_database, serving
 
 SCRIPTS = Path(__file__).resolve().parent / "mcp_clients"
-# The client venvs' names (tests/mcp_clients/requirements-<name>.txt); None is the suite's own Python (mcp 2.3).
+# The client venvs' names (tests/mcp_server/mcp_clients/requirements-<name>.txt); None is the suite's own Python (mcp 2.3).
 SDKS = {"1.22": "mcp-1.22", "1.30": "frameworks-mcp-1.30", "2.3": None}
 CLIENT_USERS = ("sdk_1_22", "sdk_1_30", "sdk_2_3", "langchain", "agents")
 UNSERVED = "Unknown tool: agent_hello_world. Mode 'ddr_authoring' of this session does not enable it."

@@ -14,7 +14,7 @@ import requests
 from mcp import Client, ClientSession, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
-from .expected import (
+from ..expected import (
     CHANGE_MODE_SCHEMA,
     HELLO_WORLD_SCHEMA,
     LIST_MODES_SCHEMA,
@@ -24,7 +24,7 @@ from .expected import (
     seed_listing,
     seed_prompt,
 )
-from .servers import make_users, production_env, run_django, scratch_database, serving
+from ..servers import make_users, production_env, run_django, scratch_database, serving
 
 CHANGE_TO_DDR = {"mode": "ddr_authoring", "branch": False, "reason": "The user agreed."}
 

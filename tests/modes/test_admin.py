@@ -11,7 +11,7 @@ from django.urls import reverse
 from modes.models import AgentMode
 from modes.services import set_default_mode
 
-from .expected import LIST_FIELDS
+from ..expected import LIST_FIELDS
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 

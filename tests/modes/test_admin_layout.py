@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from modes.models import AgentMode
 
-from .expected import LIST_FIELDS
+from ..expected import LIST_FIELDS
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 

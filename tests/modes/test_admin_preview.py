@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from modes.models import AgentMode, DeclaredTool
 
-from .expected import CHANGE_MODE_SCHEMA, LIST_MODES_SCHEMA, seed_prompt
+from ..expected import CHANGE_MODE_SCHEMA, LIST_MODES_SCHEMA, seed_prompt
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 

@@ -9,7 +9,7 @@ from agent_tools.contract import AgentToolExecutionContext
 from modes.models import AgentMode
 from modes.tools import ListModesTool
 
-from .expected import SEED_MODE_KEYS, SEED_MODES, listing, seed_listing, seed_prompt
+from ..expected import SEED_MODE_KEYS, SEED_MODES, listing, seed_listing, seed_prompt
 
 pytestmark = pytest.mark.django_db
 

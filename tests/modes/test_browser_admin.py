@@ -13,8 +13,8 @@ from contextlib import contextmanager
 import pytest
 from playwright.sync_api import expect
 
-from .browser import chromium_page, require_chromium, screenshot_folder
-from .servers import production_env, run_django, scratch_database, serving
+from ..browser import chromium_page, require_chromium, screenshot_folder
+from ..servers import production_env, run_django, scratch_database, serving
 
 USERNAME, PASSWORD = "reviewer", "a-reviewer-password-for-tests"
 NEW_SENTENCE = (

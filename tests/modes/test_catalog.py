@@ -16,7 +16,7 @@ from modes.revisions import record_pending_revision
 
 from modes.services import set_default_mode
 
-from .expected import SEED_MODE_KEYS, SEED_MODES, seed_prompt
+from ..expected import SEED_MODE_KEYS, SEED_MODES, seed_prompt
 
 pytestmark = pytest.mark.django_db
 

@@ -18,9 +18,9 @@ from modes.catalog import build_system_prompt, current_catalog, find_modes, get_
 from modes.models import AgentMode
 from modes.revisions import record_pending_revision
 
-from .servers import Server, run_django
+from ..servers import Server, run_django
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 
 

@@ -12,7 +12,7 @@ import sys
 import pytest
 import yaml
 
-from .servers import ROOT, scratch_database
+from ..servers import ROOT, scratch_database
 
 SCOUT = {
     "id": "5C0D7E1B2A3F4E5D8C9B0A1F2E3D4C5B",

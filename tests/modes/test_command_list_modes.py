@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from modes.models import AgentMode
 from modes.revisions import record_pending_revision
 
-from .expected import SEED_MARKDOWN, SEED_MARKDOWN_BUILTIN, SEED_MODE_KEYS, SEED_MODES, listing, seed_listing
+from ..expected import SEED_MARKDOWN, SEED_MARKDOWN_BUILTIN, SEED_MODE_KEYS, SEED_MODES, listing, seed_listing
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from modes.models import AgentMode
 from modes.revisions import record_pending_revision
 
-from .expected import SEED_WHEN_TO_USE, prompt_with, seed_prompt
+from ..expected import SEED_WHEN_TO_USE, prompt_with, seed_prompt
 
 pytestmark = pytest.mark.django_db
 

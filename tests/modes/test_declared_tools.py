@@ -17,7 +17,7 @@ from modes.revisions import record_pending_revision
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
-from .expected import tool_error
+from ..expected import tool_error
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 

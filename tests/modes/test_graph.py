@@ -21,7 +21,7 @@ from modes.releases import approve_revision, publish_revision
 from modes.revisions import record_pending_revision
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session, set_session_mode
-from tests.test_admin import form_data
+from .test_admin import form_data
 
 pytestmark = pytest.mark.django_db
 

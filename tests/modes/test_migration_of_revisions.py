@@ -7,7 +7,7 @@ timestamps). On a scratch database of the suite's kind, with revisions written a
 
 import json
 
-from .servers import run_django_json, run_manage, scratch_database
+from ..servers import run_django_json, run_manage, scratch_database
 
 # What a revision shows, from its catalog and stamps as stored before (the snapshot of modes 0007's code:
 # the document's rows, stamped), or from catalog_at_revision after: the same rendering for both.

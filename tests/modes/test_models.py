@@ -10,7 +10,7 @@ from django.utils import timezone
 from modes.fields import StringListField
 from modes.models import AgentMode, AgentModeSummary
 
-from .expected import LIST_FIELDS
+from ..expected import LIST_FIELDS
 
 pytestmark = pytest.mark.django_db
 

@@ -14,7 +14,7 @@ from django.db import connection
 from modes.models import AgentMode, CatalogRevision, DeclaredTool
 from modes.revisions import record_pending_revision
 
-from .expected import (
+from ..expected import (
     LIST_MODES_SCHEMA,
     SEED_MODE_KEYS,
     SEED_WHEN_TO_USE,

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from .servers import free_port, hand_to_serve_user, sqlite_folder
+from ..servers import free_port, hand_to_serve_user, sqlite_folder
 
-PROJECT_DIR = Path(__file__).resolve().parent.parent
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 GUNICORN = str(Path(sys.executable).parent / "gunicorn")
 TIMEOUT = 60

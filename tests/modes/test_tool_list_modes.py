@@ -12,7 +12,7 @@ from modes.models import AgentMode
 from modes.tools import ListModesTool
 from sessions_app.models import AgentSession, ModeChange
 
-from .expected import seed_listing
+from ..expected import seed_listing
 
 CONTEXT = AgentToolExecutionContext(user=None, session_id=None, conversation_id=None)
 

@@ -9,7 +9,7 @@ from modes.models import AgentMode
 from sessions_app.models import AgentSession
 from sessions_app.services import create_session, set_session_mode
 
-from .expected import SEED_MODE_KEYS, SEED_REVISION, SEED_WHEN_TO_USE, prompt_with, seed_prompt, session_schemas
+from ..expected import SEED_MODE_KEYS, SEED_REVISION, SEED_WHEN_TO_USE, prompt_with, seed_prompt, session_schemas
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from rest_framework.test import APIClient
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
-from .test_session_services import SWITCH_AND_BRANCH
+from .test_services import SWITCH_AND_BRANCH
 
 DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 

@@ -2,5 +2,5 @@ from django.apps import AppConfig
 
 
 class BrokenToolAppConfig(AppConfig):
-    name = "tests.broken_tool_app"
+    name = "tests.agent_tools.broken_tool_app"
     label = "broken_tool_app"
