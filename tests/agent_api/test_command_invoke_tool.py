@@ -10,12 +10,9 @@ from django.core.management import CommandError, call_command
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 
-from ..expected import change_mode_result, hello_result, seed_listing, tool_error
+from ..expected import DDR_ID, GENERAL_ID, change_mode_result, hello_result, seed_listing, tool_error
 
 pytestmark = pytest.mark.django_db
-
-DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 
 
 def invoke_tool(*args, **options):

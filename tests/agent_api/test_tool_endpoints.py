@@ -13,8 +13,11 @@ from sessions_app.services import create_session
 
 from ..expected import (
     CHANGE_MODE_SCHEMA,
+    DDR_ID,
+    GENERAL_ID,
     HELLO_WORLD_SCHEMA,
     LIST_MODES_SCHEMA,
+    WORKFLOW_ID,
     change_mode_result,
     hello_result,
     seed_listing,
@@ -22,10 +25,6 @@ from ..expected import (
 )
 
 pytestmark = pytest.mark.django_db
-
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
-DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
-WORKFLOW_ID = "0FB81E6A8337444BA00A0CE28E3A1F78"
 
 
 def invoke(client, name, body):

@@ -20,7 +20,8 @@ from simple_history.admin import SimpleHistoryAdmin
 from modes.catalog import build_system_prompt
 from modes.models import AgentMode, DeclaredTool
 
-from ..modes.test_admin import CHANGELIST, DDR_ID, GENERAL_ID, form_data
+from ..expected import DDR_ID, GENERAL_ID
+from ..modes.test_admin import CHANGELIST, form_data
 
 pytestmark = pytest.mark.django_db
 

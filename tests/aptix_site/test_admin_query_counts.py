@@ -24,10 +24,10 @@ from modes.revisions import recording_revision
 from sessions_app.models import ModeChange
 from sessions_app.services import create_session
 
+from ..expected import DDR_ID, GENERAL_ID
+
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
-DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 numbers = itertools.count(1)
 
 

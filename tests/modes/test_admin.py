@@ -11,15 +11,12 @@ from django.urls import reverse
 from modes.models import AgentMode
 from modes.services import set_default_mode
 
-from ..expected import LIST_FIELDS
+from ..expected import DDR_ID, GENERAL_ID, LIST_FIELDS, WORKFLOW_ID
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
 CHANGELIST = reverse("admin:modes_agentmode_changelist")
 ADD = reverse("admin:modes_agentmode_add")
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
-DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
-WORKFLOW_ID = "0FB81E6A8337444BA00A0CE28E3A1F78"
 
 
 def change_url(pk):
@@ -170,28 +167,17 @@ def test_list_fields_are_textareas_with_one_item_per_line(admin_client):
 # --- search and filters --------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def searchable_mode(db):
-    return AgentMode.objects.create(
-        key="zeta_research",
-        display_name="Literature Scout",
-        description="Compares papers about aardvarks.",
-        when_to_use="Use this mode when the user wants quokka facts.",
-        status="experimental",
-    )
-
-
 @pytest.mark.parametrize("query", ["zeta_res", "literature scout", "AARDVARKS", "Quokka"])
-def test_search_matches_key_name_description_and_when_to_use(admin_client, searchable_mode, query):
+def test_search_matches_key_name_description_and_when_to_use(admin_client, zeta_research, query):
     response = admin_client.get(CHANGELIST, {"q": query})
     assert listed_keys(response) == ["zeta_research"]
 
 
-def test_search_without_match_lists_nothing(admin_client, searchable_mode):
+def test_search_without_match_lists_nothing(admin_client, zeta_research):
     assert listed_keys(admin_client.get(CHANGELIST, {"q": "nothing matches this"})) == []
 
 
-def test_filter_by_status(admin_client, searchable_mode):
+def test_filter_by_status(admin_client, zeta_research):
     assert listed_keys(admin_client.get(CHANGELIST, {"status__exact": "experimental"})) == ["zeta_research"]
     assert listed_keys(admin_client.get(CHANGELIST, {"status__exact": "active"})) == [
         "general",
@@ -200,7 +186,7 @@ def test_filter_by_status(admin_client, searchable_mode):
     ]
 
 
-def test_filter_by_source(admin_client, searchable_mode):
+def test_filter_by_source(admin_client, zeta_research):
     assert listed_keys(admin_client.get(CHANGELIST, {"source__exact": "custom"})) == ["zeta_research"]
     assert listed_keys(admin_client.get(CHANGELIST, {"source__exact": "builtin"})) == [
         "general",
@@ -209,7 +195,7 @@ def test_filter_by_source(admin_client, searchable_mode):
     ]
 
 
-def test_filter_by_default(admin_client, searchable_mode):
+def test_filter_by_default(admin_client, zeta_research):
     assert listed_keys(admin_client.get(CHANGELIST, {"is_default__exact": "1"})) == ["general"]
     assert listed_keys(admin_client.get(CHANGELIST, {"is_default__exact": "0"})) == [
         "ddr_authoring",

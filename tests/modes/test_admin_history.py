@@ -12,7 +12,8 @@ from django.urls import reverse
 from modes.catalog import build_system_prompt
 from modes.models import AgentMode, CatalogRevision, DeclaredTool
 
-from .test_admin import CHANGELIST, DDR_ID, GENERAL_ID, WORKFLOW_ID, change_url, form_data, form_errors
+from ..expected import DDR_ID, GENERAL_ID, WORKFLOW_ID
+from .test_admin import CHANGELIST, change_url, form_data, form_errors
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 

@@ -8,12 +8,11 @@ from django.urls import reverse
 
 from modes.models import AgentMode
 
-from ..expected import LIST_FIELDS
+from ..expected import DDR_ID, LIST_FIELDS
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
 CHANGELIST = reverse("admin:modes_agentmode_changelist")
-DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 
 def ddr_form(client) -> str:
     return client.get(reverse("admin:modes_agentmode_change", args=[DDR_ID])).content.decode()

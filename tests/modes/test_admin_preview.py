@@ -11,12 +11,10 @@ from django.urls import reverse
 
 from modes.models import AgentMode, DeclaredTool
 
-from ..expected import CHANGE_MODE_SCHEMA, LIST_MODES_SCHEMA, seed_prompt
+from ..expected import CHANGE_MODE_SCHEMA, DDR_ID, GENERAL_ID, LIST_MODES_SCHEMA, seed_prompt
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
-DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 
 # As the page shows them: HTML-escaped.
 DDR_PROMPT = escape(seed_prompt("ddr_authoring"))

@@ -6,7 +6,8 @@ from django.urls import reverse
 from modes.models import AgentMode
 from modes.revisions import record_pending_revision
 
-from .test_admin import GENERAL_ID, change_url, form_data
+from ..expected import GENERAL_ID
+from .test_admin import change_url, form_data
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 

@@ -19,9 +19,9 @@ from modes.models import AgentMode
 from modes.revisions import record_pending_revision
 
 from ..servers import Server, run_django
+from ..expected import GENERAL_ID
 
 ROOT = Path(__file__).resolve().parents[2]
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 
 
 @pytest.mark.django_db

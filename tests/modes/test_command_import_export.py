@@ -10,9 +10,10 @@ from django.core.management import CommandError, call_command
 from modes.checks import catalog_errors
 from modes.models import AgentMode
 
+from ..expected import GENERAL_ID, LIST_FIELDS
+
 pytestmark = pytest.mark.django_db
 
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 PORTABLE_FIELDS = [
     "id",
     "key",
@@ -24,15 +25,7 @@ PORTABLE_FIELDS = [
     "is_default",
     "llm_can_enter",
     "position",
-    "mode_instructions",
-    "behavior_hints",
-    "human_role_hints",
-    "example_utterances",
-    "associated_tool_ids",
-    "tool_group_hints",
-    "rag_scope_hints",
-    "strong_signals",
-    "weak_signals",
+    *LIST_FIELDS,
     "switch_targets",
 ]
 

@@ -25,24 +25,10 @@ def listed_keys(*args):
     return [mode["key"] for mode in json.loads(list_modes("--format", "json", *args))["modes"]]
 
 
-@pytest.fixture
-def scout(db):
-    return AgentMode.objects.create(
-        key="zeta_research",
-        display_name="Literature Scout",
-        description="Compares papers about aardvarks.",
-        when_to_use="Use this mode when the user wants quokka facts.",
-        status="experimental",
-        associated_tool_ids=["agent_list_modes", "agent_web_search"],
-        human_role_hints=["Researcher"],
-        example_utterances=["Find me quokka papers."],
-    )
-
-
-def scout_as_listed(scout):
-    """The scout fixture in SEED_MODES' shape: the fields a listing shows."""
+def scout_as_listed(zeta_research):
+    """The zeta_research fixture in SEED_MODES' shape: the fields a listing shows."""
     return {
-        "id": scout.pk,
+        "id": zeta_research.pk,
         "key": "zeta_research",
         "displayName": "Literature Scout",
         "description": "Compares papers about aardvarks.",
@@ -64,20 +50,20 @@ def scout_as_listed(scout):
     "text, field",
     [("ZETA_RES", "key"), ("literature SCOUT", "display name"), ("Aardvarks", "description"), ("QUOKKA", "when-to-use")],
 )
-def test_filter_is_case_insensitive_contains_over_each_of_the_four_fields(scout, text, field):
+def test_filter_is_case_insensitive_contains_over_each_of_the_four_fields(zeta_research, text, field):
     assert listed_keys("--filter", text) == ["zeta_research"], field
 
 
-def test_filter_matching_seed_modes_keeps_catalog_order(scout):
+def test_filter_matching_seed_modes_keeps_catalog_order(zeta_research):
     assert listed_keys("--filter", "authoring") == ["ddr_authoring", "workflow_authoring"]
     assert listed_keys("--filter", "sys-001") == ["ddr_authoring"]  # description and when-to-use
 
 
-def test_filter_matches_nothing(scout):
+def test_filter_matches_nothing(zeta_research):
     assert listed_keys("--filter", "no mode mentions this") == []
 
 
-def test_filter_does_not_search_other_fields(scout):
+def test_filter_does_not_search_other_fields(zeta_research):
     # "agent_web_search" is only in the tools; "Researcher" only in the role hints.
     assert listed_keys("--filter", "agent_web_search") == []
     assert listed_keys("--filter", "Researcher") == []
@@ -89,18 +75,18 @@ def test_filter_never_matches_across_two_fields():
     assert listed_keys("--filter", "authoring\nworkflow") == []
 
 
-def test_without_filter_every_mode_is_listed(scout):
+def test_without_filter_every_mode_is_listed(zeta_research):
     assert listed_keys() == ["general", "ddr_authoring", "workflow_authoring", "zeta_research"]
 
 
 # --- json ----------------------------------------------------------------------------------------------
 
 
-def test_json_prints_the_agent_list_modes_payload(scout):
+def test_json_prints_the_agent_list_modes_payload(zeta_research):
     document = json.loads(list_modes("--format", "json"))
     assert list(document) == ["modes", "catalogRevision"]
-    # The scout is the catalog's first change after the seed: revision 2.
-    modes = [*(SEED_MODES[key] for key in SEED_MODE_KEYS), scout_as_listed(scout)]
+    # zeta_research is the catalog's first change after the seed: revision 2.
+    modes = [*(SEED_MODES[key] for key in SEED_MODE_KEYS), scout_as_listed(zeta_research)]
     assert document == listing(*modes, catalog_revision=2)
 
 
@@ -108,14 +94,14 @@ def test_json_of_the_seed_catalog_is_the_seed_listing():
     assert json.loads(list_modes("--format", "json")) == seed_listing()
 
 
-def test_json_with_include_examples_has_the_example_utterances(scout):
+def test_json_with_include_examples_has_the_example_utterances(zeta_research):
     document = json.loads(list_modes("--format", "json", "--include-examples"))
-    modes = [*(SEED_MODES[key] for key in SEED_MODE_KEYS), scout_as_listed(scout)]
+    modes = [*(SEED_MODES[key] for key in SEED_MODE_KEYS), scout_as_listed(zeta_research)]
     assert document == listing(*modes, include_examples=True, catalog_revision=2)
 
 
-def test_json_description_falls_back_to_when_to_use(scout):
-    AgentMode.objects.filter(pk=scout.pk).update(description="")
+def test_json_description_falls_back_to_when_to_use(zeta_research):
+    AgentMode.objects.filter(pk=zeta_research.pk).update(description="")
     record_pending_revision()  # made past the ORM: served once recorded
     mode = json.loads(list_modes("--format", "json", "--filter", "quokka"))["modes"][0]
     assert mode["description"] == mode["systemPromptSummary"] == "Use this mode when the user wants quokka facts."
@@ -134,7 +120,7 @@ def test_table_is_the_default_format():
                              "following SYS-001.")
 
 
-def test_table_honours_the_filter(scout):
+def test_table_honours_the_filter(zeta_research):
     lines = list_modes("--filter", "quokka").splitlines()
     assert len(lines) == 2
     assert lines[1].split()[:6] == ["zeta_research", "Literature", "Scout", "experimental", "custom",
@@ -143,7 +129,7 @@ def test_table_honours_the_filter(scout):
 
 # --- markdown ------------------------------------------------------------------------------------------
 
-def test_markdown_lists_builtin_then_custom_modes_and_ends_with_totals(scout):
+def test_markdown_lists_builtin_then_custom_modes_and_ends_with_totals(zeta_research):
     assert list_modes("--format", "markdown") == SEED_MARKDOWN_BUILTIN + """
 ## Custom Modes
 
@@ -160,8 +146,8 @@ def test_markdown_without_custom_modes_says_none():
     assert list_modes("--format", "markdown") == SEED_MARKDOWN + "\n"
 
 
-def test_markdown_groups_custom_modes_after_builtin_ones_whatever_the_position(scout):
-    AgentMode.objects.filter(pk=scout.pk).update(position=0)
+def test_markdown_groups_custom_modes_after_builtin_ones_whatever_the_position(zeta_research):
+    AgentMode.objects.filter(pk=zeta_research.pk).update(position=0)
     record_pending_revision()  # made past the ORM: served once recorded
     output = list_modes("--format", "markdown")
     assert output.index("## Built-in Modes") < output.index("### General (general)") < output.index(
@@ -169,7 +155,7 @@ def test_markdown_groups_custom_modes_after_builtin_ones_whatever_the_position(s
     ) < output.index("### Literature Scout (zeta_research)")
 
 
-def test_markdown_filtered_shows_matches_total_of_catalog_and_the_filter_line(scout):
+def test_markdown_filtered_shows_matches_total_of_catalog_and_the_filter_line(zeta_research):
     output = list_modes("--format", "markdown", "--filter", "Quokka")
     assert output == """\
 # Available Modes
@@ -190,7 +176,7 @@ Showing 1 mode matching filter "Quokka"
 """
 
 
-def test_markdown_filter_line_counts_several_matches(scout):
+def test_markdown_filter_line_counts_several_matches(zeta_research):
     output = list_modes("--format", "markdown", "--filter", "authoring")
     assert output.endswith('Total: 4 modes (3 built-in, 1 custom)\nShowing 2 modes matching filter "authoring"\n')
 

@@ -17,12 +17,11 @@ from modes.revisions import record_pending_revision
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
-from ..expected import tool_error
+from ..expected import DDR_ID, tool_error
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
 ADD = reverse("admin:modes_declaredtool_add")
-DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 SAVE_PARAMETERS = {
     "type": "object",
     "properties": {"title": {"type": "string", "description": "The DDR's title."}},

@@ -21,11 +21,11 @@ from modes.releases import approve_revision, publish_revision
 from modes.revisions import record_pending_revision
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session, set_session_mode
+
+from ..expected import GENERAL_ID
 from .test_admin import form_data
 
 pytestmark = pytest.mark.django_db
-
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 
 
 @pytest.fixture

@@ -10,11 +10,9 @@ from django.utils import timezone
 from modes.fields import StringListField
 from modes.models import AgentMode, AgentModeSummary
 
-from ..expected import LIST_FIELDS
+from ..expected import GENERAL_ID, LIST_FIELDS
 
 pytestmark = pytest.mark.django_db
-
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 
 
 def valid_mode(**overrides):

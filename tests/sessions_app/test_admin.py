@@ -12,9 +12,9 @@ from modes.catalog import get_mode
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import set_session_mode
 
-pytestmark = pytest.mark.django_db
+from ..expected import GENERAL_ID
 
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
@@ -150,7 +150,6 @@ def test_mode_change_change_page_is_view_only_and_a_post_changes_nothing(admin_c
     assert response.status_code == 403
     change.refresh_from_db()
     assert change.reason == "Reason one: write a DDR."
-
 
 
 # --- Nothing the audit names can be deleted: its rows would be erased or blanked -------------------------

@@ -9,12 +9,19 @@ from modes.models import AgentMode
 from sessions_app.models import AgentSession
 from sessions_app.services import create_session, set_session_mode
 
-from ..expected import SEED_MODE_KEYS, SEED_REVISION, SEED_WHEN_TO_USE, prompt_with, seed_prompt, session_schemas
+from ..expected import (
+    DDR_ID,
+    GENERAL_ID,
+    SEED_MODE_KEYS,
+    SEED_REVISION,
+    SEED_WHEN_TO_USE,
+    prompt_with,
+    seed_prompt,
+    session_schemas,
+)
 
 pytestmark = pytest.mark.django_db
 
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
-DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 SESSION_KEYS = {"id", "mode", "modeId", "title", "org", "parentId", "createdAt", "updatedAt"}
 
 
@@ -251,7 +258,6 @@ def test_context_always_includes_agent_change_mode(alice, alice_client, tool_ids
     assert body["tools"] == session_schemas(*expected, mode_keys=[*SEED_MODE_KEYS, "narrow"])
     assert body["unresolvedToolIds"] == [name for name in tool_ids if name == "not_a_registered_tool"]
     assert body["systemPrompt"] == prompt_with("narrow", *SEED_WHEN_TO_USE, ("narrow", "Use this mode for tests."))
-
 
 
 def test_context_follows_a_published_edit_on_the_next_request(alice_client, alice_session):

@@ -20,8 +20,7 @@ from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
 from .test_services import SWITCH_AND_BRANCH
-
-DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
+from ..expected import DDR_ID
 
 
 def change_over_rest(user, session, arguments):

@@ -6,9 +6,10 @@ import pytest
 
 from sessions_app.models import AgentSession, ModeChange
 
+from ..expected import GENERAL_ID
+
 pytestmark = pytest.mark.django_db
 
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
 
 READ_SUFFIXES = ["", "mode-changes/", "context/"]
 

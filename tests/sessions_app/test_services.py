@@ -23,9 +23,8 @@ from sessions_app.models import AgentSession, ModeChange
 from sessions_app.selectors import InvalidSessionId, get_owned_session, mode_changes_of, sessions_of
 from sessions_app.services import create_session, set_session_mode
 
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
-DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
-WORKFLOW_ID = "0FB81E6A8337444BA00A0CE28E3A1F78"
+from ..expected import DDR_ID, GENERAL_ID, WORKFLOW_ID
+
 
 SWITCH_PATH = "one-statement" if connection.vendor == "postgresql" else "two-statement-transaction"
 SWITCH_AND_BRANCH = pytest.mark.parametrize(

@@ -15,13 +15,12 @@ from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.tools import ModeChangeTool
 
+from ..expected import DDR_ID, GENERAL_ID, WORKFLOW_ID
+
 pytestmark = pytest.mark.django_db
 
-GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
-DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
 # The database dates a change by its own clock (PostgreSQL) and the test reads Python's: they may differ a little.
 CLOCK_MARGIN = timedelta(seconds=1)
-WORKFLOW_ID = "0FB81E6A8337444BA00A0CE28E3A1F78"
 
 NO_ARGUMENTS = "ModeChangeTool requires a non-empty arguments object."
 NO_CONTEXT = "ModeChangeTool requires a valid execution context."
