@@ -1,11 +1,11 @@
 """The admin for the mode catalog, driven through real forms with a superuser (pytest-django's admin_client)."""
 
+import functools
 import re
-import threading
 
 import pytest
 from django import forms
-from django.db import connection, connections
+from django.db import connection
 from django.urls import reverse
 
 from modes.models import AgentMode
@@ -376,30 +376,12 @@ def test_make_default_with_two_modes_selected_is_refused(admin_client):
 @pytest.mark.usefixtures("modes_restored_after_flush")
 class TestConcurrentDefaultSwitches:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-    def test_concurrent_default_switches_leave_exactly_one_default(self):
+    def test_concurrent_default_switches_leave_exactly_one_default(self, at_once):
         """The action's switch runs in one locked transaction: racing admins never hit the one-default index."""
         targets = [GENERAL_ID, DDR_ID, WORKFLOW_ID] * 4
-        errors = []
         for _ in range(3):
-            start = threading.Barrier(len(targets))
-
-            def switch(pk):
-                try:
-                    mode = AgentMode.objects.get(pk=pk)
-                    start.wait(timeout=30)
-                    set_default_mode(mode=mode)
-                except Exception as error:  # noqa: BLE001 - collected and asserted below
-                    errors.append(error)
-                finally:
-                    connections.close_all()
-
-            threads = [threading.Thread(target=switch, args=(pk,)) for pk in targets]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join(timeout=60)
-            assert not any(thread.is_alive() for thread in threads)
-            assert errors == []
+            modes = [AgentMode.objects.get(pk=pk) for pk in targets]
+            at_once(*(functools.partial(set_default_mode, mode=mode) for mode in modes))
             assert AgentMode.objects.filter(is_default=True).count() == 1
 
 

@@ -4,7 +4,7 @@ every time, exactly one mode ends up the default, neither admin gets an error, a
 meanwhile ever sees no default or two.
 """
 
-import threading
+import functools
 
 import pytest
 from django.db import connection
@@ -27,45 +27,15 @@ def defaults():
 @pytest.mark.usefixtures("modes_restored_after_flush")
 class TestTwoAdminsSwitchTheDefaultAtOnce:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-    def test_exactly_one_default_after_every_race_and_no_errors(self):
-        errors, winners, readings = [], [], []
+    def test_exactly_one_default_after_every_race_and_no_errors(self, at_once):
+        winners, readings = [], []
         for round_number in range(ROUNDS):
             first, second = PAIRS[round_number % len(PAIRS)]
-            start = threading.Barrier(3)
-            done = threading.Event()
-
-            def admin(key):
-                try:
-                    mode = AgentMode.objects.get(key=key)
-                    start.wait(timeout=30)
-                    set_default_mode(mode=mode)
-                except Exception as error:  # noqa: BLE001 - collected and asserted below
-                    errors.append(error)
-                finally:
-                    connection.close()
-
-            def reader():
-                try:
-                    start.wait(timeout=30)
-                    while not done.is_set():
-                        readings.append(len(defaults()))
-                    readings.append(len(defaults()))
-                except Exception as error:  # noqa: BLE001
-                    errors.append(error)
-                finally:
-                    connection.close()
-
-            admins = [threading.Thread(target=admin, args=(key,)) for key in (first, second)]
-            watcher = threading.Thread(target=reader)
-            for thread in [watcher, *admins]:
-                thread.start()
-            for thread in admins:
-                thread.join(timeout=60)
-            done.set()
-            watcher.join(timeout=60)
-
-            assert not any(thread.is_alive() for thread in [watcher, *admins]), "a thread is stuck"
-            assert errors == [], f"round {round_number}: {errors}"
+            admins = [AgentMode.objects.get(key=key) for key in (first, second)]
+            at_once(
+                *(functools.partial(set_default_mode, mode=mode) for mode in admins),
+                watch=lambda: readings.append(len(defaults())),
+            )
             current = defaults()
             assert len(current) == 1, f"round {round_number}: defaults {current}"
             assert current[0] in (first, second)

@@ -7,7 +7,7 @@ SQLite nothing covers the one-statement path: `make test` runs both databases, a
 it covers on the database it runs on.
 """
 
-import threading
+import functools
 import uuid
 from datetime import timedelta
 
@@ -285,38 +285,23 @@ CHANGES_PER_THREAD = 25
 @pytest.mark.usefixtures("modes_restored_after_flush")
 class TestConcurrentModeChanges:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-    def test_concurrent_changes_never_lose_an_audit_row_nor_break_the_chain(self, django_user_model):
+    def test_concurrent_changes_never_lose_an_audit_row_nor_break_the_chain(self, django_user_model, at_once):
         user = django_user_model.objects.create_user(username="racer")
         session = create_session(owner=user, org=None)
         modes = list(AgentMode.objects.filter(key__in=["general", "ddr_authoring", "workflow_authoring"]))
         assert len(modes) == 3
-        start = threading.Barrier(THREADS)
-        errors = []
 
         def worker(index):
-            try:
-                start.wait(timeout=30)
-                for step in range(CHANGES_PER_THREAD):
-                    set_session_mode(
-                        session_id=session.pk,
-                        mode=modes[(index + step) % len(modes)],
-                        reason=f"thread {index} step {step}",
-                        user=user,
-                        branch=step % 5 == 0,  # both paths: a branch is the transaction, a switch one statement
-                    )
-            except Exception as error:  # noqa: BLE001 - collected and asserted below
-                errors.append(error)
-            finally:
-                connection.close()
+            for step in range(CHANGES_PER_THREAD):
+                set_session_mode(
+                    session_id=session.pk,
+                    mode=modes[(index + step) % len(modes)],
+                    reason=f"thread {index} step {step}",
+                    user=user,
+                    branch=step % 5 == 0,  # both paths: a branch is the transaction, a switch one statement
+                )
 
-        threads = [threading.Thread(target=worker, args=(index,)) for index in range(THREADS)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=120)
-
-        assert not any(thread.is_alive() for thread in threads), "a worker is still running"
-        assert errors == []
+        at_once(*(functools.partial(worker, index) for index in range(THREADS)))
         rows = list(ModeChange.objects.filter(session=session).order_by("id").values_list("from_mode_id", "to_mode_id"))
         assert len(rows) == THREADS * CHANGES_PER_THREAD == 200
         assert rows[0][0] == GENERAL_ID
