@@ -384,9 +384,10 @@ def modes_restored_after_flush(django_db_setup, django_db_blocker):
 
 
 def pytest_sessionstart(session):
-    from .servers import let_serve_user_reach_the_project
+    from .servers import let_serve_user_reach_the_project, stop_servers_when_terminated
 
     let_serve_user_reach_the_project()
+    stop_servers_when_terminated()
 
 
 def pytest_terminal_summary(terminalreporter, config):
