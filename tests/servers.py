@@ -66,17 +66,23 @@ def free_port() -> int:
     raise RuntimeError(f"no free port between {candidates.start} and {candidates.stop}")
 
 
-def run_django(env, code) -> str:
-    """What code prints when run in a fresh process with Django set up on env's database."""
+def django_process(env, code="", settings_module="aptix_site.settings", timeout=60):
+    """code run in a fresh process with Django set up (env's database, settings_module): the finished process."""
     return subprocess.run(
-        [sys.executable, "-c", f"import django; django.setup(); {code}"],
+        [sys.executable, "-c", f"import django; django.setup()\n{code}"],
         cwd=ROOT,
-        env={**env, "DJANGO_SETTINGS_MODULE": "aptix_site.settings"},
-        check=True,
-        timeout=60,
+        env={**env, "DJANGO_SETTINGS_MODULE": settings_module},
+        timeout=timeout,
         capture_output=True,
         text=True,
-    ).stdout.strip()
+    )
+
+
+def run_django(env, code, timeout=60) -> str:
+    """What code prints when run in a fresh process with Django set up on env's database."""
+    result = django_process(env, code, timeout=timeout)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
 
 
 def run_django_json(env, code):

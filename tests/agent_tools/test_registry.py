@@ -2,9 +2,6 @@
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -16,13 +13,13 @@ from agent_tools.tools import HelloWorldTool
 from modes.tools import ListModesTool
 from sessions_app.tools import ModeChangeTool
 
+from ..servers import django_process
+
 PRODUCTION_TOOLS = {
     "agent_change_mode": ModeChangeTool,
     "agent_hello_world": HelloWorldTool,
     "agent_list_modes": ListModesTool,
 }
-
-PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 
 def valid_schema(name="sample_tool", **overrides):
@@ -426,15 +423,8 @@ def test_every_registered_tool_runs_on_the_server(tool):
 
 
 def _django_setup(settings_module):
-    env = dict(os.environ, DJANGO_SETTINGS_MODULE=settings_module, SECRET_KEY="tests-only-not-a-secret")
-    return subprocess.run(
-        [sys.executable, "-c", "import django; django.setup()"],
-        cwd=PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = dict(os.environ, SECRET_KEY="tests-only-not-a-secret")
+    return django_process(env, settings_module=settings_module, timeout=120)
 
 
 def test_django_starts_with_the_production_tools():

@@ -17,6 +17,7 @@ from django.urls import get_resolver
 from rest_framework.test import APIClient
 
 from ..expected import tool_error
+from ..servers import run_django
 
 pytestmark = pytest.mark.django_db
 
@@ -48,19 +49,6 @@ def production_env(tmp_path, **extra):
     return env
 
 
-def run_python(env, code):
-    result = subprocess.run(
-        [sys.executable, "-c", "import django; django.setup()\n" + code],
-        cwd=PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
 def test_the_deployment_checklist_passes_with_production_settings(tmp_path):
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
@@ -89,7 +77,7 @@ def test_the_deployment_checklist_would_catch_debug_left_on(tmp_path):
 
 
 def test_debug_is_off_and_cookies_are_secure_by_default(tmp_path):
-    output = run_python(
+    output = run_django(
         production_env(tmp_path),
         "from django.conf import settings as s; import json; print(json.dumps({"
         "'DEBUG': s.DEBUG, 'SESSION_COOKIE_SECURE': s.SESSION_COOKIE_SECURE, "
@@ -107,7 +95,7 @@ def test_debug_is_off_and_cookies_are_secure_by_default(tmp_path):
 
 
 def test_production_responses_redirect_http_send_hsts_and_set_secure_cookies(tmp_path):
-    output = run_python(
+    output = run_django(
         production_env(tmp_path),
         "from django.test import Client; import json\n"
         "client = Client(HTTP_HOST='localhost')\n"

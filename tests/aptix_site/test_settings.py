@@ -3,11 +3,12 @@
 import os
 import runpy
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+
+from ..servers import django_process
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 SETTINGS_FILE = PROJECT_DIR / "aptix_site" / "settings.py"
@@ -29,15 +30,7 @@ def load_settings(monkeypatch):
 
 def test_settings_refuse_to_load_without_secret_key_when_debug_is_off():
     env = {name: value for name, value in os.environ.items() if name not in ("SECRET_KEY", "DEBUG", "DATABASE_URL")}
-    env["DJANGO_SETTINGS_MODULE"] = "aptix_site.settings"
-    result = subprocess.run(
-        [sys.executable, "-c", "import django; django.setup()"],
-        cwd=PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = django_process(env)
     assert result.returncode != 0
     assert "SECRET_KEY must be set" in result.stderr
 

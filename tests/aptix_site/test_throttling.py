@@ -7,11 +7,8 @@ in Redis, shared by every worker process, and concurrent requests never pass mor
 """
 
 import os
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -23,9 +20,10 @@ from aptix_site.cache import FailoverRedisCache
 from aptix_site.throttling import WindowRateThrottle
 from sessions_app.models import AgentSession, ModeChange
 
+from ..servers import run_django
+
 pytestmark = pytest.mark.django_db
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
 REDIS_TEST_URL = "redis://127.0.0.1:6379/15"
 GENEROUS = {"tool-invoke": "1000/min", "session-create": "1000/min", "token": "1000/min"}
 ALICE_LOGIN = {"username": "alice", "password": "alice-password-123"}
@@ -216,22 +214,7 @@ def cache_backend_with(env_changes):
     env = {key: value for key, value in os.environ.items() if key != "REDIS_URL"}
     env.update(env_changes)
     env.setdefault("SECRET_KEY", "tests-only-not-a-secret")
-    env["DJANGO_SETTINGS_MODULE"] = "aptix_site.settings"
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import django; django.setup(); from django.conf import settings; "
-            "print(settings.CACHES['default']['BACKEND'])",
-        ],
-        cwd=PROJECT_DIR,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    return result.stdout.strip()
+    return run_django(env, "from django.conf import settings; print(settings.CACHES['default']['BACKEND'])")
 
 
 def test_with_redis_url_the_cache_is_redis_with_a_per_process_fallback():
