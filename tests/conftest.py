@@ -1,4 +1,7 @@
-"""Shared fixtures. The database is the real one (SQLite or PostgreSQL), migrated, with the seed modes."""
+"""
+Shared fixtures (tests/README.md says which test goes where). The database is the real one (SQLite or
+PostgreSQL), migrated, with the seed modes.
+"""
 
 import threading
 
@@ -93,6 +96,7 @@ def at_once():
     with the others, until they have all finished, and once more after: a reader looking on during the race.
     Each thread closes its database connection at its end.
     """
+
     def run(*calls, watch=None, timeout=120):
         start = threading.Barrier(len(calls) + (watch is not None))
         finished = threading.Event()

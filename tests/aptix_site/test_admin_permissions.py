@@ -21,7 +21,7 @@ from modes.catalog import build_system_prompt
 from modes.models import AgentMode, DeclaredTool
 
 from ..expected import DDR_ID, GENERAL_ID
-from ..modes.test_admin import CHANGELIST, form_data
+from ..modes.admin_forms import CHANGELIST, form_data
 
 pytestmark = pytest.mark.django_db
 

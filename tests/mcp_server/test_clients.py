@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
-import requests
 
 from ..expected import seed_prompt
 from ..servers import make_users, production_env, scratch_database, serving
+from .live import mode_changes, new_session
 
 SCRIPTS = Path(__file__).resolve().parent / "mcp_clients"
 # The client venvs' names (tests/mcp_server/mcp_clients/requirements-<name>.txt); None is the suite's own Python (mcp 2.3).
@@ -40,17 +40,8 @@ def server(database):
         yield server
 
 
-def new_session(server, token):
-    response = requests.post(f"{server.base}/api/sessions/", json={}, headers={"Authorization": f"Token {token}"})
-    assert response.status_code == 201, response.text
-    return response.json()["id"]
-
-
-def mode_changes(server, token, session_id):
-    response = requests.get(
-        f"{server.base}/api/sessions/{session_id}/mode-changes/", headers={"Authorization": f"Token {token}"}
-    )
-    return [(change["fromMode"], change["toMode"]) for change in response.json()["results"]]
+def mode_change_pairs(server, token, session_id):
+    return [(change["fromMode"], change["toMode"]) for change in mode_changes(server, token, session_id)]
 
 
 def run_client(python, script, *arguments):
@@ -99,7 +90,7 @@ def test_each_mcp_sdk_keeps_its_connection_through_refusals_and_is_told_the_new_
     # ... and the connection is still there.
     assert report["ping"] == {"result": {}}
     assert [tool["name"] for tool in report["tools_after"]["result"]["tools"]] == ["agent_change_mode", "agent_list_modes"]
-    assert mode_changes(server, token, session_id) == [("general", "ddr_authoring")]
+    assert mode_change_pairs(server, token, session_id) == [("general", "ddr_authoring")]
 
 
 def strict_parameters(report, framework):
@@ -143,4 +134,4 @@ def test_agent_frameworks_on_mcp_1_30_list_convert_call_and_read_and_survive_a_s
     assert report["templates"] == ["modes://modes/{key}"]
     assert report["resource"]["mimetype"] == "application/json"
     assert json.loads(report["resource"]["data"])["key"] == "ddr_authoring"
-    assert mode_changes(server, token, session_id) == [("general", "ddr_authoring")]
+    assert mode_change_pairs(server, token, session_id) == [("general", "ddr_authoring")]

@@ -10,7 +10,7 @@ import pytest
 import requests
 
 from ..servers import make_users, production_env, run_django, scratch_database, serving
-from .test_server import in_session, mode_changes, new_session
+from .live import in_session, mode_changes, new_session
 
 GRAPH = """
 from modes.models import AgentMode

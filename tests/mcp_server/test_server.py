@@ -25,6 +25,7 @@ from ..expected import (
     seed_prompt,
 )
 from ..servers import make_users, production_env, run_django, scratch_database, serving
+from .live import in_session, mode_changes, new_session
 
 CHANGE_TO_DDR = {"mode": "ddr_authoring", "branch": False, "reason": "The user agreed."}
 
@@ -61,33 +62,8 @@ def bob_token(database):
     return database["tokens"]["bob"]
 
 
-def new_session(server, token, mode=None):
-    """A new session of the token's user, made through the REST API."""
-    body = {"mode": mode} if mode else {}
-    response = requests.post(f"{server.base}/api/sessions/", json=body, headers={"Authorization": f"Token {token}"})
-    assert response.status_code == 201, response.text
-    return response.json()["id"]
-
-
-def mode_changes(server, token, session_id):
-    response = requests.get(
-        f"{server.base}/api/sessions/{session_id}/mode-changes/", headers={"Authorization": f"Token {token}"}
-    )
-    assert response.status_code == 200
-    return response.json()["results"]
-
-
 def run(coroutine):
     return asyncio.run(coroutine)
-
-
-async def in_session(url, token, work, *, version="2026-07-28"):
-    """work(session) with a ClientSession that opened with 2025-11-25's handshake or 2026-07-28's discover."""
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
-        async with streamable_http_client(url, http_client=http) as (read, write):
-            async with ClientSession(read, write) as session:
-                opened = await (session.initialize() if version == "2025-11-25" else session.discover())
-                return opened, await work(session)
 
 
 def post_jsonrpc(url, token, body, **headers):

@@ -13,7 +13,7 @@ from modes.catalog import build_system_prompt
 from modes.models import AgentMode, CatalogRevision, DeclaredTool
 
 from ..expected import DDR_ID, GENERAL_ID, WORKFLOW_ID
-from .test_admin import CHANGELIST, change_url, form_data, form_errors
+from .admin_forms import CHANGELIST, change_url, form_data, form_errors
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 

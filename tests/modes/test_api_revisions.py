@@ -7,7 +7,7 @@ from modes.models import AgentMode
 from modes.revisions import record_pending_revision
 
 from ..expected import GENERAL_ID
-from .test_admin import change_url, form_data
+from .admin_forms import change_url, form_data
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 

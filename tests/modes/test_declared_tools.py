@@ -350,7 +350,7 @@ def test_the_mode_admin_page_shows_the_unresolved_tool_ids(admin_client):
 
 
 def test_saving_a_mode_with_a_typo_in_a_tool_id_warns_the_admin(admin_client, custom_mode):
-    from .test_admin import form_data, messages_of
+    from .admin_forms import form_data, messages_of
 
     response = admin_client.post(
         reverse("admin:modes_agentmode_change", args=[custom_mode.pk]),

@@ -23,7 +23,7 @@ from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session, set_session_mode
 
 from ..expected import GENERAL_ID
-from .test_admin import form_data
+from .admin_forms import form_data
 
 pytestmark = pytest.mark.django_db
 

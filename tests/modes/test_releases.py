@@ -18,7 +18,7 @@ from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 
 from ..expected import GENERAL_ID, seed_prompt
-from .test_admin import change_url, delete_url, form_data
+from .admin_forms import change_url, delete_url, form_data
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 

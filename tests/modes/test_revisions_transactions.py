@@ -14,7 +14,7 @@ from django.test import Client
 
 from modes.models import AgentMode, CatalogRevision
 
-from .test_admin import change_url, form_data
+from .admin_forms import change_url, form_data
 
 ROUNDS = 5
 REFUSE_SECOND_ROW = {
