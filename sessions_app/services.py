@@ -10,7 +10,7 @@ from aptix_site.database import bounds_per_transaction
 from modes.catalog import STATE_TABLE, current_catalog, mode_for_session
 from modes.models import AgentMode
 
-from .models import AgentSession, ModeChange
+from .models import AgentSession, ModeChange, ModeChangeRefusal
 from .selectors import get_owned_session, parse_session_id
 
 SESSIONS = AgentSession._meta.db_table
@@ -94,36 +94,48 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
     with transaction.atomic():
         session = get_owned_session(session_id=session_id, user=user, for_update=True)
         refusal = catalog.switch_refusal(from_mode_id=session.mode_id, target=mode)
-        if refusal is not None:
-            raise refusal
-        branch_session = None
-        if branch:
-            branch_session = AgentSession.objects.create(
-                owner=user,
-                org_id=session.org_id,
-                mode=mode,
-                parent=session,
-                title=session.title,
-                catalog_revision=catalog.revision,
-            )
-        record = RECORD_CHANGE_SQL.format(
-            latest="GREATEST" if connection.vendor == "postgresql" else "MAX",
-            lock="FOR UPDATE" if connection.features.has_select_for_update else "",
+        if refusal is None:
+            return _change_locked_session(session, catalog, mode, parameters, user=user, branch=branch)
+    # Recorded once the transaction is over, so that raising the refusal does not roll the record back.
+    _record_refusal(session_pk=session.pk, from_mode_id=session.mode_id, to_mode=mode)
+    raise refusal
+
+
+def _change_locked_session(session, catalog, mode, parameters, *, user, branch) -> ModeChange:
+    """The change of a session whose row this transaction has locked: the audit row, then the move."""
+    branch_session = None
+    if branch:
+        branch_session = AgentSession.objects.create(
+            owner=user,
+            org_id=session.org_id,
+            mode=mode,
+            parent=session,
+            title=session.title,
+            catalog_revision=catalog.revision,
         )
-        written = _written_changes(
-            record,
-            {
-                **parameters,
-                "branch": branch,
-                "branch_session": branch_session and _stored_session_id(branch_session.pk),
-                "now": connection.ops.adapt_datetimefield_value(timezone.now()),  # read once the lock is held
-            },
-        )
-        change = _the_change(written, session_id)
-        changed_at = connection.ops.adapt_datetimefield_value(change.changed_at)
-        with connection.cursor() as cursor:
-            cursor.execute(MOVE_RECORDED_SQL, {**parameters, "changed_at": changed_at})
+    record = RECORD_CHANGE_SQL.format(
+        latest="GREATEST" if connection.vendor == "postgresql" else "MAX",
+        lock="FOR UPDATE" if connection.features.has_select_for_update else "",
+    )
+    written = _written_changes(
+        record,
+        {
+            **parameters,
+            "branch": branch,
+            "branch_session": branch_session and _stored_session_id(branch_session.pk),
+            "now": connection.ops.adapt_datetimefield_value(timezone.now()),  # read once the lock is held
+        },
+    )
+    change = _the_change(written, session.pk)
+    changed_at = connection.ops.adapt_datetimefield_value(change.changed_at)
+    with connection.cursor() as cursor:
+        cursor.execute(MOVE_RECORDED_SQL, {**parameters, "changed_at": changed_at})
     return change
+
+
+def _record_refusal(*, session_pk, from_mode_id: str, to_mode: AgentMode) -> None:
+    """A switch the mode graph refused, for the transition counts; the session and its audit stay untouched."""
+    ModeChangeRefusal.objects.create(session_id=session_pk, from_mode_id=from_mode_id, to_mode_id=to_mode.pk)
 
 
 # How many times a refused move is tried again when the session, read after it, is in a mode the move is
@@ -155,6 +167,7 @@ def _move_session(catalog, mode, parameters, *, session_id, user) -> ModeChange:
             raise AgentSession.DoesNotExist(f"No session {session_id} of this user.")
         refusal = catalog.switch_refusal(from_mode_id=mode_id, target=mode)
         if refusal is not None:
+            _record_refusal(session_pk=parameters["session"], from_mode_id=mode_id, to_mode=mode)
             raise refusal
     raise RuntimeError(f"Session {session_id} kept changing mode during {MOVE_ATTEMPTS} attempts to move it.")
 

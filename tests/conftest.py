@@ -134,6 +134,25 @@ def bob(db):
 
 
 @pytest.fixture
+def graph(db):
+    """general (the default, any target); review, which may go to general and review_notes; review_notes, which
+    may go back to review only; deploy, which the model may never enter."""
+    from modes.models import AgentMode
+
+    modes = {
+        "review": dict(switch_targets=["general", "review_notes"]),
+        "review_notes": dict(switch_targets=["review"]),
+        "deploy": dict(llm_can_enter=False),
+    }
+    return {
+        key: AgentMode.objects.create(
+            key=key, display_name=key.title(), when_to_use=f"Use this mode for {key}.", **policy
+        )
+        for key, policy in modes.items()
+    }
+
+
+@pytest.fixture
 def clock(monkeypatch):
     """Moves the service's clock (django.utils.timezone.now) forward: clock.advance(seconds=61)."""
     from datetime import timedelta

@@ -169,23 +169,6 @@ def test_under_review_a_policy_change_is_pending_and_agents_keep_the_published_p
 REFUSED = "Mode 'review' cannot switch to 'deploy'. Modes it can switch to: general, review_notes."
 
 
-@pytest.fixture
-def graph(db):
-    """general (the default, any target); review, which may go to general and review_notes; review_notes, which
-    may go back to review only; deploy, which the model may never enter."""
-    modes = {
-        "review": dict(switch_targets=["general", "review_notes"]),
-        "review_notes": dict(switch_targets=["review"]),
-        "deploy": dict(llm_can_enter=False),
-    }
-    return {
-        key: AgentMode.objects.create(
-            key=key, display_name=key.title(), when_to_use=f"Use this mode for {key}.", **policy
-        )
-        for key, policy in modes.items()
-    }
-
-
 def change(client, session_id, mode, branch=False):
     return client.post(
         "/api/tools/agent_change_mode/invoke/",
