@@ -1,5 +1,6 @@
 """
-The modes app's start: the catalog checks (modes.checks), the triggers that version the catalog, and the
+The modes app's start: the catalog checks (modes.checks), the check that the mode graph can be drawn
+(modes.graph_drawing), the triggers that version the catalog, and the
 recording of a revision after a migration and after any save or delete of a mode or declared tool made
 outside the services (modes.revisions).
 """
@@ -15,11 +16,13 @@ class ModesConfig(AppConfig):
 
     def ready(self):
         from .checks import check_mode_catalog
+        from .graph_drawing import check_graphviz
         from .models import AgentMode, DeclaredTool
         from .revisions import record_model_change, record_revision_after_migrate
         from .triggers import reinstall_after_migrate
 
         checks.register(check_mode_catalog, checks.Tags.database)
+        checks.register(check_graphviz)
         post_migrate.connect(reinstall_after_migrate, sender=self)
         post_migrate.connect(record_revision_after_migrate, sender=self)
         for model in (AgentMode, DeclaredTool):
