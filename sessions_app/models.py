@@ -80,8 +80,9 @@ class ModeChange(models.Model):
             # A mode's deletion looks for the rows that name it (PROTECT).
             models.Index(fields=["from_mode"], name="modechange_from_mode"),
             models.Index(fields=["to_mode"], name="modechange_to_mode"),
-            # The changes of a period, for the transition counts (sessions_app.transitions).
-            models.Index(fields=["changed_at"], name="modechange_changed_at"),
+            # The changes of a period per pair of modes, for the transition counts (sessions_app.transitions), read
+            # from the index alone.
+            models.Index(fields=["changed_at", "from_mode", "to_mode", "branch"], name="modechange_changed_at"),
         ]
 
     def __str__(self):

@@ -4,10 +4,12 @@ switches the mode graph refused, and the switches taken per day. GET /api/catalo
 mode graph read it.
 
 The audit trail grows by millions of rows, and a 30-day period can hold most of them; summing them at each
-request would take seconds. So complete hours are summed once into TransitionHour (the first request after an
-hour ends does it, for every hour not summed yet), and a request sums the hours' rows plus the audit rows of the
-last hour or two. An hour is summed only once it ended ROLLUP_MARGIN ago: a change's time is read under its
-session's lock and committed a moment later, never an hour later. Refusals are few, and counted from their rows.
+request took 10 s at ten million rows (benchmarks/RESULTS.md). So complete hours are summed once into
+TransitionHour (the first request after an hour ends does it, for every hour not summed yet), and a request
+sums the hours' rows plus the audit rows since the last summed hour (at most an hour and ROLLUP_MARGIN). An hour
+is summed once it ended ROLLUP_MARGIN ago: a change's time is read under its session's lock and committed within
+the same statement or transaction, seconds at most (DATABASE_STATEMENT_TIMEOUT_MS). Refusals are few, and counted
+from their rows.
 
 Days are UTC dates; a period of n days is today and the n - 1 days before it. Modes are named by their current
 keys; a refusal names a mode by its id (32 upper-case hexadecimal characters, never a key) once the mode is
@@ -27,9 +29,9 @@ from modes.models import AgentMode
 from .models import ModeChange, ModeChangeRefusal, TransitionHour, TransitionRollup
 
 MAX_DAYS = 365
-ROLLUP_MARGIN = timedelta(hours=1)
-# Hours summed per statement when catching up: a day's rows at a time, whatever the backlog.
-ROLLUP_CHUNK = timedelta(days=1)
+ROLLUP_MARGIN = timedelta(minutes=5)
+# Hours summed per statement when catching up: under a second each for 35,000 changes an hour (benchmarks/RESULTS.md).
+ROLLUP_CHUNK = timedelta(hours=6)
 
 
 def transition_counts(*, days: int, now: datetime | None = None) -> dict:
@@ -37,20 +39,17 @@ def transition_counts(*, days: int, now: datetime | None = None) -> dict:
     now = now or timezone.now()
     first_day = now.astimezone(UTC).date() - timedelta(days=days - 1)
     since = datetime.combine(first_day, time.min, tzinfo=UTC)
-    summed_through = max(_roll_up(now=now), since)
+    summed_through = max(roll_up(now=now), since)
     hours = TransitionHour.objects.filter(hour__gte=since, hour__lt=summed_through)
     recent = ModeChange.objects.filter(changed_at__gte=summed_through)
 
     pairs, branches, per_day = Counter(), Counter(), Counter()
-    for row in hours.values("from_mode_id", "to_mode_id").annotate(n=Sum("count"), b=Sum("branches")):
-        pairs[row["from_mode_id"], row["to_mode_id"]] += row["n"]
-        branches[row["from_mode_id"], row["to_mode_id"]] += row["b"]
-    for row in _per_pair(recent):
-        pairs[row["from_mode_id"], row["to_mode_id"]] += row["n"]
-        branches[row["from_mode_id"], row["to_mode_id"]] += row["b"]
-    for row in hours.annotate(day=TruncDate("hour", tzinfo=UTC)).values("day").annotate(n=Sum("count")):
-        per_day[row["day"]] += row["n"]
-    for row in recent.annotate(day=TruncDate("changed_at", tzinfo=UTC)).values("day").annotate(n=Count("id")):
+    summed = hours.annotate(day=TruncDate("hour", tzinfo=UTC)).values("day", "from_mode_id", "to_mode_id")
+    recent_rows = _per_pair(recent.annotate(day=TruncDate("changed_at", tzinfo=UTC)), "day")
+    for row in [*summed.annotate(n=Sum("count"), b=Sum("branches")), *recent_rows]:
+        pair = row["from_mode_id"], row["to_mode_id"]
+        pairs[pair] += row["n"]
+        branches[pair] += row["b"]
         per_day[row["day"]] += row["n"]
     refusals = Counter(
         {
@@ -88,33 +87,35 @@ def _most_first(counts: Counter, named) -> list:
     return sorted(counts.items(), key=lambda item: (-item[1], named(item[0][0]), named(item[0][1])))
 
 
-def _roll_up(*, now: datetime) -> datetime:
+def roll_up(*, now: datetime) -> datetime:
     """Sums every complete hour not summed yet into TransitionHour; returns where the sums end."""
     target = (now - ROLLUP_MARGIN).replace(minute=0, second=0, microsecond=0)
     state, _ = TransitionRollup.objects.get_or_create(pk=1)
-    if state.through is not None and state.through >= target:
-        return state.through
-    with transaction.atomic():
-        # Locked, so that two requests do not sum the same hours: the second waits, then finds them summed.
-        state = TransitionRollup.objects.select_for_update().get(pk=1)
-        start = state.through or _first_hour(oldest=target - timedelta(days=MAX_DAYS + 1))
-        while start is not None and start < target:
-            end = min(start + ROLLUP_CHUNK, target)
-            TransitionHour.objects.bulk_create(
-                TransitionHour(hour=row["hour"], from_mode_id=row["from_mode_id"], to_mode_id=row["to_mode_id"],
-                               count=row["n"], branches=row["b"])
-                for row in _per_pair(
-                    ModeChange.objects.filter(changed_at__gte=start, changed_at__lt=end).annotate(
-                        hour=TruncHour("changed_at", tzinfo=UTC)
-                    ),
-                    "hour",
-                )
-            )
-            start = end
-        if state.through is None or state.through < target:
-            state.through = target
+    while state.through is None or state.through < target:
+        # A chunk per transaction: each statement stays short (DATABASE_STATEMENT_TIMEOUT_MS), and a long backlog
+        # (the first request after a deployment) keeps what it summed even if a later chunk fails. Locked, so
+        # that two requests do not sum the same hours: the second waits, then finds them summed.
+        with transaction.atomic():
+            state = TransitionRollup.objects.select_for_update().get(pk=1)
+            start = state.through or _first_hour(oldest=target - timedelta(days=MAX_DAYS + 1)) or target
+            end = max(start, min(start + ROLLUP_CHUNK, target))  # never back: another request may have gone further
+            if start < end:
+                _sum_hours(start, end)
+            state.through = end
             state.save(update_fields=["through"])
     return state.through
+
+
+def _sum_hours(start: datetime, end: datetime) -> None:
+    """The audit rows from start to end (whole hours), summed per hour and pair into TransitionHour."""
+    changes = ModeChange.objects.filter(changed_at__gte=start, changed_at__lt=end)
+    TransitionHour.objects.bulk_create(
+        TransitionHour(
+            hour=row["hour"], from_mode_id=row["from_mode_id"], to_mode_id=row["to_mode_id"], count=row["n"],
+            branches=row["b"],
+        )
+        for row in _per_pair(changes.annotate(hour=TruncHour("changed_at", tzinfo=UTC)), "hour")
+    )
 
 
 def _first_hour(*, oldest: datetime) -> datetime | None:

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from django.db.models import F
 
 from modes.models import AgentMode
-from sessions_app.models import AgentSession, ModeChange, ModeChangeRefusal
+from sessions_app.models import AgentSession, ModeChange, ModeChangeRefusal, TransitionHour
 from sessions_app.transitions import transition_counts
 
 from .conftest import _token_client
@@ -177,3 +177,14 @@ def test_a_period_outside_1_to_365_days_is_a_clear_400(staff_token_client, days)
     response = staff_token_client.get(URL, {"days": days})
     assert response.status_code == 400
     assert "days" in response.json()
+
+
+def test_the_command_sums_the_complete_hours_ahead_of_any_request(alice_client, graph):
+    session_id = session_in(alice_client, "general")
+    assert change(alice_client, session_id, "review").status_code == 200
+    ModeChange.objects.update(changed_at=F("changed_at") - timedelta(hours=2))
+    out = StringIO()
+    call_command("sum_transitions", stdout=out)
+    assert out.getvalue().startswith("Mode changes are summed up to ")
+    assert list(TransitionHour.objects.values_list("count", flat=True)) == [1]
+    assert pairs(transition_counts(days=1)) | pairs(transition_counts(days=2)) == {("general", "review", 1, 0)}

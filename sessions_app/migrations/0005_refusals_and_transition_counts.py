@@ -44,7 +44,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='modechange',
-            index=models.Index(fields=['changed_at'], name='modechange_changed_at'),
+            index=models.Index(fields=['changed_at', 'from_mode', 'to_mode', 'branch'], name='modechange_changed_at'),
         ),
         migrations.AddField(
             model_name='modechangerefusal',
