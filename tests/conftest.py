@@ -199,6 +199,14 @@ def alice_client(alice):
 
 
 @pytest.fixture
+def staff_token_client(alice):
+    """An API client sending the token of alice, made staff (with no permission of any model)."""
+    alice.is_staff = True
+    alice.save(update_fields=["is_staff"])
+    return _token_client(alice)
+
+
+@pytest.fixture
 def bob_client(bob):
     return _token_client(bob)
 

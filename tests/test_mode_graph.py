@@ -169,10 +169,10 @@ def test_under_review_a_policy_change_is_pending_and_agents_keep_the_published_p
 REFUSED = "Mode 'review' cannot switch to 'deploy'. Modes it can switch to: general, review_notes."
 
 
-def change(client, session_id, mode, branch=False):
+def change(client, session_id, mode, branch=False, reason="The user agreed."):
     return client.post(
         "/api/tools/agent_change_mode/invoke/",
-        {"sessionId": str(session_id), "arguments": {"mode": mode, "branch": branch, "reason": "The user agreed."}},
+        {"sessionId": str(session_id), "arguments": {"mode": mode, "branch": branch, "reason": reason}},
         format="json",
     )
 

@@ -16,33 +16,11 @@ from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange, ModeChangeRefusal, TransitionHour
 from sessions_app.transitions import transition_counts
 
-from .conftest import _token_client
+from .test_mode_graph import change, session_in
 
 pytestmark = pytest.mark.django_db
 
 URL = "/api/catalog/transitions/"
-
-
-@pytest.fixture
-def staff_token_client(alice):
-    """An API client with the token of alice, made staff."""
-    alice.is_staff = True
-    alice.save(update_fields=["is_staff"])
-    return _token_client(alice)
-
-
-def change(client, session_id, mode, branch=False, reason="The user agreed."):
-    return client.post(
-        "/api/tools/agent_change_mode/invoke/",
-        {"sessionId": str(session_id), "arguments": {"mode": mode, "branch": branch, "reason": reason}},
-        format="json",
-    )
-
-
-def session_in(client, mode):
-    response = client.post("/api/sessions/", {"mode": mode}, format="json")
-    assert response.status_code == 201, response.content
-    return response.json()["id"]
 
 
 def refusals():
