@@ -30,7 +30,7 @@ from .models import ModeChange, ModeChangeRefusal, TransitionHour, TransitionRol
 
 MAX_DAYS = 365
 ROLLUP_MARGIN = timedelta(minutes=5)
-# Hours summed per statement when catching up: under a second each for 35,000 changes an hour (benchmarks/RESULTS.md).
+# Hours summed per transaction when catching up: about a second each at 35,000 changes an hour (benchmarks/RESULTS.md).
 ROLLUP_CHUNK = timedelta(hours=6)
 
 
