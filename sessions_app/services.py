@@ -62,7 +62,7 @@ AUDIT_VALUES = {
 }
 
 # A mode change, on PostgreSQL: one statement locks the user's session row, moves it, and writes the audit row
-# from the mode the locked row had: one statement where the ORM makes six, and 45 % fewer instructions per
+# from the mode the locked row had: one statement where the ORM makes six, and 36 to 45 % fewer instructions per
 # request (benchmarks/RESULTS.md). The FOR UPDATE in the subquery makes a concurrent change wait and then
 # read the row the first one wrote. The time is read once the lock is held (clock_timestamp(), not the
 # statement's start), and never before the session's last change, so a session's audit rows are in time order
