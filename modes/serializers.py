@@ -10,11 +10,9 @@ from rest_framework import serializers
 from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField
 
 from .models import AgentMode, CatalogRevision
-from .releases import RELEASE_STATUSES, revision_status
+from .releases import ReleaseStatus, revision_status
 from .tools import FILTER_MAX_LENGTH
-
-
-MODE_STATUSES = AgentMode.Status.values
+from .validators import one_of
 
 
 class QueryBooleanField(PresentIfEmpty, serializers.BooleanField):
@@ -91,7 +89,7 @@ class CatalogRevisionSummary(serializers.ModelSerializer):
     revision = serializers.IntegerField(source="number")
     createdAt = serializers.DateTimeField(source="created_at")
     createdBy = serializers.CharField(source="created_by.get_username", allow_null=True, default=None)
-    status = serializers.SerializerMethodField(help_text="published, pending, previous or unpublished.")
+    status = serializers.SerializerMethodField(help_text=f"{one_of(ReleaseStatus.values)}.")
     approvals = ApprovalResponse(many=True, read_only=True)
     publishedAt = serializers.DateTimeField(source="published_at", allow_null=True)
     publishedBy = serializers.CharField(source="published_by.get_username", allow_null=True, default=None)
@@ -105,7 +103,7 @@ class CatalogRevisionSummary(serializers.ModelSerializer):
         ]
         read_only_fields = fields
 
-    @extend_schema_field(serializers.ChoiceField(choices=RELEASE_STATUSES))
+    @extend_schema_field(serializers.ChoiceField(choices=ReleaseStatus.values))
     def get_status(self, revision) -> str:
         return revision_status(revision, self.context["state"])
 
