@@ -11,7 +11,7 @@ from .models import AgentSession, ModeChange
 
 # Every session endpoint and tool call with a session starts here. Fixed SQL, its columns from the model: the ORM
 # query cost about 1.2 M instructions more per request, 45 % of a session context (benchmarks/RESULTS.md);
-# tests/test_owned_session_sql.py checks that it reads what the ORM reads.
+# tests/test_fixed_sql.py checks that it reads what the ORM reads.
 OWNED_SESSION_SQL = (
     f"SELECT {', '.join(field.column for field in AgentSession._meta.concrete_fields)} "
     f"FROM {AgentSession._meta.db_table} WHERE id = %s AND owner_id = %s"
