@@ -133,12 +133,13 @@ def _token_user_sql() -> str:
     more per request on SQLite).
     """
     user_model = get_user_model()
+    token = {name: ApiToken._meta.get_field(name).column for name in ("id", "digest", "expiry", "last_used_at")}
     token_to_user = ApiToken._meta.get_field("user")
     columns = ", ".join(f'u."{field.column}"' for field in user_model._meta.concrete_fields)
     return (
-        f'SELECT {columns}, t."id" AS token_id, '
-        f'(t."last_used_at" IS NULL OR t."last_used_at" < %s) AS token_last_used_is_stale '
+        f'SELECT {columns}, t."{token["id"]}" AS token_id, '
+        f'(t."{token["last_used_at"]}" IS NULL OR t."{token["last_used_at"]}" < %s) AS token_last_used_is_stale '
         f'FROM "{user_model._meta.db_table}" u JOIN "{ApiToken._meta.db_table}" t '
         f'ON t."{token_to_user.column}" = u."{token_to_user.target_field.column}" '
-        f'WHERE t."digest" = %s AND (t."expiry" IS NULL OR t."expiry" > %s)'
+        f'WHERE t."{token["digest"]}" = %s AND (t."{token["expiry"]}" IS NULL OR t."{token["expiry"]}" > %s)'
     )

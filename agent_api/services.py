@@ -12,10 +12,8 @@ from aptix_site.text import compact_json
 from modes.catalog import (
     CatalogSnapshot,
     UnknownRevisionError,
-    all_tools,
     catalog_at_revision,
     current_catalog,
-    served_mode,
     get_tool,
     mode_enables,
 )
@@ -61,7 +59,7 @@ class InvalidInvocation(exceptions.ValidationError):
 
 def tool_list_payload(*, tool_format: str | None) -> dict:
     """GET /api/tools/: every tool, registered or declared, in tool_format; and which ones the client runs."""
-    tools = all_tools()
+    tools = current_catalog().all_tools()
     return {"tools": format_tools(tools, tool_format=tool_format), "clientTools": _client_tool_names(tools)}
 
 
@@ -74,7 +72,7 @@ def llm_context_json(*, mode, tool_format: str | None = None, catalog: CatalogSn
     (a rollback removed it) is served as the default mode (AGN-014 §6.3), and the context's notice says so.
     """
     catalog = catalog or current_catalog()
-    served = served_mode(mode, catalog)
+    served = catalog.served(mode)
     notice = None
     if served.pk != mode.pk:
         notice = (
@@ -146,7 +144,7 @@ def _tool(name):
 
 
 def _run(tool, *, arguments, session, conversation_id, user) -> InvokeResult:
-    if session is not None and not mode_enables(served_mode(session.mode), tool):
+    if session is not None and not mode_enables(current_catalog().served(session.mode), tool):
         raise ToolNotEnabled(f"Mode {session.mode.key!r} of this session does not enable the tool {tool.name!r}.")
     if not tool.is_tool_fully_executed_on_server:
         raise ToolExecutedByClient(

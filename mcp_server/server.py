@@ -11,16 +11,7 @@ from rest_framework.exceptions import APIException, Throttled
 from agent_api.services import run_tool
 from agent_tools.formats import format_tools
 from aptix_site.text import compact_json
-from modes.catalog import (
-    UnknownModeError,
-    all_tools,
-    build_system_prompt,
-    current_catalog,
-    find_modes,
-    get_mode,
-    served_mode,
-    tools_for_mode,
-)
+from modes.catalog import UnknownModeError, build_system_prompt, current_catalog, get_mode
 from modes.listing import mode_detail_payload, render_markdown
 from sessions_app.selectors import InvalidSessionId, parse_session_id
 from sessions_app.tools import ModeChangeTool
@@ -53,7 +44,8 @@ def answer(message: Message, *, user, session, before_tool_call) -> dict:
     if method == "ping":
         return {}
     if method == "tools/list":
-        mode_keys = current_catalog().switch_target_keys(served_mode(session.mode)) if session else None
+        catalog = current_catalog()
+        mode_keys = catalog.switch_target_keys(catalog.served(session.mode)) if session else None
         return {"tools": format_tools(served_tools(session), tool_format="mcp", mode_keys=mode_keys)}
     if method == "tools/call":
         return call_tool(message.params, user=user, session=session, before_tool_call=before_tool_call)
@@ -72,8 +64,8 @@ def served_tools(session) -> list:
     its declared tools itself); without one, the server tools that need no session.
     """
     if session is not None:
-        return [tool for tool in tools_for_mode(session.mode) if tool.is_tool_fully_executed_on_server]
-    return [tool for tool in all_tools() if tool.is_tool_fully_executed_on_server and not tool.requires_session]
+        return [tool for tool in current_catalog().tools_for_mode(session.mode) if tool.is_tool_fully_executed_on_server]
+    return [tool for tool in current_catalog().all_tools() if tool.is_tool_fully_executed_on_server and not tool.requires_session]
 
 
 def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
@@ -115,7 +107,7 @@ def _names_session(value, session) -> bool:
 
 
 def _unknown_tool_message(name: str, session) -> str:
-    known = next((tool for tool in all_tools() if tool.name == name), None)
+    known = next((tool for tool in current_catalog().all_tools() if tool.name == name), None)
     shown = name[:100]
     if known is not None and not known.is_tool_fully_executed_on_server:
         return f"Unknown tool: {shown} is run by the agent's client, not by this server."
@@ -152,7 +144,7 @@ def read_resource(uri) -> dict:
     if not isinstance(uri, str):
         raise JsonRpcError(INVALID_PARAMS, "resources/read needs the resource's uri, as a string.")
     if uri == CATALOG_URI:
-        modes = find_modes()
+        modes = current_catalog().find()
         return {"uri": uri, "mimeType": "text/markdown", "text": render_markdown(modes, catalog=modes)}
     if uri.startswith(MODE_URI_PREFIX):
         try:

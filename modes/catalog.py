@@ -1,18 +1,25 @@
 """
 How the catalog reaches agents: the catalog service of AGN-014 §5, serving the published release.
 
-Agents are served one catalog revision, the published one (modes.releases decides which; modes.revisions
-records them): the listing, agent_list_modes, the system prompt, session contexts, MCP, and the validation of
-agent_change_mode and of a new session's mode all read it through current_catalog(). What admins edit (the
-rows) reaches agents only as a revision that is then published; with CATALOG_APPROVALS = 0 every recorded
-change is published as it is recorded. Reads never write the catalog.
+The one path, from an admin's edit to an agent's answer:
 
-Each process keeps the published revision as an in-memory snapshot, labelled with the token drawn when it
-was published. Before using it, a process reads the catalog version row (one small query, once per HTTP
-request; none when a query the request makes anyway has read the row too: reading a session does, see
-STATE_COLUMNS and note_state) and reloads only when another revision has been published since. So a
-publication is served by every worker on its next request. Lookups are by key (prompts and tools speak in
-keys); sessions store ids. working_catalog() is the rows as admins left them, for the admin's previews.
+1. An edit changes the rows (AgentMode, DeclaredTool) through modes.services, inside recording_revision.
+   Database triggers (modes.triggers) give the catalog version row (CatalogVersion) a new random version on
+   every write to those tables, whoever makes it, so a change made past the services is seen too.
+2. modes.revisions records the rows as a new numbered, immutable revision when the version differs from the
+   one last recorded (modes.revision_store keeps only what each revision changed).
+3. modes.releases publishes a revision: at once when CATALOG_APPROVALS is 0, otherwise once approved. Publishing
+   sets the version row's published revision and draws a new publication token.
+4. Here, each process serves the published revision as an in-memory snapshot labelled with that token. A
+   request's first read of the catalog (current_catalog()) reads the version row (one small query) and loads
+   the published revision only when the token differs from its snapshot's; the request then keeps that
+   snapshot to its end. So a publication is served by every worker on its next request, a change no revision
+   records is never served, and reads never write the catalog.
+
+Everything agents are told or validated against comes from current_catalog(): the listing, agent_list_modes,
+the system prompt, session contexts, MCP, and mode_for_session() for a new session's or a mode change's mode.
+Lookups are by key (prompts and tools speak in keys); sessions store ids. working_catalog() is the rows as
+admins left them (the admin's previews); catalog_at_revision() is any revision (diffs, ?revision=N).
 """
 
 import threading
@@ -115,11 +122,20 @@ class CatalogSnapshot:
             self._memo[key] = build()
         return self._memo[key]
 
-    def listing_json(self, *, include_examples: bool) -> str:
-        """The unfiltered agent_list_modes payload as JSON text, built once per snapshot."""
-        return self.memoized(("listing", include_examples), lambda: self.listing_of(self.modes, include_examples))
+    def find(self, text: str = "") -> list[AgentMode]:
+        """Modes whose key, display name, description or when-to-use contains text, ignoring case."""
+        needle = text.strip().casefold()
+        if not needle:
+            return list(self.modes)
+        return [mode for mode, texts in zip(self.modes, self.search_texts) if any(needle in text for text in texts)]
 
-    def listing_of(self, modes, include_examples: bool) -> str:
+    def listing_json(self, *, text: str = "", include_examples: bool = False) -> str:
+        """The agent_list_modes payload as JSON text; the unfiltered one is built once per snapshot."""
+        if text.strip():
+            return self._listing_of(self.find(text), include_examples)
+        return self.memoized(("listing", include_examples), lambda: self._listing_of(self.modes, include_examples))
+
+    def _listing_of(self, modes, include_examples: bool) -> str:
         return compact_json(mode_list_payload(modes, include_examples=include_examples, catalog_revision=self.revision))
 
     @property
@@ -150,6 +166,10 @@ class CatalogSnapshot:
                 *MODE_SWITCHING_LINES,
             ]
         )
+
+    def served(self, mode: AgentMode) -> AgentMode:
+        """The mode a session in mode is served as: itself as published, else the default mode (AGN-014 §6.3)."""
+        return self.by_id.get(mode.pk) or self.default
 
     def all_tools(self) -> list[AgentTool | ClientTool]:
         """Every tool a mode can enable, registered or declared, sorted by name."""
@@ -214,11 +234,12 @@ class CatalogState:
         return self.version != self.recorded_version
 
 
-# The catalog version row's columns, for a query that every request makes anyway to select alongside its own
-# (it joins the row as STATE_TABLE): that saves the request a database round trip (note_state).
+# The version row's columns but its id, in CatalogState's order (the model's).
 STATE_TABLE = CatalogVersion._meta.db_table
-STATE_COLUMNS = ("version", "revision", "recorded_version", "published", "published_version")
-STATE_SQL = f"SELECT {', '.join(STATE_COLUMNS)} FROM {STATE_TABLE} WHERE id = 1"
+STATE_SQL = (
+    f"SELECT {', '.join(field.column for field in CatalogVersion._meta.concrete_fields if field.name != 'id')} "
+    f"FROM {STATE_TABLE} WHERE id = 1"
+)
 
 _latest: CatalogSnapshot | None = None
 _load_lock = threading.Lock()
@@ -226,14 +247,16 @@ _load_lock = threading.Lock()
 
 @dataclass
 class RequestCatalog:
-    """What the current request has read of the catalog: the version row, then the snapshot it checked."""
+    """What the current request has read of the catalog: the version row, then the snapshot it served."""
 
     state: CatalogState | None = None
     snapshot: CatalogSnapshot | None = None
 
 
-# One RequestCatalog per request, set when it starts and dropped when it ends. One object rather than an
-# attribute each: every read or write of an asgiref Local takes its lock, and every request makes several.
+# The snapshot a request is served, and the version row it checked, kept from its first read of the catalog to its
+# end, so that one request reads the row once and sees one catalog throughout. One object, set when the request
+# starts and filled by its first read, rather than an attribute each: every read or write of an asgiref Local
+# takes its lock, and every request makes several.
 _request = Local()
 
 
@@ -245,31 +268,22 @@ def _finish_request(**kwargs):
     _request.catalog = None
 
 
-def _this_request() -> RequestCatalog | None:
-    """The current request's catalog record; None outside a request (a command, a test without one)."""
-    return getattr(_request, "catalog", None)
-
-
-def note_state(version: str | None, *columns) -> None:
-    """Tell the catalog the row STATE_COLUMNS just gave, so that this request need not read it again."""
-    current = _this_request()
-    if current is not None and current.snapshot is None and version is not None:
-        current.state = CatalogState(version, *columns)
-
-
 request_started.connect(_start_request, dispatch_uid="modes.catalog.start_request")
 request_finished.connect(_finish_request, dispatch_uid="modes.catalog.finish_request")
 
 
 def current_catalog() -> CatalogSnapshot:
     """The published catalog: the cached snapshot if no other revision has been published since."""
+    return _current().snapshot
+
+
+def _current() -> RequestCatalog:
+    """The current request's catalog, read once per request; outside a request, read anew at each call."""
     global _latest
-    current = _this_request()
-    if current is not None and current.snapshot is not None:
-        return current.snapshot
-    state = (current and current.state) or read_state()
-    if current is not None:
-        current.state = state
+    current = getattr(_request, "catalog", None) or RequestCatalog()
+    if current.snapshot is not None:
+        return current
+    state = read_state()
     snapshot = _latest
     if snapshot is None or state is None or snapshot.version != state.published_version:
         with _load_lock:  # threads that find the same new publication load it once
@@ -278,9 +292,8 @@ def current_catalog() -> CatalogSnapshot:
                 snapshot = _load(state)
                 if snapshot.version:
                     _latest = snapshot
-    if current is not None:
-        current.snapshot = snapshot
-    return snapshot
+    current.state, current.snapshot = state, snapshot
+    return current
 
 
 def _load(state: CatalogState | None) -> CatalogSnapshot:
@@ -318,38 +331,14 @@ def catalog_at_revision(number: int) -> CatalogSnapshot:
     """The catalog exactly as revision number recorded it; UnknownRevisionError if there is no such revision."""
     published_at = list(CatalogRevision.objects.filter(number=number).values_list("published_at", flat=True))
     if not published_at:
-        state = read_state()
-        raise UnknownRevisionError(number, state and state.revision)
+        raise no_such_revision(number)
     return snapshot_of(number, entries_at(number), was_published=published_at[0] is not None)
 
 
-def get_all_modes() -> list[AgentModeSummary]:
-    """Every mode in catalog order, as summaries."""
-    return [mode.create_summary() for mode in current_catalog().modes]
-
-
-def find_modes(*, text: str = "") -> list[AgentMode]:
-    """Modes whose key, display name, description or when-to-use contains text, ignoring case."""
-    catalog = current_catalog()
-    needle = text.strip().casefold()
-    if not needle:
-        return list(catalog.modes)
-    return [
-        mode for mode, texts in zip(catalog.modes, catalog.search_texts) if any(needle in text for text in texts)
-    ]
-
-
-def list_modes_json(*, text: str = "", include_examples: bool = False) -> str:
-    """The agent_list_modes payload as JSON text; the unfiltered one is built once per catalog version."""
-    catalog = current_catalog()
-    if not text.strip():
-        return catalog.listing_json(include_examples=include_examples)
-    return catalog.listing_of(find_modes(text=text), include_examples)
-
-
-def get_mode(mode_key: str) -> AgentMode:
-    """The mode with this key; UnknownModeError names the key and the valid ones otherwise."""
-    return current_catalog().mode(mode_key)
+def no_such_revision(number: int) -> UnknownRevisionError:
+    """The error for a revision number that was never recorded, naming the ones that were."""
+    state = read_state()
+    return UnknownRevisionError(number, state and state.revision)
 
 
 def mode_for_session(mode_key: str | None) -> AgentMode:
@@ -358,10 +347,9 @@ def mode_for_session(mode_key: str | None) -> AgentMode:
     agents do not see, ModeBeingRemovedError for one whose row a change not yet published has deleted
     (sessions refer to rows). That takes a query only while the rows differ from the published revision.
     """
-    catalog = current_catalog()
+    current = _current()
+    catalog, state = current.snapshot, current.state
     mode = catalog.mode(mode_key) if mode_key else catalog.default
-    current = _this_request()
-    state = current.state if current is not None else read_state()
     if state is None or (state.revision == state.published and not state.unrecorded):
         return mode
     kept = set(AgentMode.objects.filter(pk__in=catalog.by_id).values_list("pk", flat=True))
@@ -379,24 +367,11 @@ def get_mode_by_id(mode_id: str) -> AgentMode:
     return mode if mode is not None else AgentMode.objects.get(pk=mode_id)
 
 
-def served_mode(mode: AgentMode, catalog: CatalogSnapshot | None = None) -> AgentMode:
-    """The mode a session in mode is served as: itself as published, else the default mode (AGN-014 §6.3)."""
-    catalog = catalog or current_catalog()
-    return catalog.by_id.get(mode.pk) or catalog.default
-
-
-def get_tools_for_mode(mode_key: str) -> list[str]:
-    """The tool names the mode enables, as a new list the caller may change."""
-    return list(get_mode(mode_key).associated_tool_ids)
-
-
-def all_tools() -> list[AgentTool | ClientTool]:
-    """Every tool a mode can enable, registered or declared, sorted by name."""
-    return current_catalog().all_tools()
-
-
 def get_tool(name: str) -> AgentTool | ClientTool:
-    """The registered or declared tool of this name; UnknownToolError if there is none."""
+    """
+    The registered or declared tool of this name; UnknownToolError if there is none. A registered tool is found
+    without reading the catalog, so that a tool that reads it meets a database failure itself.
+    """
     if registry.has(name):
         return registry.get(name)
     try:
@@ -405,24 +380,26 @@ def get_tool(name: str) -> AgentTool | ClientTool:
         raise UnknownToolError(name) from None
 
 
-def tools_for_mode(mode: AgentMode) -> list[AgentTool | ClientTool]:
-    """The tools a mode enables, sorted by name; always-available tools are always in."""
-    return current_catalog().tools_for_mode(mode)
-
-
 def mode_enables(mode: AgentMode, tool: AgentTool | ClientTool) -> bool:
     return tool.always_available or tool.name in mode.associated_tool_ids
 
 
-def unresolved_tool_ids(tool_ids) -> list[str]:
-    """The ids among tool_ids that name no tool, registered or declared (modes.W001)."""
-    return current_catalog().unresolved_tool_ids(tool_ids)
+# The catalog service of AGN-014 §5 (IAgentModeCatalogService), over the published catalog.
 
 
-def get_default_mode() -> AgentMode:
-    return current_catalog().default
+def get_all_modes() -> list[AgentModeSummary]:
+    """Every mode in catalog order, as summaries."""
+    return [mode.create_summary() for mode in current_catalog().modes]
 
 
 def build_system_prompt(current_mode_key: str | None) -> str:
-    """The Mode Catalog block of AGN-014 §6.2; an empty or unknown key means the default mode."""
     return current_catalog().system_prompt(current_mode_key)
+
+
+def get_mode(mode_key: str) -> AgentMode:
+    return current_catalog().mode(mode_key)
+
+
+def get_tools_for_mode(mode_key: str) -> list[str]:
+    """The tool names the mode enables, as a new list the caller may change."""
+    return list(get_mode(mode_key).associated_tool_ids)

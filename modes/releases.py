@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import models, transaction
 
-from .catalog import CatalogSnapshot, UnknownRevisionError, catalog_at_revision, read_state
+from .catalog import CatalogSnapshot, catalog_at_revision, no_such_revision, read_state
 from .models import CatalogApproval, CatalogRevision, CatalogVersion
 from .portable import PORTABLE_FIELDS
 from .revisions import mark_published
@@ -63,7 +63,7 @@ def get_revision(number: int) -> CatalogRevision:
     """The revision with this number; UnknownRevisionError if there is none."""
     revision = CatalogRevision.objects.filter(number=number).select_related("created_by", "published_by").first()
     if revision is None:
-        raise UnknownRevisionError(number, read_state() and read_state().revision)
+        raise no_such_revision(number)
     return revision
 
 

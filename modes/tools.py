@@ -5,7 +5,7 @@ import logging
 from agent_tools.contract import AgentTool, InvokeResult, load_arguments, reject_unknown_arguments
 from agent_tools.registry import registry
 
-from .catalog import list_modes_json
+from .catalog import current_catalog
 
 logger = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ class ListModesTool(AgentTool):
                 f"{label} expects 'filter' to be a string of at most {FILTER_MAX_LENGTH} characters."
             )
         try:
-            return InvokeResult.create(list_modes_json(text=text, include_examples=include_examples))
+            return InvokeResult.create(current_catalog().listing_json(text=text, include_examples=include_examples))
         except Exception:
             logger.exception("agent_list_modes could not read the mode catalog")
             return InvokeResult.from_error(f"{label} could not read the mode catalog.", server_fault=True)

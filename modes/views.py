@@ -24,7 +24,6 @@ from .catalog import (
     current_catalog,
     get_mode,
     get_tools_for_mode,
-    list_modes_json,
 )
 from .exceptions import ModeNotFound, ReleaseBlocked, ReleaseNotAllowed, RevisionNotFound
 from .listing import mode_detail_payload
@@ -81,7 +80,7 @@ class ModeListView(APIView):
         query = ModeListQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         return HttpResponse(
-            list_modes_json(
+            current_catalog().listing_json(
                 text=query.validated_data["filter"], include_examples=query.validated_data["includeExamples"]
             ),
             content_type="application/json",

@@ -5,18 +5,16 @@ import uuid
 from django.db import connection
 from django.db.transaction import TransactionManagementError
 
-from modes.catalog import STATE_COLUMNS, STATE_TABLE, get_mode_by_id, note_state
+from modes.catalog import get_mode_by_id
 
 from .models import AgentSession, ModeChange
 
-# Every session endpoint and tool call with a session starts here, and most then read the catalog, so the
-# catalog version row comes in the same round trip (modes.catalog.note_state). Raw SQL, fixed and
-# parameterised: building this query through the ORM took longer than running it (benchmarks/RESULTS.md).
+# Every session endpoint and tool call with a session starts here. Fixed SQL, its columns from the model: the ORM
+# query cost about 1.2 M instructions more per request, 45 % of a session context (benchmarks/RESULTS.md);
+# tests/test_fixed_sql.py checks that it reads what the ORM reads.
 OWNED_SESSION_SQL = (
-    f"SELECT {', '.join(f'session.{field.column}' for field in AgentSession._meta.concrete_fields)}, "
-    f"{', '.join(f'catalog.{column} AS state_{column}' for column in STATE_COLUMNS)} "
-    f"FROM {AgentSession._meta.db_table} AS session LEFT JOIN {STATE_TABLE} AS catalog ON catalog.id = 1 "
-    "WHERE session.id = %s AND session.owner_id = %s"
+    f"SELECT {', '.join(field.column for field in AgentSession._meta.concrete_fields)} "
+    f"FROM {AgentSession._meta.db_table} WHERE id = %s AND owner_id = %s"
 )
 
 
@@ -44,13 +42,12 @@ def get_owned_session(*, session_id, user, for_update: bool = False) -> AgentSes
         if connection.get_autocommit():  # a lock outside a transaction would end with the query
             raise TransactionManagementError("get_owned_session(for_update=True) needs a transaction.")
         if connection.features.has_select_for_update:  # SQLite locks the whole database instead
-            sql += " FOR UPDATE OF session"
+            sql += " FOR UPDATE"
     pk_param = AgentSession._meta.pk.get_db_prep_value(pk, connection)  # SQLite stores UUIDs as hex text
     found = list(AgentSession.objects.raw(sql, [pk_param, user.pk]))
     if not found:
         raise AgentSession.DoesNotExist(f"No session {pk} of this user.")
     session = found[0]
-    note_state(*(getattr(session, f"state_{column}") for column in STATE_COLUMNS))
     session.mode = get_mode_by_id(session.mode_id)  # from the catalog snapshot, rather than a join
     return session
 

@@ -4,11 +4,34 @@ import django.core.validators
 import modes.validators
 from django.db import migrations, models
 
-from modes import triggers
+# The declared tools' trigger, as it was when this migration was made; 0003 created the function it calls.
+TABLE = "modes_declaredtool"
+INSTALL = {
+    "postgresql": [
+        f"""
+        CREATE OR REPLACE TRIGGER {TABLE}_bump_catalog_version
+        AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {TABLE}
+        FOR EACH STATEMENT EXECUTE FUNCTION modes_bump_catalog_version()
+        """
+    ],
+    "sqlite": [
+        f"""
+        CREATE TRIGGER IF NOT EXISTS {TABLE}_bump_catalog_version_on_{event.lower()}
+        AFTER {event} ON {TABLE}
+        BEGIN
+            UPDATE modes_catalogversion SET version = lower(hex(randomblob(16)));
+        END
+        """
+        for event in ("INSERT", "UPDATE", "DELETE")
+    ],
+}
 
 
 def install_triggers(apps, schema_editor):
-    triggers.install(schema_editor.connection)
+    connection = schema_editor.connection
+    with connection.cursor() as cursor:
+        for statement in INSTALL.get(connection.vendor, []):
+            cursor.execute(statement)
 
 
 class Migration(migrations.Migration):

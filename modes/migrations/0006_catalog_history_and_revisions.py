@@ -9,15 +9,66 @@ import simple_history.models
 from django.conf import settings
 from django.db import migrations, models
 
-from modes import triggers
+# The catalog version triggers (0003, 0005) as they were when this migration was made: SQLite rebuilds the
+# version table to add its columns, and refuses to while triggers name it, so they are taken off around that.
+TABLES = ("modes_agentmode", "modes_declaredtool")
+SQLITE_EVENTS = ("INSERT", "UPDATE", "DELETE")
+INSTALL = {
+    "postgresql": [
+        """
+        CREATE OR REPLACE FUNCTION modes_bump_catalog_version() RETURNS trigger AS $$
+        BEGIN
+            UPDATE modes_catalogversion SET version = replace(gen_random_uuid()::text, '-', '');
+            RETURN NULL;
+        END;
+        $$ LANGUAGE plpgsql
+        """,
+        *(
+            f"""
+            CREATE OR REPLACE TRIGGER {table}_bump_catalog_version
+            AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {table}
+            FOR EACH STATEMENT EXECUTE FUNCTION modes_bump_catalog_version()
+            """
+            for table in TABLES
+        ),
+    ],
+    "sqlite": [
+        f"""
+        CREATE TRIGGER IF NOT EXISTS {table}_bump_catalog_version_on_{event.lower()}
+        AFTER {event} ON {table}
+        BEGIN
+            UPDATE modes_catalogversion SET version = lower(hex(randomblob(16)));
+        END
+        """
+        for table in TABLES
+        for event in SQLITE_EVENTS
+    ],
+}
+REMOVE = {
+    "postgresql": [
+        *(f"DROP TRIGGER IF EXISTS {table}_bump_catalog_version ON {table}" for table in TABLES),
+        "DROP FUNCTION IF EXISTS modes_bump_catalog_version()",
+    ],
+    "sqlite": [
+        f"DROP TRIGGER IF EXISTS {table}_bump_catalog_version_on_{event.lower()}"
+        for table in TABLES
+        for event in SQLITE_EVENTS
+    ],
+}
 
 
 def install_triggers(apps, schema_editor):
-    triggers.install(schema_editor.connection)
+    _execute(schema_editor.connection, INSTALL)
 
 
 def remove_triggers(apps, schema_editor):
-    triggers.remove(schema_editor.connection)
+    _execute(schema_editor.connection, REMOVE)
+
+
+def _execute(connection, statements_by_vendor):
+    with connection.cursor() as cursor:
+        for statement in statements_by_vendor.get(connection.vendor, []):
+            cursor.execute(statement)
 
 
 def record_rows_as_they_are(apps, schema_editor):
@@ -41,7 +92,6 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        # SQLite rebuilds the version table to add its columns, and refuses to while triggers name it.
         migrations.RunPython(remove_triggers, install_triggers),
         migrations.AddField(
             model_name='catalogversion',

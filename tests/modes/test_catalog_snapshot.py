@@ -14,7 +14,7 @@ import requests
 from django.db import connection
 
 from modes import catalog
-from modes.catalog import build_system_prompt, current_catalog, find_modes, get_mode, get_mode_by_id
+from modes.catalog import build_system_prompt, current_catalog, get_mode, get_mode_by_id
 from modes.models import AgentMode
 from modes.revisions import record_pending_revision
 
@@ -45,9 +45,9 @@ def test_raw_sql_writes_are_served_once_a_revision_records_them():
 
 @pytest.mark.django_db
 def test_created_and_deleted_modes_appear_and_disappear(custom_mode):
-    assert [mode.key for mode in find_modes(text="research")] == ["research"]
+    assert [mode.key for mode in current_catalog().find("research")] == ["research"]
     custom_mode.delete()
-    assert find_modes(text="research") == []
+    assert current_catalog().find("research") == []
 
 
 @pytest.mark.django_db

@@ -15,12 +15,12 @@ from modes.revisions import record_pending_revision
 from modes.services import set_default_mode
 
 SAVEPOINT_PAIR = 2
-# The token with its user, the session with the catalog version, then the change: on PostgreSQL one statement that
+# The token with its user, the session, the catalog version, then the change: on PostgreSQL one statement that
 # locks, judges the mode graph, moves and audits; elsewhere a transaction that reads the session row under its lock
 # (for the mode graph), writes the audit row from it, then moves it.
-CHANGE_MODE_STATEMENTS = 3 if connection.vendor == "postgresql" else 5 + SAVEPOINT_PAIR
+CHANGE_MODE_STATEMENTS = 4 if connection.vendor == "postgresql" else 6 + SAVEPOINT_PAIR
 # A branch creates a session as well, in the transaction, on every database.
-BRANCH_STATEMENTS = 6 + SAVEPOINT_PAIR
+BRANCH_STATEMENTS = 7 + SAVEPOINT_PAIR
 
 
 def grow_catalog_to(total):
@@ -96,9 +96,9 @@ def test_a_change_made_around_the_service_costs_reads_nothing_and_is_not_served(
         assert alice_client.get("/api/modes/").json()["catalogRevision"] == revision
 
 
-def test_session_context_costs_two_queries(alice_client, alice_session, catalog_size, django_assert_num_queries):
+def test_session_context_costs_three_queries(alice_client, alice_session, catalog_size, django_assert_num_queries):
     alice_client.get("/api/modes/")
-    with django_assert_num_queries(2):  # the token, the session with the catalog version (its mode from the snapshot)
+    with django_assert_num_queries(3):  # the token, the session, the catalog version (the mode from the snapshot)
         response = alice_client.get(f"/api/sessions/{alice_session.pk}/context/")
     assert response.status_code == 200
 

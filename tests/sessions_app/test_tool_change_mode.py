@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from agent_tools.contract import AgentToolExecutionContext
 from agent_tools.registry import ToolRegistry, registry
-from modes.catalog import tools_for_mode
+from modes.catalog import current_catalog
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.tools import ModeChangeTool
@@ -355,11 +355,11 @@ def test_agent_change_mode_is_offered_in_every_mode_even_when_the_mode_does_not_
     mode = AgentMode.objects.create(
         key="locked_in", display_name="Locked in", when_to_use="Use this mode for tests.", associated_tool_ids=tool_ids
     )
-    names = [tool.name for tool in tools_for_mode(mode)]
+    names = [tool.name for tool in current_catalog().tools_for_mode(mode)]
     assert "agent_change_mode" in names
     assert set(names) == {"agent_change_mode", *tool_ids}
 
 
 def test_every_seed_mode_offers_agent_change_mode():
     for mode in AgentMode.objects.all():
-        assert "agent_change_mode" in [tool.name for tool in tools_for_mode(mode)]
+        assert "agent_change_mode" in [tool.name for tool in current_catalog().tools_for_mode(mode)]

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from modes.catalog import current_catalog, find_modes
+from modes.catalog import current_catalog
 from modes.listing import mode_list_payload, render_markdown, render_table
 
 
@@ -19,14 +19,13 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["table", "json", "markdown"], default="table")
 
     def handle(self, *args, filter, include_examples, format, **options):
-        modes = find_modes(text=filter)
+        catalog = current_catalog()
+        modes = catalog.find(filter)
         if format == "json":
-            payload = mode_list_payload(
-                modes, include_examples=include_examples, catalog_revision=current_catalog().revision
-            )
+            payload = mode_list_payload(modes, include_examples=include_examples, catalog_revision=catalog.revision)
             output = json.dumps(payload, indent=2, ensure_ascii=False)
         elif format == "markdown":
-            output = render_markdown(modes, catalog=find_modes(), filter_text=filter)
+            output = render_markdown(modes, catalog=catalog.find(), filter_text=filter)
         else:
             output = render_table(modes)
         self.stdout.write(output)
