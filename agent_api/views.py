@@ -10,7 +10,7 @@ from agent_tools.contract import InvokeResult
 from aptix_site.api import error_responses
 from aptix_site.text import compact_json
 from aptix_site.throttling import WindowRateThrottle
-from sessions_app.views import owned_session_or_404
+from sessions_app.ownership import owned_session
 
 from .serializers import (
     Invocation,
@@ -20,7 +20,13 @@ from .serializers import (
     ToolFormatQuery,
     ToolSchemaListResponse,
 )
-from .services import invoke_tool, llm_context_json, llm_context_json_at_revision, tool_list_payload
+from .services import (
+    invocation_session,
+    invoke_tool,
+    llm_context_json,
+    llm_context_json_at_revision,
+    tool_list_payload,
+)
 
 
 class ToolListView(APIView):
@@ -66,7 +72,7 @@ class ToolInvokeView(APIView):
         result = invoke_tool(
             name=name,
             arguments=invocation.validated_data["arguments"],
-            session_id=invocation.validated_data["sessionId"],
+            session=invocation_session(session_id=invocation.validated_data["sessionId"], user=request.user),
             conversation_id=invocation.validated_data["conversationId"],
             user=request.user,
         )
@@ -90,7 +96,7 @@ class SessionContextView(APIView):
         responses={200: SessionContextResponse, **error_responses(400, 401, 403, 404)},
     )
     def get(self, request, session_id):
-        session = owned_session_or_404(request, session_id)
+        session = owned_session(session_id=session_id, user=request.user)
         query = SessionContextQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         tool_format, revision = query.validated_data["tool_format"], query.validated_data["revision"]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from aptix_site.service_errors import RateLimited
 from aptix_site.text import DuplicateKey, refuse_duplicate_keys, unstorable_text
 
 logger = logging.getLogger(__name__)
@@ -84,12 +85,8 @@ class ToolArgumentError(Exception):
     """Arguments a tool refuses; the message is shown to the caller as it is."""
 
 
-class ToolRateLimited(Exception):
+class ToolRateLimited(RateLimited):
     """The caller has spent a limit this call counts against; nothing was done. Retry after retry_after seconds."""
-
-    def __init__(self, message: str, *, retry_after: float):
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 class AgentTool:

@@ -9,13 +9,15 @@ import re
 
 from django.core.exceptions import ImproperlyConfigured
 
+from aptix_site.service_errors import NotFound
+
 from .contract import AgentTool
 
 TOOL_NAME_RE = re.compile(r"\A[a-zA-Z0-9_-]{1,64}\Z")
 SIMPLE_TYPES = {"string", "number", "integer", "boolean", "object", "array"}
 
 
-class UnknownToolError(LookupError):
+class UnknownToolError(NotFound, LookupError):
     def __init__(self, name):
         self.name = name
         super().__init__(f"No tool is registered or declared under the name {name!r}.")

@@ -25,6 +25,7 @@ from django.db import connection
 
 from agent_tools.contract import AgentTool, ClientTool
 from agent_tools.registry import UnknownToolError, registry
+from aptix_site.service_errors import NotFound
 from aptix_site.text import compact_json
 
 from .graph import ModeSwitchRefused, may_switch
@@ -42,7 +43,7 @@ MODE_SWITCHING_LINES = (
 )
 
 
-class UnknownModeError(LookupError):
+class UnknownModeError(NotFound, LookupError):
     """A mode key that is not in the catalog; the message lists the keys that are."""
 
     def __init__(self, key, valid_keys):
@@ -62,7 +63,7 @@ class ModeBeingRemovedError(UnknownModeError):
         )
 
 
-class UnknownRevisionError(LookupError):
+class UnknownRevisionError(NotFound, LookupError):
     def __init__(self, number, latest):
         self.number = number
         super().__init__(

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import transaction
 
+from aptix_site.service_errors import Conflict, NotAllowed, ServiceError
+
 from .catalog import CatalogSnapshot, UnknownRevisionError, catalog_at_revision, read_state
 from .models import CatalogApproval, CatalogRevision, CatalogVersion
 from .portable import PORTABLE_FIELDS
@@ -27,15 +29,15 @@ PUBLISHED, PENDING, PREVIOUS, UNPUBLISHED = "published", "pending", "previous", 
 RELEASE_STATUSES = (PUBLISHED, PENDING, PREVIOUS, UNPUBLISHED)
 
 
-class ReleaseError(Exception):
+class ReleaseError(ServiceError):
     """A release refused; the message says why and what would let it through."""
 
 
-class ReleaseForbidden(ReleaseError):
+class ReleaseForbidden(ReleaseError, NotAllowed):
     """The user may not do this (a permission missing, or an author approving their own change)."""
 
 
-class ReleaseConflict(ReleaseError):
+class ReleaseConflict(ReleaseError, Conflict):
     """The catalog is not in a state that allows this (approvals missing, a revision not pending)."""
 
 
