@@ -9,7 +9,6 @@ from accounts.models import organization_of
 from aptix_site.text import compact_json
 from modes.catalog import (
     CatalogSnapshot,
-    all_tools,
     catalog_at_revision,
     current_catalog,
     served_mode,
@@ -30,12 +29,23 @@ from .exceptions import (
     ToolExecutedByClient,
     ToolNotEnabled,
 )
+from .serializers import SessionContextResponse, ToolSchemaListResponse
 
 
 def tool_list_payload(*, tool_format: str | None) -> dict:
-    """GET /api/tools/: every tool, registered or declared, in tool_format; and which ones the client runs."""
-    tools = all_tools()
-    return {"tools": format_tools(tools, tool_format=tool_format), "clientTools": _client_tool_names(tools)}
+    """
+    GET /api/tools/: every tool, registered or declared, in tool_format; and which ones the client runs.
+    Built once per catalog version.
+    """
+    catalog = current_catalog()
+
+    def build():
+        tools = catalog.all_tools()
+        return ToolSchemaListResponse(
+            {"tools": format_tools(tools, tool_format=tool_format), "client_tools": _client_tool_names(tools)}
+        ).data
+
+    return catalog.memoized(("tool-list", tool_format), build)
 
 
 def llm_context_json(*, mode, tool_format: str | None = None, catalog: CatalogSnapshot | None = None) -> str:
@@ -57,14 +67,17 @@ def llm_context_json(*, mode, tool_format: str | None = None, catalog: CatalogSn
 
     def build():
         tools = catalog.tools_for_mode(served)
-        context = {
-            "catalogRevision": catalog.revision,
-            "systemPrompt": catalog.system_prompt(served.key),
-            "tools": format_tools(tools, tool_format=tool_format, mode_keys=catalog.switch_target_keys(served)),
-            "clientTools": _client_tool_names(tools),
-            "unresolvedToolIds": catalog.unresolved_tool_ids(served.associated_tool_ids),
-        }
-        return compact_json({**context, "notice": notice} if notice else context)
+        context = SessionContextResponse(
+            {
+                "catalog_revision": catalog.revision,
+                "system_prompt": catalog.system_prompt(served.key),
+                "tools": format_tools(tools, tool_format=tool_format, mode_keys=catalog.switch_target_keys(served)),
+                "client_tools": _client_tool_names(tools),
+                "unresolved_tool_ids": catalog.unresolved_tool_ids(served.associated_tool_ids),
+                **({"notice": notice} if notice else {}),
+            }
+        )
+        return compact_json(context.data)
 
     if notice:
         return build()

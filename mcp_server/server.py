@@ -19,7 +19,6 @@ from modes.catalog import (
     build_system_prompt,
     current_catalog,
     find_modes,
-    get_mode,
     served_mode,
     tools_for_mode,
 )
@@ -167,9 +166,10 @@ def read_resource(uri) -> dict:
         modes = find_modes()
         return {"uri": uri, "mimeType": "text/markdown", "text": render_markdown(modes, catalog=modes)}
     if uri.startswith(MODE_URI_PREFIX):
+        catalog = current_catalog()
         try:
-            mode = get_mode(uri[len(MODE_URI_PREFIX):])
+            mode = catalog.mode(uri[len(MODE_URI_PREFIX):])
         except UnknownModeError as error:
             raise JsonRpcError(RESOURCE_NOT_FOUND, f"Resource not found: {error}", {"uri": uri[:200]}) from None
-        return {"uri": uri, "mimeType": "application/json", "text": compact_json(mode_detail_payload(mode))}
+        return {"uri": uri, "mimeType": "application/json", "text": compact_json(mode_detail_payload(catalog, mode))}
     raise JsonRpcError(RESOURCE_NOT_FOUND, f"Resource not found: {uri[:200]!r}.", {"uri": uri[:200]})

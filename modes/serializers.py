@@ -1,7 +1,6 @@
 """
-Request and response shapes of the mode endpoints. The payloads themselves are
-built by modes.listing, shared with agent_list_modes; these describe them in the
-OpenAPI schema, and the schema tests check the two agree.
+Request shapes of the mode endpoints, and the shapes of the revision endpoints' answers. The catalog's own
+answers (the listing, a mode's detail) are shaped in modes.listing, which agent_list_modes and MCP share.
 """
 
 from drf_spectacular.utils import extend_schema_field
@@ -9,11 +8,12 @@ from rest_framework import serializers
 
 from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField
 
+from .listing import string_list
 from .models import AgentMode, CatalogRevision
 from .releases import RELEASE_STATUSES, revision_status
 from .tools import FILTER_MAX_LENGTH
 
-
+# The enum drf-spectacular names StatusEnum (settings.SPECTACULAR_SETTINGS).
 MODE_STATUSES = AgentMode.Status.values
 
 
@@ -44,40 +44,6 @@ class SystemPromptQuery(RequestSerializer):
         default="",
         help_text="Key of the current mode; empty or unknown means the default mode.",
     )
-
-
-def _strings():
-    return serializers.ListField(child=serializers.CharField())
-
-
-def _switch_targets():
-    return serializers.ListField(
-        child=serializers.CharField(), help_text="Keys of the modes the model may switch to from this one; empty: any."
-    )
-
-
-def _llm_can_enter():
-    return serializers.BooleanField(help_text="Whether agent_change_mode may switch into this mode.")
-
-
-class ModeSummaryResponse(serializers.Serializer):
-    id = serializers.CharField()
-    key = serializers.CharField()
-    displayName = serializers.CharField()
-    description = serializers.CharField()
-    systemPromptSummary = serializers.CharField()
-    isDefault = serializers.BooleanField()
-    humanRoleHints = _strings()
-    exampleUtterances = _strings()
-    source = serializers.ChoiceField(choices=AgentMode.Source.values)
-    status = serializers.ChoiceField(choices=AgentMode.Status.values)
-    switchTargets = _switch_targets()
-    llmCanEnter = _llm_can_enter()
-
-
-class ModeListResponse(serializers.Serializer):
-    modes = ModeSummaryResponse(many=True)
-    catalogRevision = serializers.IntegerField(help_text="The catalog revision this listing shows.")
 
 
 class ApprovalResponse(serializers.Serializer):
@@ -122,15 +88,15 @@ class FieldChange(serializers.Serializer):
 
 
 class ToolChanges(serializers.Serializer):
-    added = _strings()
-    removed = _strings()
+    added = string_list()
+    removed = string_list()
 
 
 class ModeDiffResponse(serializers.Serializer):
     key = serializers.CharField()
     change = serializers.ChoiceField(choices=["added", "removed", "changed", "unchanged"])
     fields = serializers.DictField(child=FieldChange())
-    prompt = _strings()
+    prompt = string_list()
     tools = ToolChanges()
 
 
@@ -140,32 +106,6 @@ class RevisionDiffResponse(serializers.Serializer):
     modes = ModeDiffResponse(many=True)
 
 
-class ModeDetailResponse(serializers.Serializer):
-    id = serializers.CharField()
-    key = serializers.CharField()
-    displayName = serializers.CharField()
-    description = serializers.CharField(allow_blank=True)
-    whenToUse = serializers.CharField()
-    isDefault = serializers.BooleanField()
-    status = serializers.ChoiceField(choices=AgentMode.Status.values)
-    version = serializers.CharField()
-    source = serializers.ChoiceField(choices=AgentMode.Source.values)
-    position = serializers.IntegerField()
-    modeInstructions = _strings()
-    behaviorHints = _strings()
-    humanRoleHints = _strings()
-    exampleUtterances = _strings()
-    associatedToolIds = _strings()
-    toolGroupHints = _strings()
-    ragScopeHints = _strings()
-    strongSignals = _strings()
-    weakSignals = _strings()
-    switchTargets = _switch_targets()
-    llmCanEnter = _llm_can_enter()
-    createdAt = serializers.DateTimeField()
-    updatedAt = serializers.DateTimeField()
-
-
 class ModeToolsResponse(serializers.Serializer):
     mode = serializers.CharField()
-    tools = _strings()
+    tools = string_list()

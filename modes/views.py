@@ -21,12 +21,11 @@ from .catalog import (
     catalog_at_revision,
     build_system_prompt,
     current_catalog,
-    get_mode,
     get_tools_for_mode,
     list_modes_json,
 )
 from .exceptions import RevisionNotFound
-from .listing import mode_detail_payload
+from .listing import ModeDetailResponse, ModeListResponse, mode_detail_payload
 from .models import CatalogApproval, CatalogRevision
 from .portable import export_document
 from .releases import (
@@ -40,9 +39,7 @@ from .serializers import (
     CatalogRevisionSummary,
     RevisionDiffQuery,
     RevisionDiffResponse,
-    ModeDetailResponse,
     ModeListQuery,
-    ModeListResponse,
     ModeToolsResponse,
     SystemPromptQuery,
 )
@@ -83,7 +80,8 @@ class ModeDetailView(APIView):
     )
     @conditional_on_catalog
     def get(self, request, key):
-        return Response(mode_detail_payload(get_mode(key)))
+        catalog = current_catalog()
+        return Response(mode_detail_payload(catalog, catalog.mode(key)))
 
 
 class ModeToolsView(APIView):

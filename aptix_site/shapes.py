@@ -1,0 +1,37 @@
+"""
+The one definition of each answer's shape: a serializer whose fields are declared under the Python names they
+read and are answered, and documented in the OpenAPI schema, under their camelCase names. The API's public
+names are made here, and only here, from the Python ones.
+"""
+
+from rest_framework import serializers
+
+
+def camel_case(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(word.capitalize() for word in rest)
+
+
+# No docstrings on these classes: drf-spectacular would take one for the description of every shape built on them.
+
+
+# For a serializer (plain or ModelSerializer): each field named name_like_this is answered as nameLikeThis.
+class CamelCaseFields:
+    def get_fields(self):
+        fields = {}
+        for name, field in super().get_fields().items():
+            public = camel_case(name)
+            if public != name and field.source is None:
+                field.source = name
+            fields[public] = field
+        return fields
+
+
+# An answer's shape, read from an object or a dict whose attributes or keys are the fields' Python names.
+class Shape(CamelCaseFields, serializers.Serializer):
+    pass
+
+
+# An answer's shape read from a model instance; Meta.fields names the model's fields as Python does.
+class ModelShape(CamelCaseFields, serializers.ModelSerializer):
+    pass
