@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agent_tools.formats import TOOL_FORMATS
-from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField, StrictSerializer
+from aptix_site.api import PresentIfEmpty, StrictCharField, StrictSerializer
 from aptix_site.shapes import Shape
 
 _VALID = ", ".join(TOOL_FORMATS)
@@ -18,7 +18,7 @@ class ToolFormatField(PresentIfEmpty, serializers.ChoiceField):
     pass
 
 
-class ToolFormatQuery(RequestSerializer):
+class ToolFormatQuery(serializers.Serializer):
     tool_format = ToolFormatField(
         choices=TOOL_FORMATS,
         required=False,
@@ -64,10 +64,11 @@ class Invocation(StrictSerializer):
     )
 
 
-class InvocationResponse(serializers.Serializer):
+# A tool's InvokeResult (TUL-011), as every answer of POST /api/tools/<name>/invoke/ and invoke_tool give it.
+class InvocationResponse(Shape):
     successful = serializers.BooleanField()
     result = serializers.CharField(allow_null=True, help_text="The tool's JSON result, as a string.")
-    errorMessage = serializers.CharField(allow_null=True)
+    error_message = serializers.CharField(allow_null=True)
 
 
 class ToolSchemaListResponse(Shape):

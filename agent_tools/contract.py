@@ -33,9 +33,6 @@ class InvokeResult:
     def from_error(cls, message: str, *, server_fault: bool = False) -> "InvokeResult":
         return cls(successful=False, error_message=message, server_fault=server_fault)
 
-    def as_envelope(self) -> dict:
-        return {"successful": self.successful, "result": self.result, "errorMessage": self.error_message}
-
 
 @dataclass(frozen=True)
 class AgentToolExecutionContext:

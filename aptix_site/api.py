@@ -4,7 +4,6 @@ services' errors, aptix_site.service_errors, become HTTP answers).
 """
 
 import base64
-import functools
 import logging
 from urllib import parse
 
@@ -30,26 +29,7 @@ from .service_errors import Conflict, InvalidInput, NotAllowed, NotFound, RateLi
 logger = logging.getLogger("aptix_site.api")
 
 
-class RequestSerializer(serializers.Serializer):
-    """
-    A serializer that only reads requests. DRF copies and binds every declared field for each serializer it
-    builds, which costs more than validating a small body or query (benchmarks/RESULTS.md). Here the fields
-    are bound once per class, to an instance that holds no request, and every instance shares them:
-    validating keeps nothing in a field, and the fields these serializers declare never look at the
-    serializer they are bound to (a serializer's own validate() still runs on each instance, with its context).
-    """
-
-    @property
-    def fields(self):
-        return _bound_fields(type(self))
-
-
-@functools.cache
-def _bound_fields(serializer_class):
-    return serializers.Serializer.fields.func(serializer_class())
-
-
-class StrictSerializer(RequestSerializer):
+class StrictSerializer(serializers.Serializer):
     """Refuses fields it does not know, naming them, instead of silently dropping them."""
 
     def to_internal_value(self, data):

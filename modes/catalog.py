@@ -116,12 +116,18 @@ class CatalogSnapshot:
             self._memo[key] = build()
         return self._memo[key]
 
-    def listing_json(self, *, include_examples: bool) -> str:
-        """The unfiltered agent_list_modes payload as JSON text, built once per snapshot."""
+    def listing(self, *, include_examples: bool) -> dict:
+        """The unfiltered agent_list_modes payload, built once per snapshot."""
         return self.memoized(("listing", include_examples), lambda: self.listing_of(self.modes, include_examples))
 
-    def listing_of(self, modes, include_examples: bool) -> str:
-        return compact_json(mode_list_payload(modes, include_examples=include_examples, catalog_revision=self.revision))
+    def listing_json(self, *, include_examples: bool) -> str:
+        """listing() as JSON text, built once per snapshot."""
+        return self.memoized(
+            ("listing-json", include_examples), lambda: compact_json(self.listing(include_examples=include_examples))
+        )
+
+    def listing_of(self, modes, include_examples: bool) -> dict:
+        return mode_list_payload(modes, include_examples=include_examples, catalog_revision=self.revision)
 
     @property
     def default(self) -> AgentMode:
@@ -340,12 +346,19 @@ def find_modes(*, text: str = "") -> list[AgentMode]:
     ]
 
 
-def list_modes_json(*, text: str = "", include_examples: bool = False) -> str:
-    """The agent_list_modes payload as JSON text; the unfiltered one is built once per catalog version."""
+def list_modes(*, text: str = "", include_examples: bool = False) -> dict:
+    """The agent_list_modes payload; the unfiltered one is built once per catalog version."""
     catalog = current_catalog()
     if not text.strip():
-        return catalog.listing_json(include_examples=include_examples)
+        return catalog.listing(include_examples=include_examples)
     return catalog.listing_of(find_modes(text=text), include_examples)
+
+
+def list_modes_json(*, text: str = "", include_examples: bool = False) -> str:
+    """list_modes() as JSON text; the unfiltered one is built once per catalog version."""
+    if not text.strip():
+        return current_catalog().listing_json(include_examples=include_examples)
+    return compact_json(list_modes(text=text, include_examples=include_examples))
 
 
 def get_mode(mode_key: str) -> AgentMode:

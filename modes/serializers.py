@@ -6,7 +6,8 @@ answers (the listing, a mode's detail) are shaped in modes.listing, which agent_
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField
+from aptix_site.api import PresentIfEmpty, StrictCharField
+from aptix_site.shapes import ModelShape
 
 from .listing import string_list
 from .models import AgentMode, CatalogRevision
@@ -23,7 +24,7 @@ class QueryBooleanField(PresentIfEmpty, serializers.BooleanField):
     default_error_messages = {"invalid": "Must be true or false; leave the parameter out for false."}
 
 
-class ModeListQuery(RequestSerializer):
+class ModeListQuery(serializers.Serializer):
     filter = StrictCharField(
         required=False,
         allow_blank=True,
@@ -36,7 +37,7 @@ class ModeListQuery(RequestSerializer):
     )
 
 
-class SystemPromptQuery(RequestSerializer):
+class SystemPromptQuery(serializers.Serializer):
     currentMode = StrictCharField(
         required=False,
         allow_blank=True,
@@ -51,22 +52,22 @@ class ApprovalResponse(serializers.Serializer):
     at = serializers.DateTimeField()
 
 
-class CatalogRevisionSummary(serializers.ModelSerializer):
+class CatalogRevisionSummary(ModelShape):
     """A revision and its release; the serializer's context holds the catalog's "state" (its version row)."""
 
     revision = serializers.IntegerField(source="number")
-    createdAt = serializers.DateTimeField(source="created_at")
-    createdBy = serializers.CharField(source="created_by.get_username", allow_null=True, default=None)
+    created_at = serializers.DateTimeField()
+    created_by = serializers.CharField(source="created_by.get_username", allow_null=True, default=None)
     status = serializers.SerializerMethodField(help_text="published, pending, previous or unpublished.")
     approvals = ApprovalResponse(many=True, read_only=True)
-    publishedAt = serializers.DateTimeField(source="published_at", allow_null=True)
-    publishedBy = serializers.CharField(source="published_by.get_username", allow_null=True, default=None)
+    published_at = serializers.DateTimeField(allow_null=True)
+    published_by = serializers.CharField(source="published_by.get_username", allow_null=True, default=None)
     unreviewed = serializers.BooleanField(help_text="Published with fewer approvals than the policy asks.")
 
     class Meta:
         model = CatalogRevision
         fields = [
-            "revision", "createdAt", "createdBy", "summary", "status", "approvals", "publishedAt", "publishedBy",
+            "revision", "created_at", "created_by", "summary", "status", "approvals", "published_at", "published_by",
             "unreviewed",
         ]
         read_only_fields = fields
@@ -76,7 +77,7 @@ class CatalogRevisionSummary(serializers.ModelSerializer):
         return revision_status(revision, self.context["state"])
 
 
-class RevisionDiffQuery(RequestSerializer):
+class RevisionDiffQuery(serializers.Serializer):
     against = serializers.IntegerField(
         required=False, min_value=1, default=None, help_text="The revision to compare with; the published one if left out."
     )

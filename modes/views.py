@@ -22,7 +22,7 @@ from .catalog import (
     build_system_prompt,
     current_catalog,
     get_tools_for_mode,
-    list_modes_json,
+    list_modes,
 )
 from .exceptions import RevisionNotFound
 from .listing import ModeDetailResponse, ModeListResponse, mode_detail_payload
@@ -66,11 +66,8 @@ class ModeListView(APIView):
     def get(self, request):
         query = ModeListQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        return HttpResponse(
-            list_modes_json(
-                text=query.validated_data["filter"], include_examples=query.validated_data["includeExamples"]
-            ),
-            content_type="application/json",
+        return Response(
+            list_modes(text=query.validated_data["filter"], include_examples=query.validated_data["includeExamples"])
         )
 
 

@@ -1,6 +1,5 @@
 """
-Request serializers (aptix_site.api.RequestSerializer) bind their fields once per class, and every request shares
-them: each request still gets its own values and its own errors, however many are validated at once.
+Request serializers validated at once, on many threads, each get their own values and their own errors.
 """
 
 from concurrent.futures import ThreadPoolExecutor

@@ -5,6 +5,7 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
+from agent_api.serializers import InvocationResponse
 from agent_api.services import invocation_session, invoke_tool
 from aptix_site.commands import ServiceCommand
 
@@ -32,7 +33,7 @@ class Command(ServiceCommand):
             conversation_id=conversation,
             user=account,
         )
-        self.stdout.write(json.dumps(result.as_envelope(), indent=2, ensure_ascii=False))
+        self.stdout.write(json.dumps(InvocationResponse.represent(result), indent=2, ensure_ascii=False))
         if not result.successful:
             raise CommandError(result.error_message)
 
