@@ -5,6 +5,7 @@ the execution context every tool receives.
 
 import json
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -14,6 +15,16 @@ from aptix_site.service_errors import RateLimited
 from aptix_site.text import DuplicateKey, refuse_duplicate_keys, unstorable_text
 
 logger = logging.getLogger(__name__)
+
+# TUL-011 §2: what a tool may be called, whether registered in code or declared by an admin. \A and \Z rather
+# than ^ and $: "$" would let a trailing newline through in Python, and PostgreSQL reads \A and \Z alike.
+TOOL_NAME_CHARACTERS = "[a-zA-Z0-9_-]{1,64}"
+TOOL_NAME_PATTERN = rf"\A{TOOL_NAME_CHARACTERS}\Z"
+_tool_name = re.compile(TOOL_NAME_PATTERN)
+
+
+def is_tool_name(name) -> bool:
+    return isinstance(name, str) and _tool_name.match(name) is not None
 
 
 @dataclass(frozen=True)

@@ -5,15 +5,13 @@ contract and refuses a malformed one with ImproperlyConfigured.
 
 import inspect
 import json
-import re
 
 from django.core.exceptions import ImproperlyConfigured
 
 from aptix_site.service_errors import NotFound
 
-from .contract import AgentTool
+from .contract import TOOL_NAME_CHARACTERS, AgentTool, is_tool_name
 
-TOOL_NAME_RE = re.compile(r"\A[a-zA-Z0-9_-]{1,64}\Z")
 SIMPLE_TYPES = {"string", "number", "integer", "boolean", "object", "array"}
 
 
@@ -65,8 +63,8 @@ def _contract_problem(tool_class) -> str | None:
         return "it must be a subclass of AgentTool."
     own = vars(tool_class)
     name = own.get("TOOL_NAME")
-    if not isinstance(name, str) or not TOOL_NAME_RE.match(name):
-        return "TOOL_NAME must be defined on the class and match ^[a-zA-Z0-9_-]{1,64}$."
+    if not is_tool_name(name):
+        return f"TOOL_NAME must be defined on the class and match ^{TOOL_NAME_CHARACTERS}$."
     metadata = own.get("TOOL_USAGE_METADATA")
     if not isinstance(metadata, str) or not metadata.strip():
         return "TOOL_USAGE_METADATA must be defined on the class and not be empty."

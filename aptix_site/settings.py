@@ -325,8 +325,8 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # Two fields named status (a mode's, a revision's release): each enum its own name.
     "ENUM_NAME_OVERRIDES": {
-        "ReleaseStatusEnum": "modes.releases.RELEASE_STATUSES",
-        "StatusEnum": "modes.serializers.MODE_STATUSES",
+        "ReleaseStatusEnum": "modes.releases.ReleaseStatus.values",
+        "StatusEnum": "modes.models.ModeStatus.values",
     },
     # Swagger UI would otherwise fetch a validity badge from validator.swagger.io: no outside calls.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},

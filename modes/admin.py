@@ -28,7 +28,8 @@ from aptix_site.text import unstorable_text
 
 from .admin_preview import system_prompt_preview, tools_preview, unresolved_tools_warning
 from .catalog import UnknownRevisionError, current_catalog, working_catalog
-from .graph import GRAPH_HINT, graph_problems
+from .checks import catalog_graph_problems
+from .graph import GRAPH_HINT
 from .models import AgentMode, CatalogRevision, DeclaredTool
 from .releases import (
     ReleaseError,
@@ -40,16 +41,7 @@ from .releases import (
     revision_diff,
 )
 from .revisions import recording_revision
-from .services import set_default_mode
-
-
-def deletion_refusal(mode: AgentMode) -> str | None:
-    """Why this mode must stay, or None if it may be deleted."""
-    if mode.is_default:
-        return f"'{mode.key}' is the default mode; make another mode the default first."
-    if mode.source == AgentMode.Source.BUILTIN:
-        return f"'{mode.key}' is a built-in mode that AGN-014 requires; set its status to deprecated instead."
-    return None
+from .services import ModeDeletionRefused, check_deletable, delete_modes, deletion_refusal, set_default_mode
 
 
 # The admin's words for fields whose model help text is written for the catalog, not for this form.
@@ -150,9 +142,7 @@ class AgentModeForm(forms.ModelForm):
             switch_targets=cleaned.get("switch_targets", mode.switch_targets),
             llm_can_enter=cleaned.get("llm_can_enter", mode.llm_can_enter),
         )
-        modes = [*AgentMode.objects.exclude(pk=mode.pk), edited]
-        defaults = [each for each in modes if each.is_default]
-        problems = graph_problems(modes, defaults[0]) if len(defaults) == 1 else []
+        problems = catalog_graph_problems([*AgentMode.objects.exclude(pk=mode.pk), edited])
         if problems:
             raise forms.ValidationError(" ".join([*problems, GRAPH_HINT]), code="mode_graph")
         return cleaned
@@ -240,11 +230,18 @@ class AgentModeAdmin(CatalogHistoryAdmin):
 
     @admin.action(description="Delete selected agent modes", permissions=["delete"])
     def delete_selected(self, request, queryset):
-        refusals = [reason for reason in map(deletion_refusal, queryset) if reason]
-        if refusals:
-            self.message_user(request, "Nothing deleted: " + " ".join(refusals), messages.ERROR)
+        try:  # before Django's confirmation page, which would offer what cannot be done
+            check_deletable(modes=queryset)
+        except ModeDeletionRefused as error:
+            self.message_user(request, f"Nothing deleted: {error}", messages.ERROR)
             return None
         return django_delete_selected(self, request, queryset)
+
+    def delete_model(self, request, obj):
+        delete_modes(modes=[obj], deleted_by=request.user)
+
+    def delete_queryset(self, request, queryset):
+        delete_modes(modes=queryset, deleted_by=request.user)
 
 
 class SchemaJSONField(forms.JSONField):

@@ -1,12 +1,12 @@
 """
-The modes app's start: the catalog checks (modes.checks), the triggers that version the catalog, and the
+The modes app's start: the catalog checks (modes.checks), the triggers that version the catalog, the
 recording of a revision after a migration and after any save or delete of a mode or declared tool made
-outside the services (modes.revisions).
+outside the services (modes.revisions), and the deletion rules for a mode deleted outside them (modes.services).
 """
 
 from django.apps import AppConfig
 from django.core import checks
-from django.db.models.signals import post_delete, post_migrate, post_save
+from django.db.models.signals import post_delete, post_migrate, post_save, pre_delete
 
 
 class ModesConfig(AppConfig):
@@ -17,11 +17,13 @@ class ModesConfig(AppConfig):
         from .checks import check_mode_catalog
         from .models import AgentMode, DeclaredTool
         from .revisions import record_model_change, record_revision_after_migrate
+        from .services import refuse_deleting_a_mode_that_must_stay
         from .triggers import reinstall_after_migrate
 
         checks.register(check_mode_catalog, checks.Tags.database)
         post_migrate.connect(reinstall_after_migrate, sender=self)
         post_migrate.connect(record_revision_after_migrate, sender=self)
+        pre_delete.connect(refuse_deleting_a_mode_that_must_stay, sender=AgentMode, dispatch_uid="modes.deletion_rules")
         for model in (AgentMode, DeclaredTool):
             for name, signal in (("save", post_save), ("delete", post_delete)):
                 signal.connect(record_model_change, sender=model, dispatch_uid=f"modes.record_{name}_{model.__name__}")

@@ -15,6 +15,8 @@ empty database.
 """
 
 from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.core.checks import Error, Warning
 from django.core.exceptions import ValidationError
@@ -23,13 +25,15 @@ from django.db.migrations.loader import MigrationLoader
 
 from agent_tools.registry import registry
 
-from .catalog import current_catalog, read_state
+from .catalog import current_catalog, read_state, working_catalog
 from .graph import GRAPH_HINT, graph_problems
-from .models import AgentMode, CatalogVersion, DeclaredTool
+from .models import AgentMode, CatalogVersion
 from .validators import (
+    MODE_KEY_CHARACTERS,
     tool_parameters_problem,
     validate_mode_id,
     validate_mode_key,
+    validate_not_blank,
     validate_single_line,
     validate_string_list,
 )
@@ -40,15 +44,14 @@ def check_mode_catalog(app_configs=None, databases=None, **kwargs):
         return []
     if not catalog_is_migrated(DEFAULT_DB_ALIAS):
         return []
-    modes = list(AgentMode.objects.using(DEFAULT_DB_ALIAS))
-    declared = list(DeclaredTool.objects.using(DEFAULT_DB_ALIAS))
+    working = working_catalog()
     published = published_catalog_errors()
     return [
         *published,
-        *working_copy_warnings(modes, published),
-        *_check_tool_ids(modes, declared),
-        *_check_shadowed_declarations(declared),
-        *_check_declared_parameters(declared),
+        *working_copy_warnings(list(working.modes), published),
+        *_check_tool_ids(working),
+        *_check_shadowed_declarations(working.declared_tools),
+        *_check_declared_parameters(working.declared_tools),
     ]
 
 
@@ -97,54 +100,79 @@ def working_copy_warnings(modes, published_errors):
 def catalog_errors(modes):
     """Every invariant the given modes break, as check errors."""
     return [
-        *_check_id_format(modes),
+        *_check_each_mode(modes, ID_FORMAT),
         *_check_duplicates(modes, "id", "modes.E002"),
-        *_check_key_format(modes),
+        *_check_each_mode(modes, KEY_FORMAT),
         *_check_duplicates(modes, "key", "modes.E004"),
         *_check_single_default(modes),
-        *_check_when_to_use(modes),
-        *_check_status(modes),
+        *_check_each_mode(modes, WHEN_TO_USE),
+        *_check_each_mode(modes, STATUS),
         *_check_list_fields(modes),
         *_check_graph(modes),
     ]
 
 
-def _check_graph(modes):
+def catalog_graph_problems(modes) -> list[str]:
+    """
+    The mode graph's invariants, judged against the one default of modes (what the check and the admin say);
+    none while there is not exactly one default, which modes.E005 and E006 say.
+    """
     defaults = [mode for mode in modes if mode.is_default]
-    if len(defaults) != 1 or any(not isinstance(mode.switch_targets, list) for mode in modes):
-        return []  # modes.E005, E006 and E009 say so
-    return [
-        Error(problem, hint=GRAPH_HINT, obj=AgentMode, id="modes.E010") for problem in graph_problems(modes, defaults[0])
-    ]
+    return graph_problems(modes, defaults[0]) if len(defaults) == 1 else []
+
+
+def _check_graph(modes):
+    if any(not isinstance(mode.switch_targets, list) for mode in modes):
+        return []  # modes.E009 says so
+    problems = catalog_graph_problems(modes)
+    return [Error(problem, hint=GRAPH_HINT, obj=AgentMode, id="modes.E010") for problem in problems]
 
 
 def _names(modes):
     return ", ".join(repr(mode.key) for mode in modes)
 
 
-def _check_id_format(modes):
-    return [
-        Error(
-            f"Mode {mode.key!r} has id {mode.id!r}, which is not 32 upper-case hexadecimal characters.",
-            hint="Give the mode a GUID without hyphens in upper case, and update the sessions that refer to it.",
-            obj=mode,
-            id="modes.E001",
-        )
-        for mode in modes
-        if _fails(validate_mode_id, mode.id)
-    ]
+@dataclass(frozen=True)
+class ModeRule:
+    """An invariant each mode keeps on its own: whether a mode breaks it (by its validators), and the check's words."""
+
+    id: str
+    broken_by: Callable[[AgentMode], bool]
+    message: str  # formatted with the mode
+    hint: str
 
 
-def _check_key_format(modes):
+ID_FORMAT = ModeRule(
+    "modes.E001",
+    lambda mode: _fails(validate_mode_id, mode.id),
+    "Mode {mode.key!r} has id {mode.id!r}, which is not 32 upper-case hexadecimal characters.",
+    "Give the mode a GUID without hyphens in upper case, and update the sessions that refer to it.",
+)
+KEY_FORMAT = ModeRule(
+    "modes.E003",
+    lambda mode: _fails(validate_mode_key, mode.key),
+    f"Mode key {{mode.key!r}} is not snake_case ({MODE_KEY_CHARACTERS}).",
+    "Rename the key, for example to 'ddr_authoring'.",
+)
+WHEN_TO_USE = ModeRule(
+    "modes.E007",
+    lambda mode: _fails(validate_not_blank, mode.when_to_use) or _fails(validate_single_line, mode.when_to_use),
+    "Mode {mode.key!r} has no single-line when-to-use sentence.",
+    "Write one sentence saying when the mode should be chosen; it is shown in the system prompt.",
+)
+STATUS = ModeRule(
+    "modes.E008",
+    lambda mode: mode.status not in AgentMode.Status.values,
+    f"Mode {{mode.key!r}} has status {{mode.status!r}}, which is not one of {', '.join(AgentMode.Status.values)}.",
+    f"Set the status to {AgentMode.Status.named()}.",
+)
+
+
+def _check_each_mode(modes, rule: ModeRule):
     return [
-        Error(
-            f"Mode key {mode.key!r} is not snake_case (lower-case letters, digits and underscores).",
-            hint="Rename the key, for example to 'ddr_authoring'.",
-            obj=mode,
-            id="modes.E003",
-        )
+        Error(rule.message.format(mode=mode), hint=rule.hint, obj=mode, id=rule.id)
         for mode in modes
-        if _fails(validate_mode_key, mode.key)
+        if rule.broken_by(mode)
     ]
 
 
@@ -187,33 +215,6 @@ def _check_single_default(modes):
     return []
 
 
-def _check_when_to_use(modes):
-    return [
-        Error(
-            f"Mode {mode.key!r} has no single-line when-to-use sentence.",
-            hint="Write one sentence saying when the mode should be chosen; it is shown in the system prompt.",
-            obj=mode,
-            id="modes.E007",
-        )
-        for mode in modes
-        if not mode.when_to_use.strip() or _fails(validate_single_line, mode.when_to_use)
-    ]
-
-
-def _check_status(modes):
-    valid = AgentMode.Status.values
-    return [
-        Error(
-            f"Mode {mode.key!r} has status {mode.status!r}, which is not one of {', '.join(valid)}.",
-            hint="Set the status to active, experimental or deprecated.",
-            obj=mode,
-            id="modes.E008",
-        )
-        for mode in modes
-        if mode.status not in valid
-    ]
-
-
 def _check_list_fields(modes):
     return [
         Error(
@@ -239,8 +240,7 @@ UNRESOLVED_TOOLS_HINT = (
 )
 
 
-def _check_tool_ids(modes, declared):
-    declared_names = {tool.name for tool in declared if tool.is_usable()}
+def _check_tool_ids(catalog):
     return [
         Warning(
             unresolved_tools_message(mode.key, unresolved),
@@ -248,9 +248,9 @@ def _check_tool_ids(modes, declared):
             obj=mode,
             id="modes.W001",
         )
-        for mode in modes
+        for mode in catalog.modes
         if isinstance(mode.associated_tool_ids, list)  # anything else is modes.E009's
-        for unresolved in [registry.unresolved(mode.associated_tool_ids, declared=declared_names)]
+        for unresolved in [catalog.unresolved_tool_ids(mode.associated_tool_ids)]
         if unresolved
     ]
 

@@ -8,17 +8,17 @@ from django.db import models
 from django.db.models import Max, Q
 from simple_history.models import HistoricalRecords
 
-from agent_tools.contract import ClientTool
+from agent_tools.contract import TOOL_NAME_PATTERN, ClientTool
 from agent_tools.registry import registry
 
 from .fields import StringListField
 from .validators import (
     MODE_ID_PATTERN,
     MODE_KEY_PATTERN,
-    TOOL_NAME_PATTERN,
     WHEN_TO_USE_PATTERN,
     empty_parameters,
     new_mode_id,
+    one_of,
     tool_parameters_problem,
     validate_mode_id,
     validate_mode_key,
@@ -52,11 +52,21 @@ class AgentModeSummary:
     llm_can_enter: bool
 
 
+class ModeStatus(models.TextChoices):
+    """A mode's lifecycle status (AGN-014 §3); also AgentMode.Status."""
+
+    ACTIVE = "active"
+    EXPERIMENTAL = "experimental"
+    DEPRECATED = "deprecated"
+
+    @classmethod
+    def named(cls) -> str:
+        """The statuses as messages name them: 'active, experimental or deprecated'."""
+        return one_of(cls.values)
+
+
 class AgentMode(models.Model):
-    class Status(models.TextChoices):
-        ACTIVE = "active"
-        EXPERIMENTAL = "experimental"
-        DEPRECATED = "deprecated"
+    Status = ModeStatus
 
     class Source(models.TextChoices):
         BUILTIN = "builtin", "Built-in"
@@ -93,7 +103,7 @@ class AgentMode(models.Model):
         max_length=16,
         choices=Status.choices,
         default=Status.ACTIVE,
-        error_messages={"invalid_choice": "Status %(value)r is not one of active, experimental or deprecated."},
+        error_messages={"invalid_choice": f"Status %(value)r is not one of {Status.named()}."},
     )
     version = models.CharField(max_length=32, default="v1")
     mode_instructions = StringListField(default=list, blank=True)
@@ -141,19 +151,19 @@ class AgentMode(models.Model):
                 "only one mode can be the default.",
             ),
             models.CheckConstraint(
-                condition=Q(status__in=["active", "experimental", "deprecated"]),
+                condition=Q(status__in=ModeStatus.values),
                 name="modes_agentmode_status_valid",
-                violation_error_message="Status must be active, experimental or deprecated.",
+                violation_error_message=f"Status must be {ModeStatus.named()}.",
             ),
             models.CheckConstraint(
                 condition=Q(id__regex=MODE_ID_PATTERN),
                 name="modes_agentmode_id_format",
-                violation_error_message="A mode id is exactly 32 upper-case hexadecimal characters.",
+                violation_error_message=validate_mode_id.message,
             ),
             models.CheckConstraint(
                 condition=Q(key__regex=MODE_KEY_PATTERN),
                 name="modes_agentmode_key_format",
-                violation_error_message="A mode key uses lower-case letters, digits and underscores only.",
+                violation_error_message=validate_mode_key.message,
             ),
             models.CheckConstraint(
                 condition=Q(when_to_use__regex=WHEN_TO_USE_PATTERN),
@@ -228,7 +238,7 @@ class DeclaredTool(models.Model):
             models.CheckConstraint(
                 condition=Q(name__regex=TOOL_NAME_PATTERN),
                 name="modes_declaredtool_name_format",
-                violation_error_message="A tool name uses letters, digits, '_' and '-' only, at most 64 of them.",
+                violation_error_message=validate_tool_name.message,
             ),
         ]
 

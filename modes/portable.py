@@ -13,10 +13,13 @@ import json
 from dataclasses import dataclass
 
 import yaml
+from django.db import models
 
 from aptix_site.text import DuplicateKey, refuse_duplicate_keys, unstorable_text
 
+from .fields import StringListField
 from .models import AgentMode, DeclaredTool
+from .validators import is_string_list
 
 FORMAT_NAME = "aptix-modes"
 FORMAT_VERSION = 1
@@ -83,6 +86,7 @@ class FileEntry:
     them rather than report them again), and the problems found, each naming its field.
     """
 
+    index: int  # in its section
     where: str
     fields: dict | None  # None: the entry is not a mapping at all
     rejected: frozenset[str] = frozenset()
@@ -159,16 +163,23 @@ class _YAMLLoaderWithoutRepeatedKeys(yaml.SafeLoader):
 
 @dataclass(frozen=True)
 class Section:
-    """A list of entries in a mode file: its name, the field that names an entry, and its fields."""
+    """
+    A list of entries in a mode file: its name, the field that names an entry, its fields, what an entry is
+    (noun, and the model of its rows), and what an import says of an entry whose row exists ({name}).
+    """
 
     name: str
     naming_field: str
     fields: tuple[str, ...]
     noun: str
+    model: type
+    exists: str
 
 
-MODE_SECTION = Section("modes", "key", PORTABLE_FIELDS, "mode")
-TOOL_SECTION = Section("declared_tools", "name", TOOL_FIELDS, "declared tool")
+MODE_SECTION = Section("modes", "key", PORTABLE_FIELDS, "mode", AgentMode, "mode {name!r} already exists")
+TOOL_SECTION = Section(
+    "declared_tools", "name", TOOL_FIELDS, "declared tool", DeclaredTool, "tool {name!r} is already declared"
+)
 
 
 def describe_entry(index: int, entry, section: Section = MODE_SECTION) -> str:
@@ -181,18 +192,19 @@ def _check_entry(index: int, entry, section: Section) -> FileEntry:
     where = describe_entry(index, entry, section)
     if not isinstance(entry, dict):
         problem = f"each {section.noun} must be a mapping of field names to values."
-        return FileEntry(where=where, fields=None, problems=(problem,))
+        return FileEntry(index=index, where=where, fields=None, problems=(problem,))
     problems = {}
     for name in sorted(set(map(str, entry)) - set(section.fields)):
         guess = difflib.get_close_matches(name, section.fields, n=1)
         problems[name] = f"unknown field; did you mean {guess[0]}?" if guess else "unknown field."
     for name in section.fields:
         if name in entry:
-            problem = _type_problem(name, entry[name])
+            problem = _type_problem(section.model._meta.get_field(name), entry[name])
             if problem:
                 problems[name] = problem
     fields = {name: value for name, value in entry.items() if name in section.fields and name not in problems}
     return FileEntry(
+        index=index,
         where=where,
         fields=fields,
         rejected=frozenset(problems) & set(section.fields),
@@ -200,20 +212,22 @@ def _check_entry(index: int, entry, section: Section) -> FileEntry:
     )
 
 
-def _type_problem(name: str, value) -> str | None:
-    if name in TEXT_FIELDS or name in ("name", "description"):
-        if not isinstance(value, str):
-            return "must be text."
-    elif name in (*BOOLEAN_FIELDS, "read_only"):
-        if not isinstance(value, bool):
-            return "must be true or false."
-    elif name == "parameters":
-        if not isinstance(value, dict):
-            return "must be a JSON Schema mapping."
-    elif name == "position":
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            return "must be a whole number, 0 or more."
-    elif not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        return "must be a list of text lines."
+def _type_problem(field, value) -> str | None:
+    """
+    Whether value has the type of the model field it is for, and can be stored: what the field's own validators
+    cannot say (they expect a value of their type). The rest is theirs, when the import cleans the row.
+    """
+    if isinstance(field, StringListField):
+        typed, kind = is_string_list(value), "a list of text lines"
+    elif isinstance(field, models.JSONField):
+        typed, kind = isinstance(value, dict), "a JSON Schema mapping"
+    elif isinstance(field, models.BooleanField):
+        typed, kind = isinstance(value, bool), "true or false"
+    elif isinstance(field, models.PositiveIntegerField):
+        typed, kind = type(value) is int and value >= 0, "a whole number, 0 or more"
+    else:
+        typed, kind = isinstance(value, str), "text"
+    if not typed:
+        return f"must be {kind}."
     unstorable = unstorable_text(value)
     return f"must not contain {unstorable}." if unstorable else None

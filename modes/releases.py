@@ -15,7 +15,7 @@ import difflib
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import transaction
+from django.db import models, transaction
 
 from aptix_site.service_errors import Conflict, NotAllowed, ServiceError
 
@@ -23,10 +23,16 @@ from .catalog import CatalogSnapshot, UnknownRevisionError, catalog_at_revision,
 from .models import CatalogApproval, CatalogRevision, CatalogVersion
 from .portable import PORTABLE_FIELDS
 from .revisions import mark_published
-from .services import ModesInUse, restore_revision_rows
+from .services import ModeDeletionRefused, restore_revision_rows
 
-PUBLISHED, PENDING, PREVIOUS, UNPUBLISHED = "published", "pending", "previous", "unpublished"
-RELEASE_STATUSES = (PUBLISHED, PENDING, PREVIOUS, UNPUBLISHED)
+
+class ReleaseStatus(models.TextChoices):
+    """Where a revision stands (revision_status): what the API, the admin and the commands call it."""
+
+    PUBLISHED = "published"  # the one agents are served
+    PENDING = "pending"  # the newest, recorded since, waiting for its review
+    PREVIOUS = "previous"  # published before
+    UNPUBLISHED = "unpublished"  # never published, and replaced by a newer one
 
 
 class ReleaseError(ServiceError):
@@ -43,12 +49,12 @@ class ReleaseConflict(ReleaseError, Conflict):
 
 def revision_status(revision: CatalogRevision, state: CatalogVersion) -> str:
     if revision.number == state.published:
-        return PUBLISHED
+        return ReleaseStatus.PUBLISHED
     if revision.published_at is not None:
-        return PREVIOUS
+        return ReleaseStatus.PREVIOUS
     if revision.number == state.revision and revision.number > state.published:
-        return PENDING
-    return UNPUBLISHED
+        return ReleaseStatus.PENDING
+    return ReleaseStatus.UNPUBLISHED
 
 
 def catalog_state() -> CatalogVersion:
@@ -104,7 +110,7 @@ def approve_revision(*, number: int, user) -> CatalogRevision:
         state = _locked_state()
         revision = get_revision(number)
         status = revision_status(revision, state)
-        if status != PENDING:
+        if status != ReleaseStatus.PENDING:
             raise ReleaseConflict(
                 f"Revision {number} is {status}, not pending: only the newest revision, before it is published, "
                 "can be approved."
@@ -130,12 +136,12 @@ def publish_revision(*, number: int, user) -> CatalogRevision:
         state = _locked_state()
         revision = get_revision(number)
         status = revision_status(revision, state)
-        if status == PUBLISHED:
+        if status == ReleaseStatus.PUBLISHED:
             return revision
-        if status == PREVIOUS:
+        if status == ReleaseStatus.PREVIOUS:
             _require(user, "publish_revision", "roll the catalog back to an earlier revision")
             return _roll_back(revision, user)
-        if status == UNPUBLISHED:
+        if status == ReleaseStatus.UNPUBLISHED:
             raise ReleaseConflict(
                 f"Revision {number} was never published and revision {state.revision} has replaced it; "
                 f"review and publish revision {state.revision} instead."
@@ -156,7 +162,7 @@ def publish_revision(*, number: int, user) -> CatalogRevision:
 def _roll_back(revision: CatalogRevision, user) -> CatalogRevision:
     try:
         restored = restore_revision_rows(number=revision.number, document=revision.catalog, restored_by=user)
-    except ModesInUse as error:
+    except ModeDeletionRefused as error:
         raise ReleaseConflict(str(error)) from None
     state = _locked_state()
     latest = CatalogRevision.objects.get(number=restored or state.revision)
@@ -242,7 +248,7 @@ def release_summary() -> dict:
     pending = None
     if state.revision > state.published:
         candidate = get_revision(state.revision)
-        if revision_status(candidate, state) == PENDING:
+        if revision_status(candidate, state) == ReleaseStatus.PENDING:
             pending = candidate
     return {
         "state": state,

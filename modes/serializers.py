@@ -10,12 +10,10 @@ from aptix_site.api import PresentIfEmpty, StrictCharField
 from aptix_site.shapes import ModelShape
 
 from .listing import string_list
-from .models import AgentMode, CatalogRevision
-from .releases import RELEASE_STATUSES, revision_status
+from .models import CatalogRevision
+from .releases import ReleaseStatus, revision_status
 from .tools import FILTER_MAX_LENGTH
-
-# The enum drf-spectacular names StatusEnum (settings.SPECTACULAR_SETTINGS).
-MODE_STATUSES = AgentMode.Status.values
+from .validators import one_of
 
 
 class QueryBooleanField(PresentIfEmpty, serializers.BooleanField):
@@ -58,7 +56,7 @@ class CatalogRevisionSummary(ModelShape):
     revision = serializers.IntegerField(source="number")
     created_at = serializers.DateTimeField()
     created_by = serializers.CharField(source="created_by.get_username", allow_null=True, default=None)
-    status = serializers.SerializerMethodField(help_text="published, pending, previous or unpublished.")
+    status = serializers.SerializerMethodField(help_text=f"{one_of(ReleaseStatus.values)}.")
     approvals = ApprovalResponse(many=True, read_only=True)
     published_at = serializers.DateTimeField(allow_null=True)
     published_by = serializers.CharField(source="published_by.get_username", allow_null=True, default=None)
@@ -72,7 +70,7 @@ class CatalogRevisionSummary(ModelShape):
         ]
         read_only_fields = fields
 
-    @extend_schema_field(serializers.ChoiceField(choices=RELEASE_STATUSES))
+    @extend_schema_field(serializers.ChoiceField(choices=ReleaseStatus.values))
     def get_status(self, revision) -> str:
         return revision_status(revision, self.context["state"])
 

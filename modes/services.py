@@ -1,30 +1,91 @@
 """
-Writes to the mode catalog that must keep its invariants: switching the default, importing files, writing
-back an earlier revision (a rollback). Each is one catalog revision (modes.revisions), and each change to a
-mode is kept in its history.
+Writes to the mode catalog that must keep its invariants: switching the default, deleting modes (with the
+rules that keep a mode, whatever deletes it), importing files, writing back an earlier revision (a rollback).
+Each is one catalog revision (modes.revisions), and each change to a mode is kept in its history.
 """
 
 from dataclasses import dataclass, field
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db.models import ProtectedError
 from simple_history.utils import bulk_update_with_history
 
 from .catalog import working_catalog
 from .graph import graph_problems
 from .models import AgentMode, DeclaredTool
-from .portable import PORTABLE_FIELDS, TOOL_FIELDS, ModeFile, PortableFileError, document_rows
+from .portable import (
+    MODE_SECTION,
+    PORTABLE_FIELDS,
+    TOOL_FIELDS,
+    TOOL_SECTION,
+    ModeFile,
+    PortableFileError,
+    Section,
+    document_rows,
+)
 from .revisions import recording_revision
 
 
-class ModesInUse(Exception):
-    """Modes that sessions use cannot be deleted (their sessions store their ids)."""
+class ModeDeletionRefused(Exception):
+    """Modes that must stay; nothing was deleted. The message says why, one sentence a mode."""
 
-    def __init__(self, keys, number):
-        self.keys = keys
+
+class ModeInUse(ModeDeletionRefused):
+    """A mode that sessions use cannot be deleted (they store its id, and their audit trail names it)."""
+
+    def __init__(self, key):
+        self.key = key
         super().__init__(
-            f"Revision {number} has no mode {', '.join(map(repr, keys))}, which sessions use; a mode cannot be "
-            "deleted while sessions use it. Move those sessions to another mode first."
+            f"'{key}' is a mode that sessions use (or their audit trail names); a mode cannot be deleted while "
+            "sessions use it. Move those sessions to another mode first."
         )
+
+
+def deletion_refusal(mode: AgentMode) -> str | None:
+    """Why this mode must stay, or None if nothing about the mode itself keeps it (sessions using it: ModeInUse)."""
+    if mode.is_default:
+        return f"'{mode.key}' is the default mode; make another mode the default first."
+    if mode.source == AgentMode.Source.BUILTIN:
+        return f"'{mode.key}' is a built-in mode that AGN-014 requires; set its status to deprecated instead."
+    return None
+
+
+def check_deletable(*, modes) -> None:
+    """Raise ModeDeletionRefused naming every one of modes that must stay, so that none of them is deleted."""
+    refusals = [reason for reason in map(deletion_refusal, modes) if reason]
+    if refusals:
+        raise ModeDeletionRefused(" ".join(refusals))
+
+
+def refuse_deleting_a_mode_that_must_stay(sender, instance, **kwargs) -> None:
+    """
+    The deletion rules for a deletion made past the services too: mode.delete() and QuerySet.delete() in a
+    shell. One pre_delete receiver (modes.apps) covers both, since Django sends the signal for every row either
+    deletes, inside the deletion's transaction and before it deletes any row: a refusal deletes none of them.
+    """
+    check_deletable(modes=[instance])
+
+
+def delete_modes(*, modes, deleted_by=None) -> None:
+    """
+    Delete modes, all of them or none, as one catalog revision; ModeDeletionRefused says why not. The rows
+    are judged as they are once locked, not as the caller read them.
+    """
+    with recording_revision(created_by=deleted_by):
+        _lock_catalog()
+        rows = list(AgentMode.objects.filter(pk__in=[mode.pk for mode in modes]))
+        check_deletable(modes=rows)
+        _delete_rows(rows, deleted_by=deleted_by)
+
+
+def _delete_rows(rows, *, deleted_by) -> None:
+    """Delete each row through its history; a mode that sessions use (PROTECT) raises ModeInUse."""
+    for row in rows:
+        row._history_user = deleted_by
+        try:
+            row.delete()
+        except ProtectedError:
+            raise ModeInUse(row.key) from None
 
 
 def set_default_mode(*, mode: AgentMode, changed_by=None) -> None:
@@ -58,20 +119,18 @@ def restore_revision_rows(*, number: int, document: dict, restored_by) -> int | 
     """
     Write the rows back to the catalog document of revision number, through their history, as one revision
     recorded as restoring it; that revision's number, or None if the rows were that catalog already. Raises
-    ModesInUse, changing nothing, when it would delete a mode that sessions use.
+    ModeDeletionRefused, changing nothing, when it would delete a mode that must stay.
     """
     modes, tools = document_rows(document)
+    default = next(mode.pk for mode in modes if mode.is_default)
     with recording_revision(created_by=restored_by, restores=number) as recording:
         _lock_catalog()
-        kept = {mode.pk for mode in modes}
-        gone = AgentMode.objects.exclude(pk__in=kept)
-        in_use = list(gone.filter(sessions__isnull=False).distinct().values_list("key", flat=True))
-        if in_use:
-            raise ModesInUse(in_use, number)
+        # The revision's default first (here if it is a row already, else once it is one, below): a default the
+        # revision has not is then a mode like any other, deleted by the same rules.
+        _switch_default_to(default, changed_by=restored_by)
         for model, rows, name, portable in ((AgentMode, modes, "pk", PORTABLE_FIELDS), (DeclaredTool, tools, "name", TOOL_FIELDS)):
-            for row in model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]}):
-                row._history_user = restored_by
-                row.delete()
+            gone = model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]})
+            _delete_rows(gone, deleted_by=restored_by)
             existing = {getattr(row, name): row for row in model.objects.all()}
             for wanted in rows:
                 row = existing.get(getattr(wanted, name))
@@ -80,7 +139,6 @@ def restore_revision_rows(*, number: int, document: dict, restored_by) -> int | 
                 if _apply(row, {field: getattr(wanted, field) for field in portable}) or row is wanted:
                     row._history_user = restored_by
                     row.save()
-        default = next(mode.pk for mode in modes if mode.is_default)
         _switch_default_to(default, changed_by=restored_by)
     return recording.revision
 
@@ -130,41 +188,30 @@ def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool, imported_b
 
 def _plan(mode_file: ModeFile, existing, *, update):
     problems = list(mode_file.problems)
-    entries = mode_file.entries
-    result = ImportResult()
-    tool_problems, to_save = _plan_tools(mode_file, result, update=update)
-    problems += tool_problems
+    result, to_save = ImportResult(), []
+    tools = {tool.name: tool for tool in DeclaredTool.objects.all()}
+    for entry, name, tool, changed_fields in _checked_rows(
+        mode_file.tools, TOOL_SECTION, tools, update=update, problems=problems
+    ):
+        result.entries.append(_planned(TOOL_SECTION.noun, name, tool, changed_fields))
+        if tool._state.adding or changed_fields:
+            to_save.append(tool)
     declared_here = {row.name for row in to_save}
     new_default_pk = None
     working = working_catalog()
-    ids_in_use = {mode.pk: mode.key for mode in existing.values()}
-    seen_keys, seen_ids = {}, {}
-    defaults = [entry for entry in entries if entry.fields and entry.fields.get("is_default") is True]
+    defaults = [entry for entry in mode_file.entries if entry.fields and entry.fields.get("is_default") is True]
     current_default = next((mode.key for mode in existing.values() if mode.is_default), None)
 
     if len(defaults) > 1:
         names = " and ".join(entry.where for entry in defaults)
         problems.append(f"{names} are each marked is_default: true; only one mode can be the default.")
 
-    for index, entry in enumerate(entries):
-        where, fields = entry.where, entry.fields
-        problems += [f"{where}: {problem}" for problem in entry.problems]
-        if fields is None:
-            continue
-        key = fields.get("key")
-        if not key:
-            if "key" not in entry.rejected:
-                problems.append(f"{where}: key: every mode needs a key.")
-            continue
-        if key in seen_keys:
-            problems.append(f"{where}: key: {key!r} appears again, first at modes[{seen_keys[key]}].")
-            continue
-        seen_keys[key] = index
-        mode = existing.get(key)
-        if mode is not None and not update:
-            problems.append(f"{where}: key: mode {key!r} already exists; pass --update to update it.")
-            continue
-        entry_id = fields.get("id")
+    ids_in_use = {mode.pk: mode.key for mode in existing.values()}
+    seen_ids = {}
+
+    def vet(entry, mode) -> bool:
+        """The rules of a mode entry beyond its fields; False when the rest would be checked against the wrong row."""
+        key, entry_id = entry.fields["key"], entry.fields.get("id")
         if entry_id is not None:
             id_problem = None
             if entry_id in seen_ids:
@@ -174,40 +221,75 @@ def _plan(mode_file: ModeFile, existing, *, update):
                 id_problem = f"the {kind}mode {key!r} has id {mode.pk}; ids never change."
             elif mode is None and entry_id in ids_in_use:
                 id_problem = f"{entry_id} belongs to mode {ids_in_use[entry_id]!r}; import cannot rename a mode."
-            seen_ids.setdefault(entry_id, index)
+            seen_ids.setdefault(entry_id, entry.index)
             if id_problem:
                 # The rest of the entry would be checked against the wrong row: one clear problem is enough.
-                problems.append(f"{where}: id: {id_problem}")
-                continue
-        if mode is not None and key == current_default and fields.get("is_default") is False and not defaults:
+                problems.append(f"{entry.where}: id: {id_problem}")
+                return False
+        if mode is not None and key == current_default and entry.fields.get("is_default") is False and not defaults:
             problems.append(
-                f"{where}: is_default: this takes the default away from {key!r} without making another mode "
+                f"{entry.where}: is_default: this takes the default away from {key!r} without making another mode "
                 "the default."
             )
+        return True
 
-        mode = mode or AgentMode(source=AgentMode.Source.CUSTOM)
-        changed_fields = _apply(mode, fields)  # is_default is applied after all rows, by switching the default
-        try:
-            # A field given with a wrong type is reported already, and was not set: not checked again.
-            mode.full_clean(exclude=entry.rejected, validate_unique=False)
-        except ValidationError as error:
-            problems += _messages(where, error)
-            continue
+    for entry, key, mode, changed_fields in _checked_rows(
+        mode_file.entries, MODE_SECTION, existing, update=update, problems=problems, vet=vet
+    ):
         unresolved = [name for name in working.unresolved_tool_ids(mode.associated_tool_ids) if name not in declared_here]
         if unresolved:
             result.unresolved_tool_ids[key] = unresolved
         if mode._state.adding or changed_fields:
             to_save.append(mode)
-        if fields.get("is_default") is True and key != current_default:
+        if entry.fields.get("is_default") is True and key != current_default:
             result.default, new_default_pk = key, mode.pk
             changed_fields.append("is_default")
-        result.entries.append(_planned("mode", key, mode, changed_fields))
+        result.entries.append(_planned(MODE_SECTION.noun, key, mode, changed_fields))
 
     if not problems:
         problems += _graph_problems_after(existing, to_save, default_key=result.default or current_default)
     if problems:
         raise PortableFileError(problems)
     return result, to_save, new_default_pk
+
+
+def _checked_rows(entries, section: Section, existing: dict, *, update, problems, vet=lambda entry, row: True):
+    """
+    Each entry of one section of the file (modes, declared tools) as the row it creates or updates, checked as
+    the admin checks such a row, with the names of the fields it changes: (entry, name, row, changed fields).
+    An entry with a problem adds it to problems and yields nothing; so does one that vet(entry, the existing row
+    or None) turns down, having added its own. An existing row is updated only with update (--update).
+    """
+    naming, seen = section.naming_field, {}
+    for entry in entries:
+        where, fields = entry.where, entry.fields
+        problems += [f"{where}: {problem}" for problem in entry.problems]
+        if fields is None:
+            continue
+        name = fields.get(naming)
+        if not name:
+            if naming not in entry.rejected:
+                problems.append(f"{where}: {naming}: every {section.noun} needs a {naming}.")
+            continue
+        if name in seen:
+            problems.append(f"{where}: {naming}: {name!r} appears again, first at {section.name}[{seen[name]}].")
+            continue
+        seen[name] = entry.index
+        row = existing.get(name)
+        if row is not None and not update:
+            problems.append(f"{where}: {naming}: {section.exists.format(name=name)}; pass --update to update it.")
+            continue
+        if not vet(entry, row):
+            continue
+        row = row or section.model()
+        changed_fields = _apply(row, fields)  # a mode's is_default is applied after all rows, by switching the default
+        try:
+            # A field given with a wrong type is reported already, and was not set: not checked again.
+            row.full_clean(exclude=entry.rejected, validate_unique=False)
+        except ValidationError as error:
+            problems += _messages(where, error)
+            continue
+        yield entry, name, row, changed_fields
 
 
 def _graph_problems_after(existing, to_save, *, default_key):
@@ -224,41 +306,6 @@ def _planned(kind, name, row, changed_fields) -> PlannedEntry:
     if changed_fields:
         return PlannedEntry(kind, name, "updated", tuple(changed_fields))
     return PlannedEntry(kind, name, "unchanged")
-
-
-def _plan_tools(mode_file: ModeFile, result: ImportResult, *, update):
-    """The declared tools of the file, checked as the admin checks them; created, or updated with --update."""
-    problems, to_save, seen = [], [], {}
-    existing = {tool.name: tool for tool in DeclaredTool.objects.all()}
-    for index, entry in enumerate(mode_file.tools):
-        where, fields = entry.where, entry.fields
-        problems += [f"{where}: {problem}" for problem in entry.problems]
-        if fields is None:
-            continue
-        name = fields.get("name")
-        if not name:
-            if "name" not in entry.rejected:
-                problems.append(f"{where}: name: every declared tool needs a name.")
-            continue
-        if name in seen:
-            problems.append(f"{where}: name: {name!r} appears again, first at declared_tools[{seen[name]}].")
-            continue
-        seen[name] = index
-        tool = existing.get(name)
-        if tool is not None and not update:
-            problems.append(f"{where}: name: tool {name!r} is already declared; pass --update to update it.")
-            continue
-        tool = tool or DeclaredTool()
-        changed_fields = _apply(tool, fields)
-        try:
-            tool.full_clean(exclude=entry.rejected, validate_unique=False)
-        except ValidationError as error:
-            problems += _messages(where, error)
-            continue
-        result.entries.append(_planned("declared tool", name, tool, changed_fields))
-        if tool._state.adding or changed_fields:
-            to_save.append(tool)
-    return problems, to_save
 
 
 def _apply(row, fields) -> list[str]:

@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from jsonschema import Draft202012Validator, SchemaError
 
+from agent_tools.contract import TOOL_NAME_PATTERN, is_tool_name
 from agent_tools.formats import strict_mode_problem
 from agent_tools.registry import tool_schema_problem
 from aptix_site.text import unstorable_text
@@ -16,9 +17,10 @@ from aptix_site.text import unstorable_text
 # Python, and both PostgreSQL and Python read \A and \Z the same way.
 MODE_ID_PATTERN = r"\A[0-9A-F]{32}\Z"
 MODE_KEY_PATTERN = r"\A[a-z0-9_]+\Z"
-TOOL_NAME_PATTERN = r"\A[a-zA-Z0-9_-]{1,64}\Z"
 # Some text that is not all spaces, and no CR or LF: what a database can check of "one line".
 WHEN_TO_USE_PATTERN = r"\A[^\r\n]*\S[^\r\n]*\Z"
+# What a mode key may hold, in the words of every message that refuses one.
+MODE_KEY_CHARACTERS = "lower-case letters, digits and underscores"
 
 validate_mode_id = RegexValidator(
     MODE_ID_PATTERN,
@@ -29,8 +31,7 @@ validate_mode_id = RegexValidator(
 
 validate_mode_key = RegexValidator(
     MODE_KEY_PATTERN,
-    "A mode key is snake_case: lower-case letters, digits and underscores only "
-    "(for example ddr_authoring).",
+    f"A mode key is snake_case: {MODE_KEY_CHARACTERS} only (for example ddr_authoring).",
     code="invalid_mode_key",
 )
 
@@ -40,8 +41,17 @@ validate_tool_name = RegexValidator(
     code="invalid_tool_name",
 )
 
-_tool_name = re.compile(TOOL_NAME_PATTERN)
 _mode_key = re.compile(MODE_KEY_PATTERN)
+
+
+def is_mode_key(key) -> bool:
+    return isinstance(key, str) and _mode_key.match(key) is not None
+
+
+def one_of(values) -> str:
+    """The values as a sentence names them: 'a, b or c'."""
+    *rest, last = values
+    return f"{', '.join(rest)} or {last}" if rest else last
 
 
 def new_mode_id():
@@ -67,8 +77,12 @@ def validate_single_line(value):
         )
 
 
+def is_string_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
 def validate_string_list(value):
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+    if not is_string_list(value):
         raise ValidationError("This must be a list of text lines.", code="not_a_string_list")
     for item in value:
         if "\x00" in item:
@@ -80,24 +94,25 @@ def validate_string_list(value):
 
 
 def validate_tool_names(value):
-    bad = [item for item in value if isinstance(item, str) and not _tool_name.match(item)]
-    if bad:
-        raise ValidationError(
-            "These are not valid tool names (letters, digits, '_' and '-', at most "
-            "64 characters): %(names)s.",
-            code="invalid_tool_name",
-            params={"names": ", ".join(repr(item) for item in bad)},
-        )
+    _refuse_items(
+        value,
+        is_tool_name,
+        "These are not valid tool names (letters, digits, '_' and '-', at most 64 characters): %(items)s.",
+        code="invalid_tool_name",
+    )
 
 
 def validate_mode_keys(value):
-    bad = [item for item in value if isinstance(item, str) and not _mode_key.match(item)]
+    _refuse_items(
+        value, is_mode_key, f"These are not mode keys ({MODE_KEY_CHARACTERS}): %(items)s.", code="invalid_mode_key"
+    )
+
+
+def _refuse_items(value, is_valid, message, *, code):
+    """Refuse a list whose text items do not all pass is_valid, naming those (%(items)s in message)."""
+    bad = [item for item in value if isinstance(item, str) and not is_valid(item)]
     if bad:
-        raise ValidationError(
-            "These are not mode keys (lower-case letters, digits and underscores): %(keys)s.",
-            code="invalid_mode_key",
-            params={"keys": ", ".join(repr(item) for item in bad)},
-        )
+        raise ValidationError(message, code=code, params={"items": ", ".join(repr(item) for item in bad)})
 
 
 def empty_parameters():

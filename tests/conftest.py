@@ -1,8 +1,13 @@
-"""Shared fixtures. The database is the real one (SQLite or PostgreSQL), migrated, with the seed modes."""
+"""
+Shared fixtures (tests/README.md says which test goes where). The database is the real one (SQLite or
+PostgreSQL), migrated, with the seed modes.
+"""
+
+import threading
 
 import pytest
 from django.core.signals import request_finished
-from django.db import close_old_connections, connection
+from django.db import close_old_connections, connection, connections
 from random_order.config import Config as RandomOrder
 
 from modes.models import AgentMode
@@ -80,6 +85,50 @@ def fresh_throttle_counters():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture
+def at_once():
+    """
+    at_once(*calls, watch=None): runs each call in a thread of its own, all released together from one barrier
+    (real concurrent transactions: for transactional PostgreSQL tests), and returns when all have finished; the
+    test fails if one is stuck or raised. watch, if given, is called over and over from one more thread, released
+    with the others, until they have all finished, and once more after: a reader looking on during the race.
+    Each thread closes its database connection at its end.
+    """
+
+    def run(*calls, watch=None, timeout=120):
+        start = threading.Barrier(len(calls) + (watch is not None))
+        finished = threading.Event()
+        errors = []
+
+        def in_thread(call):
+            try:
+                start.wait(timeout=30)
+                call()
+            except Exception as error:  # noqa: BLE001 - collected and asserted below
+                errors.append(error)
+            finally:
+                connections.close_all()
+
+        def looking_on():
+            while not finished.is_set():
+                watch()
+            watch()
+
+        racers = [threading.Thread(target=in_thread, args=(call,)) for call in calls]
+        watcher = [threading.Thread(target=in_thread, args=(looking_on,))] if watch else []
+        for thread in [*watcher, *racers]:
+            thread.start()
+        for thread in racers:
+            thread.join(timeout=timeout)
+        finished.set()
+        for thread in watcher:
+            thread.join(timeout=timeout)
+        assert not any(thread.is_alive() for thread in [*watcher, *racers]), "a thread is stuck"
+        assert errors == []
+
+    return run
 
 
 # --- Agent tools, sessions and the REST API ------------------------------------------------------------
@@ -339,9 +388,10 @@ def modes_restored_after_flush(django_db_setup, django_db_blocker):
 
 
 def pytest_sessionstart(session):
-    from .servers import let_serve_user_reach_the_project
+    from .servers import let_serve_user_reach_the_project, stop_servers_when_terminated
 
     let_serve_user_reach_the_project()
+    stop_servers_when_terminated()
 
 
 def pytest_terminal_summary(terminalreporter, config):
@@ -375,14 +425,3 @@ def staff_api_client(staff_user):
     client = APIClient()
     client.force_login(staff_user)
     return client
-
-
-@pytest.fixture(scope="session")
-def mcp_client_python():
-    """
-    mcp_client_python(name): the Python of a virtualenv holding an MCP client at pinned versions
-    (tests/mcp_clients/requirements-<name>.txt), built on first use and cached outside the checkout.
-    """
-    from .client_venvs import client_python
-
-    return client_python

@@ -141,12 +141,17 @@ def prompt_with(current_mode_key, *modes):
     )
 
 
+# The seed modes' ids (AGN-014 §8).
+GENERAL_ID = "3F8E4F377F7A4C189C7F6A8B9F945C11"
+DDR_ID = "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22"
+WORKFLOW_ID = "0FB81E6A8337444BA00A0CE28E3A1F78"
+
 # The three seed modes of AGN-014 §8 (ids, keys, names, descriptions, when-to-use sentences, defaults, tools) as
 # GET /api/modes/<key>/ gives them, less createdAt and updatedAt; the fields AGN-014 leaves open are the seed
 # migration's (modes/migrations/0002_seed_v1_modes.py), copied here by hand.
 SEED_MODES = {
     "general": {
-        "id": "3F8E4F377F7A4C189C7F6A8B9F945C11",
+        "id": GENERAL_ID,
         "key": "general",
         "displayName": "General",
         "description": "General-purpose assistance for everyday Q&A, explanation, and lightweight help.",
@@ -177,7 +182,7 @@ SEED_MODES = {
         "llmCanEnter": True,
     },
     "ddr_authoring": {
-        "id": "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22",
+        "id": DDR_ID,
         "key": "ddr_authoring",
         "displayName": "DDR Authoring",
         "description": "Structured creation, refinement, and validation of Aptix DDR specifications following SYS-001.",
@@ -209,7 +214,7 @@ SEED_MODES = {
         "llmCanEnter": True,
     },
     "workflow_authoring": {
-        "id": "0FB81E6A8337444BA00A0CE28E3A1F78",
+        "id": WORKFLOW_ID,
         "key": "workflow_authoring",
         "displayName": "Workflow Authoring",
         "description": "Creation, refinement, and validation of Aptix agent workflows using the Workflow Registry Tool "

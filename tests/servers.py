@@ -2,9 +2,11 @@
 Real servers for the tests that need one: a scratch database of the kind the suite runs on (an SQLite file,
 or a PostgreSQL database of its own on the suite's server), migrated by `manage.py migrate`, and the app
 served from it by gunicorn (the production command), uvicorn (ASGI) or runserver, each on a free port.
-Everything is removed when the test is done; the shared PostgreSQL server itself is never stopped.
+Everything is removed when the test is done; the shared PostgreSQL server itself is never stopped. A run
+ended by SIGTERM or SIGHUP stops its servers too (stop_servers_when_terminated).
 """
 
+import atexit
 import fcntl
 import json
 import os
@@ -64,17 +66,23 @@ def free_port() -> int:
     raise RuntimeError(f"no free port between {candidates.start} and {candidates.stop}")
 
 
-def run_django(env, code) -> str:
-    """What code prints when run in a fresh process with Django set up on env's database."""
+def django_process(env, code="", settings_module="aptix_site.settings", timeout=60):
+    """code run in a fresh process with Django set up (env's database, settings_module): the finished process."""
     return subprocess.run(
-        [sys.executable, "-c", f"import django; django.setup(); {code}"],
+        [sys.executable, "-c", f"import django; django.setup()\n{code}"],
         cwd=ROOT,
-        env={**env, "DJANGO_SETTINGS_MODULE": "aptix_site.settings"},
-        check=True,
-        timeout=60,
+        env={**env, "DJANGO_SETTINGS_MODULE": settings_module},
+        timeout=timeout,
         capture_output=True,
         text=True,
-    ).stdout.strip()
+    )
+
+
+def run_django(env, code, timeout=60) -> str:
+    """What code prints when run in a fresh process with Django set up on env's database."""
+    result = django_process(env, code, timeout=timeout)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
 
 
 def run_django_json(env, code):
@@ -199,6 +207,27 @@ def production_env(env, **overrides):
     }
 
 
+_running = set()  # the Servers this process started and has not stopped yet
+
+
+@atexit.register
+def _stop_leftover_servers():
+    """Whatever ended the run, no server it started outlives it (a test's own teardown normally stops each)."""
+    for server in list(_running):
+        server.stop()
+
+
+def stop_servers_when_terminated():
+    """
+    SIGTERM and SIGHUP (a CI job cancelled, a terminal closed) end the run as Ctrl-C does: teardowns run, so each
+    test stops its servers and drops its scratch database, and at exit _stop_leftover_servers stops the rest.
+    By default either signal ends Python at once and leaves every server's process group running. (SIGKILL
+    cannot be caught: after one, `ps` shows what is left.)
+    """
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.default_int_handler)
+
+
 class Server:
     """The app served by a real server process on a free port of 127.0.0.1."""
 
@@ -223,6 +252,7 @@ class Server:
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: make's children are stopped with it
         )
+        _running.add(self)
         deadline = time.monotonic() + START_TIMEOUT
         while True:
             try:
@@ -242,6 +272,7 @@ class Server:
         except subprocess.TimeoutExpired:
             self._signal(signal.SIGKILL)
             self.process.wait(timeout=10)
+        _running.discard(self)
 
     def _signal(self, number):
         try:

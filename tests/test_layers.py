@@ -1,17 +1,34 @@
 """
-The floors of the house: the tool framework (agent_tools) and the site's shared plumbing (aptix_site's API,
-error and middleware modules) import no app. The site's wiring (settings, URLs, the WSGI and ASGI entry
-points) names the apps by design.
+The floors of the house, for every app: each may import only the apps below it. The site's plumbing
+(aptix_site) and the tool framework (agent_tools) import no app; the domain apps (accounts, modes, then
+sessions_app on top of both) never import a way of serving; the front door imports no app, the health checks
+read the domain apps only; the serving layers sit on top (agent_api, then mcp_server on agent_api). The site's
+wiring (settings, URLs, the WSGI and ASGI entry points) names the apps by design.
 """
 
 import ast
 from pathlib import Path
 
 import pytest
+from django.apps import apps
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
-APPS = {"modes", "sessions_app", "accounts", "agent_api", "mcp_server"}
 WIRING = {"settings.py", "urls.py", "wsgi.py", "asgi.py"}
+PLUMBING = {"aptix_site"}
+DOMAIN = {"accounts", "modes", "sessions_app"}
+# What each app may import besides itself: the floors below it.
+MAY_IMPORT = {
+    "aptix_site": set(),
+    "agent_tools": PLUMBING,
+    "front_door": PLUMBING,
+    "accounts": PLUMBING,
+    "modes": PLUMBING | {"agent_tools"},
+    "sessions_app": PLUMBING | {"agent_tools", "accounts", "modes"},
+    "health": PLUMBING | {"agent_tools"} | DOMAIN,
+    "agent_api": PLUMBING | {"agent_tools"} | DOMAIN,
+    "mcp_server": PLUMBING | {"agent_tools", "agent_api"} | DOMAIN,
+}
+APPS = set(MAY_IMPORT)
 
 
 def imported_packages(path: Path) -> set[str]:
@@ -25,12 +42,29 @@ def imported_packages(path: Path) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("floor", ["aptix_site", "agent_tools"])
-def test_a_floor_imports_no_app(floor):
+def test_every_app_of_the_project_has_its_floor():
+    installed = {
+        Path(config.path).name for config in apps.get_app_configs() if Path(config.path).parent == PROJECT_DIR
+    }
+    assert installed | PLUMBING == APPS
+
+
+def test_the_floors_have_no_cycle():
+    below = {app: set(allowed) for app, allowed in MAY_IMPORT.items()}
+    while below:
+        ground = {app for app, allowed in below.items() if not allowed & below.keys()}
+        assert ground, f"these apps may import each other: {sorted(below)}"
+        below = {app: allowed for app, allowed in below.items() if app not in ground}
+
+
+@pytest.mark.parametrize("app", sorted(APPS))
+def test_an_app_imports_only_the_floors_below_it(app):
     offending = {
-        str(path.relative_to(PROJECT_DIR)): sorted(imported_packages(path) & APPS)
-        for path in (PROJECT_DIR / floor).rglob("*.py")
-        if path.name not in WIRING and imported_packages(path) & APPS
+        str(path.relative_to(PROJECT_DIR)): sorted(forbidden)
+        for path in (PROJECT_DIR / app).rglob("*.py")
+        if not (app in PLUMBING and path.name in WIRING)
+        for forbidden in [imported_packages(path) & APPS - {app} - MAY_IMPORT[app]]
+        if forbidden
     }
     assert offending == {}
 

@@ -1,0 +1,114 @@
+"""aptix_site/settings.py reads the environment: SECRET_KEY, DEBUG, DATABASE_URL and DATABASE_PREPARED_STATEMENTS."""
+
+import os
+import runpy
+import subprocess
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from ..servers import django_process
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+SETTINGS_FILE = PROJECT_DIR / "aptix_site" / "settings.py"
+
+
+@pytest.fixture
+def load_settings(monkeypatch):
+    """Runs the settings module afresh with the given environment; returns its names."""
+
+    def load(**env):
+        for name in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "DATABASE_PREPARED_STATEMENTS"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        return runpy.run_path(str(SETTINGS_FILE))
+
+    return load
+
+
+def test_settings_refuse_to_load_without_secret_key_when_debug_is_off():
+    env = {name: value for name, value in os.environ.items() if name not in ("SECRET_KEY", "DEBUG", "DATABASE_URL")}
+    result = django_process(env)
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_missing_secret_key_with_debug_off_raises_improperly_configured(load_settings):
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY must be set when DEBUG is off"):
+        load_settings()
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY must be set when DEBUG is off"):
+        load_settings(DEBUG="0", SECRET_KEY="")
+
+
+def test_debug_on_without_secret_key_uses_this_checkouts_random_key(load_settings):
+    names = load_settings(DEBUG="1")
+    assert names["DEBUG"] is True
+    kept = PROJECT_DIR / ".dev-secret-key"
+    assert names["SECRET_KEY"] == kept.read_text().strip()
+    assert len(names["SECRET_KEY"]) == 50
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert load_settings(DEBUG="1")["SECRET_KEY"] == names["SECRET_KEY"]  # the same key at every start
+    ignored = subprocess.run(["git", "check-ignore", "-q", str(kept)], cwd=PROJECT_DIR, check=False)
+    assert ignored.returncode == 0, "git would commit the development key"
+
+
+def test_each_checkout_gets_a_development_key_of_its_own(load_settings, tmp_path):
+    make_key = load_settings(DEBUG="1")["development_secret_key"]
+    first, second = make_key(tmp_path / "one"), make_key(tmp_path / "two")
+    assert first != second
+    assert make_key(tmp_path / "one") == first
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["one", "two"]  # no drafts left behind
+
+
+def test_secret_key_comes_from_the_environment(load_settings):
+    names = load_settings(SECRET_KEY="from-the-environment")
+    assert (names["SECRET_KEY"], names["DEBUG"]) == ("from-the-environment", False)
+
+
+def test_without_database_url_the_database_is_sqlite_beside_manage_py(load_settings):
+    database = load_settings(SECRET_KEY="x")["DATABASES"]["default"]
+    assert database["ENGINE"] == "django.db.backends.sqlite3"
+    assert Path(database["NAME"]) == PROJECT_DIR / "db.sqlite3"
+
+
+def test_postgres_database_url_selects_postgresql(load_settings):
+    database = load_settings(SECRET_KEY="x", DATABASE_URL="postgres://aptix@db.example:5433/aptix_modes")["DATABASES"][
+        "default"
+    ]
+    assert database["ENGINE"] == "django.db.backends.postgresql"
+    assert (database["NAME"], database["USER"], database["HOST"], database["PORT"]) == (
+        "aptix_modes",
+        "aptix",
+        "db.example",
+        5433,
+    )
+
+
+def test_postgresql_prepares_statements_unless_turned_off(load_settings):
+    url = "postgres://aptix@db.example:5433/aptix_modes"
+    options = load_settings(SECRET_KEY="x", DATABASE_URL=url)["DATABASES"]["default"]["OPTIONS"]
+    assert (options["server_side_binding"], options["prepare_threshold"]) == (True, 5)
+    off = load_settings(SECRET_KEY="x", DATABASE_URL=url, DATABASE_PREPARED_STATEMENTS="0")["DATABASES"]["default"]
+    assert "server_side_binding" not in off.get("OPTIONS", {})
+
+
+def test_sqlite_database_url_selects_that_file(load_settings, tmp_path):
+    database = load_settings(SECRET_KEY="x", DATABASE_URL=f"sqlite:///{tmp_path}/db.sqlite3")["DATABASES"]["default"]
+    assert database["ENGINE"] == "django.db.backends.sqlite3"
+    assert database["NAME"] == f"{tmp_path}/db.sqlite3"
+
+
+def test_the_running_suite_uses_the_database_make_test_chose(settings):
+    expected = "postgresql" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite3"
+    assert settings.DATABASES["default"]["ENGINE"] == f"django.db.backends.{expected}"
+
+
+def test_a_development_key_file_that_is_a_link_is_refused(load_settings, tmp_path):
+    make_key = load_settings(DEBUG="1")["development_secret_key"]
+    published = tmp_path / "published"
+    published.write_text("a-key-everyone-knows")
+    (tmp_path / "key").symlink_to(published)
+    with pytest.raises(ImproperlyConfigured, match="it must be a file of this checkout's own, not a link"):
+        make_key(tmp_path / "key")

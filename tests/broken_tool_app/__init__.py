@@ -1,1 +1,0 @@
-"""A test-only app that registers a tool breaking the TUL-011 contract (see tests/broken_tool_settings.py)."""

@@ -1,6 +1,0 @@
-from django.apps import AppConfig
-
-
-class BrokenToolAppConfig(AppConfig):
-    name = "tests.broken_tool_app"
-    label = "broken_tool_app"

@@ -1,0 +1,98 @@
+"""GET /api/catalog/revisions/ and /<n>/: every revision, newest first, and each one's whole catalog; for staff only."""
+
+import pytest
+from django.urls import reverse
+
+from modes.models import AgentMode
+from modes.revisions import record_pending_revision
+
+from ..expected import GENERAL_ID
+from .admin_forms import change_url, form_data
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
+
+SEED_SUMMARY = "mode general created; mode ddr_authoring created; mode workflow_authoring created"
+
+
+def test_revisions_are_listed_newest_first_with_who_when_and_what(admin_client, admin_user, staff_api_client):
+    general = AgentMode.objects.get(pk=GENERAL_ID)
+    admin_client.post(change_url(GENERAL_ID), form_data(general, display_name="Everyday"))
+    AgentMode.objects.filter(key="ddr_authoring").update(status="deprecated")
+    record_pending_revision()
+
+    body = staff_api_client.get("/api/catalog/revisions/").json()
+
+    assert body["next"] is None
+    assert [
+        {key: revision[key] for key in ("revision", "createdBy", "summary", "status")} for revision in body["results"]
+    ] == [
+        {"revision": 3, "createdBy": None, "summary": "mode ddr_authoring: status", "status": "published"},
+        {"revision": 2, "createdBy": admin_user.username, "summary": "mode general: display_name", "status": "previous"},
+        {"revision": 1, "createdBy": None, "summary": SEED_SUMMARY, "status": "previous"},
+    ]
+    times = [revision["createdAt"] for revision in body["results"]]
+    assert times == sorted(times, reverse=True)
+
+
+def test_revisions_are_paged_by_cursor(staff_api_client):
+    for position in range(2, 6):
+        AgentMode.objects.filter(key="general").update(position=position)
+        record_pending_revision()
+
+    first = staff_api_client.get("/api/catalog/revisions/", {"pageSize": 2}).json()
+    second = staff_api_client.get(first["next"]).json()
+    assert [revision["revision"] for revision in first["results"]] == [5, 4]
+    assert [revision["revision"] for revision in second["results"]] == [3, 2]
+    assert staff_api_client.get(second["previous"]).json()["results"] == first["results"]
+
+
+def test_a_revision_is_its_whole_catalog_in_the_portable_format_with_its_release(staff_api_client):
+    body = staff_api_client.get("/api/catalog/revisions/1/").json()
+
+    assert list(body)[:4] == ["format", "version", "modes", "declared_tools"]
+    assert (body["revision"], body["status"], body["approvals"], body["unreviewed"]) == (1, "published", [], False)
+    assert (body["format"], body["version"], body["declared_tools"]) == ("aptix-modes", 1, [])
+    assert [mode["key"] for mode in body["modes"]] == ["general", "ddr_authoring", "workflow_authoring"]
+    assert body["modes"][0]["when_to_use"] == "Use this mode for everyday Q&A, explanation, and lightweight assistance."
+
+
+@pytest.mark.parametrize("number", ["2", "0", "99999999999999999999", "two", "-1"])
+def test_an_unknown_revision_is_a_404_naming_it(staff_api_client, number):
+    response = staff_api_client.get(f"/api/catalog/revisions/{number}/")
+    assert (response.status_code, response.json()) == (404, {"detail": f"There is no catalog revision {number}."})
+
+
+def test_revisions_need_a_token(anon_client):
+    for url in ("/api/catalog/revisions/", "/api/catalog/revisions/1/"):
+        assert anon_client.get(url).status_code == 401
+
+
+def test_an_agents_token_cannot_read_who_edited_the_catalog(admin_client, admin_user, alice_client):
+    general = AgentMode.objects.get(pk=GENERAL_ID)
+    admin_client.post(change_url(GENERAL_ID), form_data(general, display_name="Everyday"))
+
+    for url in ("/api/catalog/revisions/", "/api/catalog/revisions/2/"):
+        response = alice_client.get(url)
+        assert (response.status_code, response.json()) == (
+            403, {"detail": "You do not have permission to perform this action."}
+        )
+        assert admin_user.username not in response.content.decode()
+    # What an agent needs to run is still there: the revision its answers come from.
+    assert alice_client.get("/api/modes/").json()["catalogRevision"] == 2
+
+
+def test_a_session_owner_still_rebuilds_a_served_context_at_its_revision(admin_client, alice_client, alice_session):
+    served = alice_client.get(f"/api/sessions/{alice_session.pk}/context/").content
+    general = AgentMode.objects.get(pk=GENERAL_ID)
+    admin_client.post(change_url(GENERAL_ID), form_data(general, when_to_use="Use this mode for anything else."))
+
+    rebuilt = alice_client.get(f"/api/sessions/{alice_session.pk}/context/", {"revision": 1})
+
+    assert (rebuilt.status_code, rebuilt.content) == (200, served)
+    assert alice_client.get(f"/api/sessions/{alice_session.pk}/context/").content != served
+
+
+def test_the_revisions_are_in_the_api_schema(admin_client):
+    schema = admin_client.get(reverse("api-schema"), {"format": "json"}).json()
+    assert schema["paths"]["/api/catalog/revisions/"]["get"]["operationId"] == "listCatalogRevisions"
+    assert schema["paths"]["/api/catalog/revisions/{number}/"]["get"]["operationId"] == "getCatalogRevision"

@@ -1,0 +1,203 @@
+"""
+The in-process catalog snapshot: correct after any kind of write, and shared by nothing
+across processes - each worker picks up another process's change by its next request.
+"""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import requests
+from django.db import connection
+
+from modes import catalog
+from modes.catalog import build_system_prompt, current_catalog, find_modes, get_mode, get_mode_by_id
+from modes.models import AgentMode
+from modes.revisions import record_pending_revision
+
+from ..servers import Server, run_django
+from ..expected import GENERAL_ID
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.django_db
+def test_a_queryset_update_is_not_served_until_a_revision_records_it():
+    current_catalog()
+    AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for small talk.")
+    assert "- general: Use this mode for small talk." not in build_system_prompt("general")
+    record_pending_revision()
+    assert "- general: Use this mode for small talk." in build_system_prompt("general")
+
+
+@pytest.mark.django_db
+def test_raw_sql_writes_are_served_once_a_revision_records_them():
+    current_catalog()
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE modes_agentmode SET display_name = 'Chat' WHERE key = 'general'")
+    assert get_mode("general").display_name == "General"
+    record_pending_revision()
+    assert get_mode("general").display_name == "Chat"
+
+
+@pytest.mark.django_db
+def test_created_and_deleted_modes_appear_and_disappear(custom_mode):
+    assert [mode.key for mode in find_modes(text="research")] == ["research"]
+    custom_mode.delete()
+    assert find_modes(text="research") == []
+
+
+@pytest.mark.django_db
+def test_an_unchanged_catalog_is_not_reloaded(django_assert_num_queries):
+    current_catalog()
+    with django_assert_num_queries(1):  # the version row only
+        current_catalog()
+
+
+@pytest.mark.django_db
+def test_a_mode_newer_than_the_requests_snapshot_is_still_found_by_id():
+    """A session may name a mode committed after this request read the catalog version."""
+    catalog._start_request()  # as Django's request_started signal does
+    try:
+        current_catalog()
+        newer = AgentMode.objects.create(key="newer", display_name="Newer", when_to_use="Use this mode later.")
+        assert "newer" not in current_catalog().by_key  # this request keeps the snapshot it checked
+        assert get_mode_by_id(newer.pk).key == "newer"
+    finally:
+        catalog._finish_request()
+
+
+# --- Two worker processes -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def shared_database(tmp_path):
+    """A migrated SQLite file both servers use, with an admin who can log in; each test edits a fresh one."""
+    path = tmp_path / "db.sqlite3"
+    env = {
+        **{key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}},
+        "DATABASE_URL": f"sqlite:///{path}",
+        "DEBUG": "1",  # plain-HTTP admin login: cookies are Secure only with DEBUG off
+    }
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True, timeout=120)
+    run_django(env, "from django.contrib.auth.models import User; "
+               "User.objects.create_superuser('root', 'root@localhost', 'root-password-123')")
+    return env
+
+
+@pytest.fixture
+def root_token(shared_database):
+    """An API token for the admin user of the shared database."""
+    return run_django(
+        shared_database,
+        "from accounts.tokens import create_token; from django.contrib.auth.models import User; "
+        "print(create_token(user=User.objects.get(username='root'), name='tests')[1])",
+    )
+
+
+class Worker:
+    """One gunicorn process with a single sync worker: every request it serves goes to that worker."""
+
+    def __init__(self, env):
+        self.server = Server("gunicorn", env, "--workers", "1")
+        self.base = self.server.base
+        self.http = requests.Session()
+
+    def log_in(self, username, password):
+        page = self.http.get(f"{self.base}/admin/login/", timeout=10)
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text).group(1)
+        response = self.http.post(
+            f"{self.base}/admin/login/?next=/admin/",
+            data={"username": username, "password": password, "csrfmiddlewaretoken": token},
+            timeout=10,
+        )
+        assert response.url.endswith("/admin/"), "admin login failed"
+
+    def listed_default(self, token=None):
+        """The default mode as GET /api/modes/ lists it, as the logged-in admin or with an API token."""
+        headers = {"Authorization": f"Token {token}"} if token else {}
+        response = (requests if token else self.http).get(f"{self.base}/api/modes/", headers=headers, timeout=10)
+        assert response.status_code == 200
+        return next(mode["key"] for mode in response.json()["modes"] if mode["isDefault"])
+
+    def make_default(self, mode_id):
+        changelist = f"{self.base}/admin/modes/agentmode/"
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', self.http.get(changelist, timeout=10).text)
+        response = self.http.post(
+            changelist,
+            data={
+                "action": "make_default",
+                "_selected_action": mode_id,
+                "csrfmiddlewaretoken": token.group(1),
+            },
+            timeout=10,
+        )
+        assert response.status_code == 200
+
+    def stop(self):
+        self.server.stop()
+
+
+@pytest.fixture
+def two_workers(shared_database):
+    workers = []
+    try:
+        for _ in range(2):
+            workers.append(Worker(shared_database))
+        yield workers
+    finally:
+        for worker in workers:
+            worker.stop()
+
+
+def test_an_admin_edit_through_one_worker_is_served_by_the_other_on_its_next_request(two_workers):
+    first, second = two_workers
+    for worker in two_workers:
+        worker.log_in("root", "root-password-123")
+        assert worker.listed_default() == "general"  # both hold a snapshot now
+
+    first.make_default("A9E1F9C15A0C4F8D9AF51F3E8B2A6D22")  # ddr_authoring, through the first worker
+
+    assert second.listed_default() == "ddr_authoring"
+    assert first.listed_default() == "ddr_authoring"
+
+
+def test_a_token_client_of_another_worker_sees_an_admin_edit_on_its_next_request(two_workers, root_token):
+    """Token requests read the catalog version in the token query: that read must be just as fresh."""
+    first, second = two_workers
+    first.log_in("root", "root-password-123")
+    for key, mode_id in (("workflow_authoring", "0FB81E6A8337444BA00A0CE28E3A1F78"), ("general", GENERAL_ID)):
+        assert second.listed_default(token=root_token) != key  # the second worker holds a snapshot
+
+        first.make_default(mode_id)
+
+        assert second.listed_default(token=root_token) == key
+
+
+def test_an_import_by_another_process_is_served_by_a_running_worker_on_its_next_request(
+    two_workers, shared_database, tmp_path
+):
+    worker = two_workers[0]
+    worker.log_in("root", "root-password-123")
+    before = worker.http.get(f"{worker.base}/api/modes/", timeout=10).json()["modes"]
+    assert "imported_mode" not in [mode["key"] for mode in before]
+
+    mode_file = tmp_path / "modes.yaml"
+    mode_file.write_text(
+        "modes:\n- key: imported_mode\n  display_name: Imported\n  when_to_use: Use this mode after an import.\n"
+    )
+    subprocess.run(
+        [sys.executable, "manage.py", "import_modes", str(mode_file)],
+        cwd=ROOT,
+        env=shared_database,
+        check=True,
+        timeout=60,
+        capture_output=True,
+    )
+
+    after = worker.http.get(f"{worker.base}/api/modes/", timeout=10).json()["modes"]
+    assert "imported_mode" in [mode["key"] for mode in after]
+

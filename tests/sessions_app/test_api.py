@@ -1,0 +1,274 @@
+"""/api/sessions/: creating and listing your sessions, their detail, mode changes and context."""
+
+from datetime import datetime
+
+import pytest
+
+from modes.catalog import get_mode
+from modes.models import AgentMode
+from sessions_app.models import AgentSession
+from sessions_app.services import create_session, set_session_mode
+
+from ..expected import (
+    DDR_ID,
+    GENERAL_ID,
+    SEED_MODE_KEYS,
+    SEED_REVISION,
+    SEED_WHEN_TO_USE,
+    prompt_with,
+    seed_prompt,
+    session_schemas,
+)
+
+pytestmark = pytest.mark.django_db
+
+SESSION_KEYS = {"id", "mode", "modeId", "title", "org", "parentId", "createdAt", "updatedAt"}
+
+
+# --- POST /api/sessions/ ---------------------------------------------------------------------------------------
+
+
+def test_create_defaults_to_the_default_mode_and_the_callers_organization(alice, alice_client):
+    response = alice_client.post("/api/sessions/", {}, format="json")
+    assert response.status_code == 201
+    body = response.json()
+    assert set(body) == SESSION_KEYS
+    assert (body["mode"], body["modeId"], body["title"], body["org"], body["parentId"]) == (
+        "general",
+        GENERAL_ID,
+        "",
+        "acme",
+        None,
+    )
+    session = AgentSession.objects.get(pk=body["id"])
+    assert session.owner == alice
+    assert session.org == alice.membership.organization
+    assert session.mode_id == GENERAL_ID
+
+
+def test_create_with_an_empty_body_works_too(alice_client):
+    response = alice_client.post("/api/sessions/")
+    assert response.status_code == 201
+    assert response.json()["mode"] == "general"
+
+
+def test_create_in_a_named_mode_with_a_title(alice_client):
+    response = alice_client.post("/api/sessions/", {"mode": "ddr_authoring", "title": "Spec work"}, format="json")
+    assert response.status_code == 201
+    body = response.json()
+    assert (body["mode"], body["modeId"], body["title"]) == ("ddr_authoring", DDR_ID, "Spec work")
+
+
+def test_create_with_an_empty_mode_uses_the_default(alice_client):
+    assert alice_client.post("/api/sessions/", {"mode": ""}, format="json").json()["mode"] == "general"
+
+
+def test_create_with_an_unknown_mode_is_400_naming_it_and_creates_nothing(alice_client):
+    response = alice_client.post("/api/sessions/", {"mode": "poetry"}, format="json")
+    assert response.status_code == 400
+    message = response.json()["mode"][0]
+    assert "'poetry'" in message
+    for key in ("general", "ddr_authoring", "workflow_authoring"):
+        assert key in message
+    assert AgentSession.objects.count() == 0
+
+
+@pytest.mark.parametrize("field", ["user", "owner", "org", "organization", "modeId", "parentId", "id"])
+def test_create_refuses_identity_and_read_only_fields_in_the_body(alice_client, bob, field):
+    response = alice_client.post("/api/sessions/", {field: str(bob.pk)}, format="json")
+    assert response.status_code == 400
+    assert field in response.json()
+    assert AgentSession.objects.count() == 0
+
+
+def test_a_user_outside_any_organization_creates_sessions_without_one(django_user_model):
+    from rest_framework.test import APIClient
+
+    loner = django_user_model.objects.create_user(username="loner")
+    client = APIClient()
+    client.force_authenticate(loner)
+    body = client.post("/api/sessions/", {}, format="json").json()
+    assert body["org"] is None
+    assert AgentSession.objects.get(pk=body["id"]).org is None
+
+
+# --- GET /api/sessions/ ----------------------------------------------------------------------------------------
+
+
+def test_list_shows_only_your_own_sessions(alice_client, alice_session, bob_session):
+    response = alice_client.get("/api/sessions/")
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"next", "previous", "results"}
+    assert [item["id"] for item in body["results"]] == [str(alice_session.pk)]
+    assert set(body["results"][0]) == SESSION_KEYS
+
+
+def test_list_is_paged_by_cursor_50_at_a_time(alice, alice_client, bob_session):
+    org = alice.membership.organization
+    mode = AgentMode.objects.get(key="general")
+    AgentSession.objects.bulk_create(
+        [AgentSession(owner=alice, org=org, mode=mode, title=f"s{index}") for index in range(51)]
+    )
+
+    first = alice_client.get("/api/sessions/").json()
+    assert len(first["results"]) == 50
+    assert first["next"] is not None and "cursor=" in first["next"]
+    assert first["previous"] is None
+
+    second = alice_client.get(first["next"]).json()
+    assert len(second["results"]) == 1
+    assert second["next"] is None
+    assert second["previous"] is not None
+    ids = {item["id"] for item in first["results"]} | {item["id"] for item in second["results"]}
+    assert ids == {str(pk) for pk in AgentSession.objects.filter(owner=alice).values_list("pk", flat=True)}
+
+
+def test_list_is_newest_first(alice, alice_client):
+    older = create_session(owner=alice, org=None, title="older")
+    newer = create_session(owner=alice, org=None, title="newer")
+    AgentSession.objects.filter(pk=older.pk).update(created_at=newer.created_at.replace(year=2020))
+    assert [item["title"] for item in alice_client.get("/api/sessions/").json()["results"]] == ["newer", "older"]
+
+
+# --- GET /api/sessions/<id>/ -----------------------------------------------------------------------------------
+
+
+def test_detail_returns_exactly_the_published_keys(alice_client, alice_session):
+    response = alice_client.get(f"/api/sessions/{alice_session.pk}/")
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == SESSION_KEYS
+    assert body["id"] == str(alice_session.pk)
+    assert body["mode"] == "general"
+    assert body["modeId"] == GENERAL_ID
+    assert body["title"] == "Alice's session"
+    assert body["org"] == "acme"
+    assert body["parentId"] is None
+    datetime.fromisoformat(body["createdAt"].replace("Z", "+00:00"))
+    datetime.fromisoformat(body["updatedAt"].replace("Z", "+00:00"))
+
+
+def test_detail_follows_a_mode_change(alice, alice_client, alice_session):
+    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice)
+    body = alice_client.get(f"/api/sessions/{alice_session.pk}/").json()
+    assert (body["mode"], body["modeId"]) == ("ddr_authoring", DDR_ID)
+
+
+@pytest.mark.parametrize("method", ["put", "patch", "delete"])
+def test_sessions_cannot_be_edited_or_deleted_through_the_api(alice_client, alice_session, method):
+    response = getattr(alice_client, method)(
+        f"/api/sessions/{alice_session.pk}/", {"mode": "ddr_authoring", "title": "x"}, format="json"
+    )
+    assert response.status_code == 405
+    session = AgentSession.objects.get(pk=alice_session.pk)
+    assert (session.mode_id, session.title) == (GENERAL_ID, "Alice's session")
+
+
+# --- GET /api/sessions/<id>/mode-changes/ ------------------------------------------------------------------------
+
+
+def test_mode_changes_are_listed_oldest_first(alice, alice_client, alice_session):
+    for key, reason in (("ddr_authoring", "first"), ("workflow_authoring", "second"), ("general", "third")):
+        set_session_mode(session_id=alice_session.pk, mode=get_mode(key), reason=reason, user=alice)
+
+    response = alice_client.get(f"/api/sessions/{alice_session.pk}/mode-changes/")
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["next"], body["previous"]) == (None, None)
+    results = body["results"]
+    assert list(results[0]) == [
+        "id", "fromMode", "toMode", "reason", "branch", "branchSessionId", "changedBy", "catalogRevision", "changedAt"
+    ]
+    row = {"branch": False, "branchSessionId": None, "changedBy": "alice", "catalogRevision": SEED_REVISION}
+    assert [{key: value for key, value in item.items() if key not in ("id", "changedAt")} for item in results] == [
+        {"fromMode": "general", "toMode": "ddr_authoring", "reason": "first", **row},
+        {"fromMode": "ddr_authoring", "toMode": "workflow_authoring", "reason": "second", **row},
+        {"fromMode": "workflow_authoring", "toMode": "general", "reason": "third", **row},
+    ]
+
+
+def test_mode_changes_made_through_the_tool_endpoint_show_up(alice_client, alice_session):
+    alice_client.post(
+        "/api/tools/agent_change_mode/invoke/",
+        {
+            "arguments": {"mode": "ddr_authoring", "branch": True, "reason": "Branching out."},
+            "sessionId": str(alice_session.pk),
+        },
+        format="json",
+    )
+    results = alice_client.get(f"/api/sessions/{alice_session.pk}/mode-changes/").json()["results"]
+    assert len(results) == 1
+    assert results[0]["branch"] is True
+    child = AgentSession.objects.get(parent=alice_session)
+    assert results[0]["branchSessionId"] == str(child.pk)
+
+
+def test_a_session_without_changes_has_an_empty_history(alice_client, alice_session):
+    body = alice_client.get(f"/api/sessions/{alice_session.pk}/mode-changes/").json()
+    assert body == {"next": None, "previous": None, "results": []}
+
+
+# --- GET /api/sessions/<id>/context/ -----------------------------------------------------------------------------
+
+
+def test_context_is_the_system_prompt_and_the_tools_of_the_sessions_mode(alice_client, alice_session):
+    response = alice_client.get(f"/api/sessions/{alice_session.pk}/context/")
+    assert response.status_code == 200
+    body = response.json()
+    assert list(body) == ["catalogRevision", "systemPrompt", "tools", "clientTools", "unresolvedToolIds"]
+    assert body == {
+        "catalogRevision": SEED_REVISION,
+        "systemPrompt": seed_prompt("general"),
+        # general enables agent_change_mode, agent_list_modes, agent_hello_world and a tool nobody declared.
+        "tools": session_schemas("agent_change_mode", "agent_hello_world", "agent_list_modes"),
+        "clientTools": [],
+        "unresolvedToolIds": ["agent_workflow_registry"],
+    }
+
+
+def test_context_follows_the_sessions_current_mode(alice, alice_client, alice_session):
+    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice)
+    body = alice_client.get(f"/api/sessions/{alice_session.pk}/context/").json()
+    assert body == {
+        "catalogRevision": SEED_REVISION,
+        "systemPrompt": seed_prompt("ddr_authoring"),
+        "tools": session_schemas("agent_change_mode", "agent_list_modes"),
+        "clientTools": [],
+        "unresolvedToolIds": ["agent_workflow_registry", "agent_ddr_manager"],
+    }
+
+
+@pytest.mark.parametrize(
+    "tool_ids, expected",
+    [
+        ([], ["agent_change_mode"]),
+        (["agent_hello_world"], ["agent_change_mode", "agent_hello_world"]),
+        (["agent_list_modes", "not_a_registered_tool"], ["agent_change_mode", "agent_list_modes"]),
+    ],
+    ids=["no-tools", "hello-only", "unregistered"],
+)
+def test_context_always_includes_agent_change_mode(alice, alice_client, tool_ids, expected):
+    AgentMode.objects.create(
+        key="narrow", display_name="Narrow", when_to_use="Use this mode for tests.", associated_tool_ids=tool_ids
+    )
+    session = create_session(owner=alice, org=None, mode_key="narrow")
+    body = alice_client.get(f"/api/sessions/{session.pk}/context/").json()
+    assert [schema["name"] for schema in body["tools"]] == expected
+    assert body["tools"] == session_schemas(*expected, mode_keys=[*SEED_MODE_KEYS, "narrow"])
+    assert body["unresolvedToolIds"] == [name for name in tool_ids if name == "not_a_registered_tool"]
+    assert body["systemPrompt"] == prompt_with("narrow", *SEED_WHEN_TO_USE, ("narrow", "Use this mode for tests."))
+
+
+def test_context_follows_a_published_edit_on_the_next_request(alice_client, alice_session):
+    # The context is built once per published revision: an edit published must show at once, tools and prompt alike.
+    url = f"/api/sessions/{alice_session.pk}/context/"
+    assert [tool["name"] for tool in alice_client.get(url).json()["tools"]] == [
+        "agent_change_mode", "agent_hello_world", "agent_list_modes"
+    ]
+    general = AgentMode.objects.get(key="general")
+    general.when_to_use, general.associated_tool_ids = "Use this mode for anything else.", ["agent_list_modes"]
+    general.save()  # a save outside the admin is a revision too, published at once with CATALOG_APPROVALS = 0
+    body = alice_client.get(url).json()
+    assert "- general: Use this mode for anything else." in body["systemPrompt"]
+    assert [tool["name"] for tool in body["tools"]] == ["agent_change_mode", "agent_list_modes"]
