@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from agent_tools.formats import TOOL_FORMATS
-from aptix_site.api import PresentIfEmpty, StrictCharField, StrictSerializer
+from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField, StrictSerializer
 from aptix_site.shapes import Shape
 
 _VALID = ", ".join(TOOL_FORMATS)
@@ -18,7 +18,7 @@ class ToolFormatField(PresentIfEmpty, serializers.ChoiceField):
     pass
 
 
-class ToolFormatQuery(serializers.Serializer):
+class ToolFormatQuery(RequestSerializer):
     tool_format = ToolFormatField(
         choices=TOOL_FORMATS,
         required=False,

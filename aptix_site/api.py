@@ -4,6 +4,7 @@ services' errors, aptix_site.service_errors, become HTTP answers).
 """
 
 import base64
+import functools
 import logging
 from urllib import parse
 
@@ -25,11 +26,33 @@ from .errors import (
     refusal_detail,
 )
 from .service_errors import Conflict, InvalidInput, NotAllowed, NotFound, RateLimited, ServiceError
+from .shapes import template
 
 logger = logging.getLogger("aptix_site.api")
 
 
-class StrictSerializer(serializers.Serializer):
+class RequestSerializer(serializers.Serializer):
+    """
+    A serializer that only reads requests. DRF copies and binds every declared field for each serializer it
+    builds, which costs more than validating a small body or query (3 % of an invocation, more than the
+    agent_list_modes budget's margin: benchmarks/RESULTS.md). Here the fields are bound once per class, to an
+    instance that holds no request (shapes.template), and every instance shares them: validating keeps nothing
+    in a field, and the fields these serializers declare never look at the serializer they are bound to (a
+    serializer's own validate() still runs on each instance, with its context).
+    """
+
+    @property
+    def fields(self):
+        return _bound_fields(type(self))
+
+
+@functools.cache
+def _bound_fields(serializer_class):
+    # DRF's own fields property, run once, on the class's template rather than on each instance.
+    return super(RequestSerializer, template(serializer_class)).fields
+
+
+class StrictSerializer(RequestSerializer):
     """Refuses fields it does not know, naming them, instead of silently dropping them."""
 
     def to_internal_value(self, data):

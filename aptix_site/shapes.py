@@ -35,13 +35,16 @@ class Shape(CamelCaseFields, serializers.Serializer):
     def represent(cls, instance) -> dict:
         # What Shape(instance).data gives, for a shape that needs no context, without building (copying and
         # binding the fields of) a serializer per call, about a tenth of an invocation's work (benchmarks/RESULTS.md).
-        return _template(cls).to_representation(instance)
+        return template(cls).to_representation(instance)
 
 
 @functools.cache
-def _template(shape):
-    """One instance of a shape, its fields bound once; to_representation keeps nothing in it."""
-    return shape()
+def template(serializer_class):
+    """
+    One instance of a serializer class, made without data or context, its fields bound once: for the
+    serializers that share them (to_representation and validation keep nothing in a field).
+    """
+    return serializer_class()
 
 
 # An answer's shape read from a model instance; Meta.fields names the model's fields as Python does.

@@ -6,7 +6,7 @@ answers (the listing, a mode's detail) are shaped in modes.listing, which agent_
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from aptix_site.api import PresentIfEmpty, StrictCharField
+from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField
 from aptix_site.shapes import ModelShape
 
 from .listing import string_list
@@ -22,7 +22,7 @@ class QueryBooleanField(PresentIfEmpty, serializers.BooleanField):
     default_error_messages = {"invalid": "Must be true or false; leave the parameter out for false."}
 
 
-class ModeListQuery(serializers.Serializer):
+class ModeListQuery(RequestSerializer):
     filter = StrictCharField(
         required=False,
         allow_blank=True,
@@ -35,7 +35,7 @@ class ModeListQuery(serializers.Serializer):
     )
 
 
-class SystemPromptQuery(serializers.Serializer):
+class SystemPromptQuery(RequestSerializer):
     currentMode = StrictCharField(
         required=False,
         allow_blank=True,
@@ -75,7 +75,7 @@ class CatalogRevisionSummary(ModelShape):
         return revision_status(revision, self.context["state"])
 
 
-class RevisionDiffQuery(serializers.Serializer):
+class RevisionDiffQuery(RequestSerializer):
     against = serializers.IntegerField(
         required=False, min_value=1, default=None, help_text="The revision to compare with; the published one if left out."
     )

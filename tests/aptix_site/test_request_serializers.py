@@ -1,5 +1,6 @@
 """
-Request serializers validated at once, on many threads, each get their own values and their own errors.
+Request serializers (aptix_site.api.RequestSerializer) bind their fields once per class, and every request shares
+them: each request still gets its own values and its own errors, however many are validated at once.
 """
 
 from concurrent.futures import ThreadPoolExecutor
