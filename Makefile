@@ -23,9 +23,9 @@ $(VENV)/.installed-test: requirements.txt requirements-test.txt | $(BIN)/python
 	$(PIP_INSTALL) -r requirements-test.txt
 	touch $@ $(VENV)/.installed-runtime
 
-install: $(VENV)/.installed-runtime
+install: $(VENV)/.installed-runtime $(GRAPHVIZ)
 
-install-test: $(VENV)/.installed-test
+install-test: $(VENV)/.installed-test $(GRAPHVIZ)
 
 # Serves the app on http://127.0.0.1:8000/ with the embedded SQLite database. Prints a new API token named
 # `local` at each start (the previous one is revoked: only a digest of a key is stored, so none can be shown twice).
@@ -66,6 +66,29 @@ $(PGBOUNCER): | $(BIN)/python
 	for deb in $(VENV)/pgbouncer-download/*.deb; do dpkg-deb -x $$deb $(VENV)/pgbouncer; done
 	rm -rf $(VENV)/pgbouncer-download
 	LD_LIBRARY_PATH=$$(echo $(VENV)/pgbouncer/usr/lib/*-linux-gnu) $(PGBOUNCER) --version
+
+# Graphviz's dot from Debian's packages, unpacked into the virtualenv like nginx: the admin draws the mode graph with
+# it (modes/graph_drawing.py). Debian's dot is libgvc6's program (the graphviz package only links /usr/bin/dot to
+# it, and needs X11, gd and more); it lays out as the engine its name says, hence the link named dot. Of its
+# plugins only core (the SVG output) and dot_layout are kept (the others need cairo, pango, gd, X11), and `dot -c`
+# writes their list (config6a) beside them, by names relative to the folder (which may move). It runs with
+# GVBINDIR (the plugins) and LD_LIBRARY_PATH (the libraries) pointing into the folder.
+GRAPHVIZ := $(VENV)/graphviz/dot
+GRAPHVIZ_PACKAGES := libgvc6 libcgraph6 libcdt5 libpathplan4 libltdl7
+APT_DOWNLOAD_GRAPHVIZ := apt-get download -q -o APT::Sandbox::User=root $(GRAPHVIZ_PACKAGES)
+GRAPHVIZ_ENV = LD_LIBRARY_PATH=$$(echo $(CURDIR)/$(VENV)/graphviz/usr/lib/*-linux-gnu) \
+	GVBINDIR=$$(echo $(CURDIR)/$(VENV)/graphviz/usr/lib/*-linux-gnu/graphviz)
+$(GRAPHVIZ): | $(BIN)/python
+	rm -rf $(VENV)/graphviz-download $(VENV)/graphviz && mkdir -p $(VENV)/graphviz-download
+	cd $(VENV)/graphviz-download && ($(APT_DOWNLOAD_GRAPHVIZ) || (apt-get update -q && $(APT_DOWNLOAD_GRAPHVIZ)))
+	for deb in $(VENV)/graphviz-download/*.deb; do dpkg-deb -x $$deb $(VENV)/graphviz; done
+	rm -rf $(VENV)/graphviz-download
+	find $(VENV)/graphviz/usr/lib/*-linux-gnu/graphviz -name 'libgvplugin_*' ! -name 'libgvplugin_core.*' \
+		! -name 'libgvplugin_dot_layout.*' -delete
+	ln -s usr/sbin/libgvc6-config-update $(VENV)/graphviz/dot.new
+	cd $(VENV)/graphviz/usr/lib/*-linux-gnu/graphviz && LD_LIBRARY_PATH=.. GVBINDIR=. ../../../../dot.new -c
+	echo 'digraph { a -> b }' | $(GRAPHVIZ_ENV) $(VENV)/graphviz/dot.new -Kdot -Tsvg >/dev/null
+	mv $(VENV)/graphviz/dot.new $(GRAPHVIZ)
 
 # The whole suite, on SQLite and then on PostgreSQL (some tests serve the app with make serve).
 test: test-sqlite test-postgres

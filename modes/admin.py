@@ -151,6 +151,7 @@ class AgentModeForm(forms.ModelForm):
 @admin.register(AgentMode)
 class AgentModeAdmin(CatalogHistoryAdmin):
     form = AgentModeForm
+    change_list_template = "admin/modes/agentmode_change_list.html"
     list_display = ["key", "display_name", "status", "is_default", "source", "version", "position"]
     list_display_links = ["key", "display_name"]
     list_editable = ["position"]

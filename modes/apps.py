@@ -1,5 +1,6 @@
 """
-The modes app's start: the catalog checks (modes.checks), the triggers that version the catalog, the
+The modes app's start: the catalog checks (modes.checks), the check that the mode graph can be drawn
+(modes.graph_drawing), the triggers that version the catalog, the
 recording of a revision after a migration and after any save or delete of a mode or declared tool made
 outside the services (modes.revisions), and the deletion rules for a mode deleted outside them (modes.services).
 """
@@ -15,12 +16,14 @@ class ModesConfig(AppConfig):
 
     def ready(self):
         from .checks import check_mode_catalog
+        from .graph_drawing import check_graphviz
         from .models import AgentMode, DeclaredTool
         from .revisions import record_model_change, record_revision_after_migrate
         from .services import refuse_deleting_a_mode_that_must_stay
         from .triggers import reinstall_after_migrate
 
         checks.register(check_mode_catalog, checks.Tags.database)
+        checks.register(check_graphviz)
         post_migrate.connect(reinstall_after_migrate, sender=self)
         post_migrate.connect(record_revision_after_migrate, sender=self)
         pre_delete.connect(refuse_deleting_a_mode_that_must_stay, sender=AgentMode, dispatch_uid="modes.deletion_rules")

@@ -1,20 +1,31 @@
 """
 Admin for agent sessions. Staff see every session here, with its latest mode changes and a link to all of
-them (never edited); a session's page costs the same number of queries however many changes it has.
+them (never edited); a session's page costs the same number of queries however many changes it has. The mode
+graph page (linked from the modes' list and the Catalog releases page) draws the published catalog's graph with
+the last 30 days' switches on its arrows (modes.graph_drawing, sessions_app.transitions).
 """
 
 from urllib.parse import urlencode
 
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
-from django.urls import reverse
+from django.core.exceptions import PermissionDenied
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_safe
 
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
+from modes.catalog import current_catalog
+from modes.graph_drawing import GraphUnavailable, draw_mode_graph
+from modes.models import AgentMode
 
 from .models import AgentSession, ModeChange
 from .selectors import InvalidSessionId, parse_session_id
+from .transitions import transition_counts
 
 LATEST_MODE_CHANGES = 20  # on a session's page; the rest are one link away, on the paginated list
+GRAPH_DAYS = 30  # the period whose switches the mode graph's arrows count
 
 
 def latest_mode_changes(*, session: AgentSession, limit: int) -> list[ModeChange]:
@@ -77,3 +88,32 @@ class ModeChangeAdmin(ReadOnlyAdmin, LargeTableAdmin):
     list_filter = [SessionFilter, "to_mode", "branch"]
     search_fields = ["session__id", "reason", "changed_by__username"]
     ordering = ["-id"]  # newest first: ids are taken in the order the changes were made
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(require_safe(self.mode_graph_view))
+        graph = path("graph/", view, name="sessions_app_mode_graph")
+        return [graph, *super().get_urls()]
+
+    def mode_graph_view(self, request):
+        """The published mode graph, each arrow with its switches of the last GRAPH_DAYS days (a page to read)."""
+        if not (self.has_view_permission(request) and request.user.has_perm("modes.view_agentmode")):
+            raise PermissionDenied
+        catalog = current_catalog()
+        counts = transition_counts(days=GRAPH_DAYS)
+        try:
+            # dot escapes every label it writes (and modes.graph_drawing every label it hands dot): text only.
+            drawing = draw_mode_graph(modes=catalog.modes, default=catalog.default, counts=counts)
+            svg, problem = mark_safe(drawing), None
+        except GraphUnavailable as error:
+            svg, problem = None, str(error)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": AgentMode._meta,
+            "title": "Mode graph",
+            "svg": svg,
+            "problem": problem,
+            "days": GRAPH_DAYS,
+            "revision": catalog.revision,
+            "counts": counts,
+        }
+        return TemplateResponse(request, "admin/sessions_app/mode_graph.html", context)

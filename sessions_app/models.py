@@ -1,4 +1,7 @@
-"""Agent sessions and the append-only audit of their mode changes (TUL-007)."""
+"""
+Agent sessions, the append-only audit of their mode changes (TUL-007), the switches the mode graph refused
+(issue 29), and the hourly sums of the audit that GET /api/catalog/transitions/ reads (sessions_app.transitions).
+"""
 
 import uuid
 
@@ -77,7 +80,53 @@ class ModeChange(models.Model):
             # A mode's deletion looks for the rows that name it (PROTECT).
             models.Index(fields=["from_mode"], name="modechange_from_mode"),
             models.Index(fields=["to_mode"], name="modechange_to_mode"),
+            # The changes of a period per pair of modes, for the transition counts (sessions_app.transitions), read
+            # from the index alone.
+            models.Index(fields=["changed_at", "from_mode", "to_mode", "branch"], name="modechange_changed_at"),
         ]
 
     def __str__(self):
         return f"{self.from_mode} → {self.to_mode}"
+
+
+class ModeChangeRefusal(models.Model):
+    """
+    A switch agent_change_mode asked for and the mode graph refused; rows are only ever added. The modes are
+    kept as ids, not references: a refusal is a count for admins, never a reason to keep a mode from deletion.
+    """
+
+    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="+")
+    from_mode_id = models.CharField(max_length=32, help_text="The id of the mode the session was in.")
+    to_mode_id = models.CharField(max_length=32, help_text="The id of the mode the model asked for.")
+    refused_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [
+            # A period's refusals per pair, read from the index alone.
+            models.Index(fields=["refused_at", "from_mode_id", "to_mode_id"], name="refusal_at_modes"),
+        ]
+
+    def __str__(self):
+        return f"{self.from_mode_id} ↛ {self.to_mode_id}"
+
+
+class TransitionHour(models.Model):
+    """The mode changes of one hour from one mode to another: the audit trail summed, written once per hour."""
+
+    hour = models.DateTimeField()
+    from_mode_id = models.CharField(max_length=32)
+    to_mode_id = models.CharField(max_length=32)
+    count = models.PositiveIntegerField()
+    branches = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hour", "from_mode_id", "to_mode_id"], name="transitionhour_pair"),
+        ]
+
+
+class TransitionRollup(models.Model):
+    """One row (id 1): TransitionHour sums the audit trail up to `through`, not including it."""
+
+    through = models.DateTimeField(null=True, help_text="Empty: nothing summed yet.")

@@ -1,11 +1,13 @@
-"""The request to create a session, and the shapes of sessions and their audit rows in the REST API."""
+"""The requests and the shapes of sessions, their audit rows and the transition counts in the REST API."""
 
+from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
-from aptix_site.api import StrictCharField, StrictSerializer
+from aptix_site.api import RequestSerializer, StrictCharField, StrictSerializer
 from aptix_site.shapes import ModelShape
 
 from .models import AgentSession, ModeChange
+from .transitions import MAX_DAYS
 
 
 class SessionCreate(StrictSerializer):
@@ -44,3 +46,41 @@ class ModeChangeSerializer(ModelShape):
             "changed_at",
         ]
         read_only_fields = fields
+
+
+class TransitionsQuery(RequestSerializer):
+    days = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_DAYS, default=30,
+        help_text=f"The period: today (UTC) and the days before it, 1 to {MAX_DAYS}.",
+    )
+
+
+def _pairs(name: str, help_text: str, **extra):
+    """A list of pairs of modes by key ('from' and 'to' are not Python names, hence inline_serializer)."""
+    fields = {
+        "from": serializers.CharField(help_text="The mode's key (its id, if a refusal names a deleted mode)."),
+        "to": serializers.CharField(),
+        "count": serializers.IntegerField(),
+        **extra,
+    }
+    return inline_serializer(name=name, fields=fields, many=True, help_text=help_text)
+
+
+TRANSITIONS_RESPONSE = inline_serializer(
+    name="Transitions",
+    fields={
+        "days": serializers.IntegerField(),
+        "transitions": _pairs(
+            "Transition",
+            "The switches agents took in the period, most taken first.",
+            branches=serializers.IntegerField(help_text="How many of them started a new session."),
+        ),
+        "refusals": _pairs("Refusal", "The switches the model asked for and the mode graph refused, most first."),
+        "byDay": inline_serializer(
+            name="TransitionsOnDay",
+            fields={"date": serializers.DateField(), "count": serializers.IntegerField()},
+            many=True,
+            help_text="The switches taken on each day of the period, oldest first.",
+        ),
+    },
+)

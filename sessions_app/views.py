@@ -1,7 +1,11 @@
-"""REST endpoints for a user's own agent sessions; anyone else's session is answered 404."""
+"""
+REST endpoints for a user's own agent sessions (anyone else's session is answered 404), and for staff the
+transition counts over every session.
+"""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, generics, status
+from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -12,8 +16,15 @@ from modes.catalog import UnknownModeError
 
 from .ownership import owned_session
 from .selectors import mode_changes_of, sessions_of
-from .serializers import AgentSessionSerializer, ModeChangeSerializer, SessionCreate
+from .serializers import (
+    TRANSITIONS_RESPONSE,
+    AgentSessionSerializer,
+    ModeChangeSerializer,
+    SessionCreate,
+    TransitionsQuery,
+)
 from .services import create_session
+from .transitions import transition_counts
 
 
 class SessionPages(CursorPagination):
@@ -78,3 +89,20 @@ class ModeChangeListView(generics.ListAPIView):
 
     def get_queryset(self):
         return mode_changes_of(session=owned_session(session_id=self.kwargs["session_id"], user=self.request.user))
+
+
+class TransitionsView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        operation_id="getCatalogTransitions",
+        parameters=[TransitionsQuery],
+        responses={200: TRANSITIONS_RESPONSE, **error_responses(400, 401, 403)},
+        description="How agents moved between modes in the last `days` days (UTC dates, today included): the "
+        "switches taken and how many branched, the switches the mode graph refused, and the switches per day. "
+        "Modes are named by their keys. For staff only.",
+    )
+    def get(self, request):
+        query = TransitionsQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response(transition_counts(days=query.validated_data["days"]))

@@ -183,6 +183,25 @@ def bob(db):
 
 
 @pytest.fixture
+def graph(db):
+    """general (the default, any target); review, which may go to general and review_notes; review_notes, which
+    may go back to review only; deploy, which the model may never enter."""
+    from modes.models import AgentMode
+
+    modes = {
+        "review": dict(switch_targets=["general", "review_notes"]),
+        "review_notes": dict(switch_targets=["review"]),
+        "deploy": dict(llm_can_enter=False),
+    }
+    return {
+        key: AgentMode.objects.create(
+            key=key, display_name=key.title(), when_to_use=f"Use this mode for {key}.", **policy
+        )
+        for key, policy in modes.items()
+    }
+
+
+@pytest.fixture
 def clock(monkeypatch):
     """Moves the service's clock (django.utils.timezone.now) forward: clock.advance(seconds=61)."""
     from datetime import timedelta
@@ -225,6 +244,14 @@ def _token_client(user):
 @pytest.fixture
 def alice_client(alice):
     """An API client sending alice's token."""
+    return _token_client(alice)
+
+
+@pytest.fixture
+def staff_token_client(alice):
+    """An API client sending the token of alice, made staff (with no permission of any model)."""
+    alice.is_staff = True
+    alice.save(update_fields=["is_staff"])
     return _token_client(alice)
 
 

@@ -238,6 +238,16 @@ def test_a_view_only_user_cannot_approve_publish_or_roll_back_a_revision(view_on
     assert database_rows() == before
 
 
+# The mode graph: a page to read, for staff who may view the modes and the mode changes (test_mode_graph_drawing).
+GRAPH_VIEW = "sessions_app_mode_graph"
+
+
+def test_a_view_only_user_cannot_post_to_the_mode_graph(view_only_client, admin_rows):
+    before = database_rows()
+    assert view_only_client.post(reverse(f"admin:{GRAPH_VIEW}")).status_code == 405
+    assert database_rows() == before
+
+
 def admin_url_names(model_admin):
     return {pattern.name for pattern in model_admin.urls if pattern.name}
 
@@ -246,7 +256,7 @@ def admin_url_names(model_admin):
 def test_every_admin_view_is_tested(model_admin):
     prefix = f"{model_admin.opts.app_label}_{model_admin.opts.model_name}_"
     untested = {name for name in admin_url_names(model_admin) if name.removeprefix(prefix) not in STANDARD_VIEWS}
-    tested = set(OTHER_VIEWS) | RELEASE_VIEWS
+    tested = set(OTHER_VIEWS) | RELEASE_VIEWS | {GRAPH_VIEW}
     assert untested <= tested, f"test what a view-only user can POST to {untested - tested}"
 
 

@@ -35,6 +35,7 @@ REQUIRED_ERRORS = {
     "diffCatalogRevision": {400, 401, 403, 404},
     "approveCatalogRevision": {401, 403, 404, 409},
     "publishCatalogRevision": {401, 403, 404, 409},
+    "getCatalogTransitions": {400, 401, 403},
     "listTools": {400, 401},
     "invokeTool": {400, 401, 403, 404, 405, 409, 411, 413, 415, 429, 500},
     "listSessions": {400, 401, 404},

@@ -1,7 +1,8 @@
 """
 The mode graph over MCP (issue 29), with the official `mcp` SDK client against `make serve` on a scratch database
 of the suite's kind: a switch the graph forbids is an error result that changes nothing, an allowed one works,
-and tools/list's agent_change_mode lists exactly the modes the session's current mode may switch to.
+and tools/list's agent_change_mode lists exactly the modes the session's current mode may switch to. A refused
+switch is recorded as a refusal.
 """
 
 import asyncio
@@ -9,7 +10,7 @@ import asyncio
 import pytest
 import requests
 
-from ..servers import make_users, production_env, run_django, scratch_database, serving
+from ..servers import make_users, production_env, run_django, run_django_json, scratch_database, serving
 from .live import in_session, mode_changes, new_session
 
 GRAPH = """
@@ -29,7 +30,7 @@ def server():
         tokens = make_users(env, "alice")
         run_django(env, GRAPH)
         with serving("make-serve", production_env(env, TOOL_INVOKE_RATE="1000/min"), "WORKERS=1") as server:
-            server.token = tokens["alice"]
+            server.token, server.env = tokens["alice"], env
             yield server
 
 
@@ -60,6 +61,18 @@ def test_over_mcp_a_forbidden_switch_is_an_error_result_and_an_allowed_one_moves
     assert [(row["fromMode"], row["toMode"]) for row in mode_changes(server, server.token, session_id)] == [
         ("review", "review_notes")
     ]
+    assert run_django_json(server.env, REFUSALS.format(session=session_id)) == [["review", "deploy"]]
+
+
+# The refusals of one session, by mode key (recorded for GET /api/catalog/transitions/).
+REFUSALS = """
+import json
+from modes.models import AgentMode
+from sessions_app.models import ModeChangeRefusal
+keys = dict(AgentMode.objects.values_list("id", "key"))
+rows = ModeChangeRefusal.objects.filter(session_id="{session}")
+print(json.dumps([[keys[row.from_mode_id], keys[row.to_mode_id]] for row in rows]))
+"""
 
 
 def test_over_mcp_the_mode_enum_lists_the_allowed_targets_and_follows_the_session(server):

@@ -2,9 +2,10 @@
 The first hour of an admin, in a real headless Chromium against the app served by runserver (production
 settings) on a scratch database of the suite's kind: log in, open the mode list, edit a mode's
 when-to-use and save it, get a readable error for a two-line one, read the preview; under review, edit as
-one admin, approve as another and publish on the Catalog releases page; and the API docs show the token
-header whole. No page breaks its Content-Security-Policy (Chromium reports each violation on the
-console). Every page is kept as a screenshot (tests/browser.py says where).
+one admin, approve as another and publish on the Catalog releases page; the API docs show the token header
+whole; and the mode graph of the seed catalog plus two custom modes is drawn. No page breaks its
+Content-Security-Policy (Chromium reports each violation on the console). Every page is kept as a screenshot
+(tests/browser.py says where).
 """
 
 import re
@@ -24,8 +25,11 @@ NEW_SENTENCE = (
 
 
 @contextmanager
-def admin_site(passwords: dict, **settings):
-    """runserver with production settings on a scratch database whose superusers are passwords' user names."""
+def admin_site(passwords: dict, setup: str = "", **settings):
+    """
+    runserver with production settings on a scratch database whose superusers are passwords' user names, after
+    the code setup has run there.
+    """
     require_chromium()
     with scratch_database() as env:
         run_django(
@@ -36,6 +40,8 @@ def admin_site(passwords: dict, **settings):
                 for name, password in passwords.items()
             ),
         )
+        if setup:
+            run_django(env, setup)
         with serving("runserver", production_env(env, **settings)) as server:
             yield server
 
@@ -229,4 +235,44 @@ def test_an_edit_is_approved_by_another_admin_and_published_on_the_releases_page
     page.get_by_role("link", name="ddr_authoring", exact=True).click()
     expect(page.locator("pre.aptix-preview")).to_contain_text(f"- general: {RELEASED_SENTENCE}")
     shots(page, "released-preview")
+    assert csp_violations == []
+
+
+# Two custom modes in the seed catalog: review, which may only go back to general or on to ddr_authoring, and
+# deploy, which the model may never enter; and switches agents made (and one the graph refused) to count.
+GRAPH_SETUP = """
+from django.contrib.auth import get_user_model
+from modes.catalog import current_catalog
+from modes.graph import ModeSwitchRefused
+from modes.models import AgentMode
+from sessions_app.services import create_session, set_session_mode
+AgentMode.objects.create(key="review", display_name="Review", when_to_use="Use this mode when the user wants a "
+    "change reviewed.", switch_targets=["general", "ddr_authoring"])
+AgentMode.objects.create(key="deploy", display_name="Deploy", when_to_use="Use this mode when the user wants a "
+    "change deployed.", llm_can_enter=False)
+agent = get_user_model().objects.create_user("agent")
+session = create_session(owner=agent, org=None)
+for key in ["review", "ddr_authoring", "general", "review", "general", "review", "deploy"]:
+    try:
+        set_session_mode(session_id=session.pk, mode=current_catalog().mode(key), reason="Agreed.", user=agent)
+    except ModeSwitchRefused:
+        pass
+"""
+
+
+@pytest.fixture(scope="module")
+def graph_site():
+    with admin_site({USERNAME: PASSWORD}, setup=GRAPH_SETUP) as server:
+        yield server
+
+
+def test_the_mode_graph_page_draws_the_catalog_with_the_switches_taken(graph_site, page, shots, csp_violations):
+    log_in(page, graph_site.base)
+    page.goto(f"{graph_site.base}/admin/modes/agentmode/")
+    page.get_by_role("link", name="Mode graph").click()
+    graph = page.locator("#mode-graph svg")
+    expect(graph).to_be_visible()
+    for label in ("General", "Review", "Deploy", "(model cannot enter)", "(default)", "refused 1"):
+        expect(graph.locator("text", has_text=label).first).to_be_visible()
+    shots(page, "mode-graph")
     assert csp_violations == []

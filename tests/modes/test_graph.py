@@ -22,6 +22,7 @@ from modes.revisions import record_pending_revision
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session, set_session_mode
 
+from ..agent_calls import change, session_in
 from ..expected import GENERAL_ID
 from .admin_forms import form_data
 
@@ -167,37 +168,6 @@ def test_under_review_a_policy_change_is_pending_and_agents_keep_the_published_p
 # --- Enforced: agent_change_mode ---------------------------------------------------------------------------------
 
 REFUSED = "Mode 'review' cannot switch to 'deploy'. Modes it can switch to: general, review_notes."
-
-
-@pytest.fixture
-def graph(db):
-    """general (the default, any target); review, which may go to general and review_notes; review_notes, which
-    may go back to review only; deploy, which the model may never enter."""
-    modes = {
-        "review": dict(switch_targets=["general", "review_notes"]),
-        "review_notes": dict(switch_targets=["review"]),
-        "deploy": dict(llm_can_enter=False),
-    }
-    return {
-        key: AgentMode.objects.create(
-            key=key, display_name=key.title(), when_to_use=f"Use this mode for {key}.", **policy
-        )
-        for key, policy in modes.items()
-    }
-
-
-def change(client, session_id, mode, branch=False):
-    return client.post(
-        "/api/tools/agent_change_mode/invoke/",
-        {"sessionId": str(session_id), "arguments": {"mode": mode, "branch": branch, "reason": "The user agreed."}},
-        format="json",
-    )
-
-
-def session_in(client, mode):
-    response = client.post("/api/sessions/", {"mode": mode}, format="json")
-    assert response.status_code == 201, response.content
-    return response.json()["id"]
 
 
 def audit_rows():

@@ -1,0 +1,137 @@
+"""
+The mode graph as a picture (issue 29): the published catalog's modes and the switches the model may make,
+written in Graphviz's DOT language and laid out by `dot -Tsvg` into an SVG the admin page embeds.
+
+What is drawn:
+- each mode a box: its display name and key; the default mode with a double border and "default"; a mode the
+  model may not enter (llm_can_enter off) grey and dashed, with "model cannot enter";
+- a mode with switch targets: an arrow to each target the model may enter, labelled with how many times
+  agents took it in the period (0 included: an allowed switch nobody takes is worth seeing);
+- a mode without switch targets may switch to every mode the model may enter. Drawing those arrows would be
+  n x n of them (870 for 30 modes), so the box says "switches to any mode" instead, and only the switches agents
+  actually took from it are drawn, dashed, with their counts;
+- switches the graph refused in the period: red dotted arrows labelled "refused n".
+
+Labels are admin text, so they are escaped for DOT (no DOT syntax or escape sequence in a name does anything),
+and dot escapes them again for XML: the SVG carries them as text only. Graphviz comes from Debian's packages,
+unpacked into .venv/graphviz by the Makefile (`make install`); when it is missing or fails, GraphUnavailable
+says why, and modes.W006 warns at `manage.py check`.
+"""
+
+import glob
+import logging
+import subprocess
+from pathlib import Path
+
+from django.conf import settings
+from django.core import checks
+from django.urls import reverse
+
+from .graph import may_switch
+
+logger = logging.getLogger(__name__)
+
+GRAPHVIZ = Path(settings.BASE_DIR) / ".venv" / "graphviz"
+DOT_TIMEOUT_SECONDS = 10
+
+
+class GraphUnavailable(Exception):
+    """The graph cannot be drawn: dot is missing or failed. The message says which, for the admin page."""
+
+
+def draw_mode_graph(*, modes, default, counts: dict) -> str:
+    """The SVG (as text, from its <svg> element on) of modes, with the counts of transition_counts()."""
+    return render_svg(mode_graph_dot(modes=modes, default=default, counts=counts))
+
+
+def mode_graph_dot(*, modes, default, counts: dict) -> str:
+    """The graph in the DOT language. Nodes are named m0, m1, ...: only labels carry admin text, escaped."""
+    node = {mode.key: f"m{index}" for index, mode in enumerate(modes)}
+    taken = {(t["from"], t["to"]): t["count"] for t in counts["transitions"]}
+    lines = [
+        "digraph modes {",
+        '  graph [rankdir=LR, bgcolor="transparent", fontname="Helvetica", nodesep=0.3, ranksep=0.6];',
+        '  node [shape=box, style="rounded,filled", fillcolor="#ffffff", fontname="Helvetica", fontsize=11];',
+        '  edge [fontname="Helvetica", fontsize=10, color="#417690", fontcolor="#264b5d"];',
+    ]
+    for mode in modes:
+        notes = [mode.key]
+        attributes = {"URL": reverse("admin:modes_agentmode_change", args=[mode.pk])}
+        if mode.pk == default.pk:
+            notes.append("default")
+            attributes["peripheries"] = "2"
+        if not mode.llm_can_enter:
+            notes.append("model cannot enter")
+            attributes.update(style="rounded,filled,dashed", fillcolor="#eeeeee")
+        if not mode.switch_targets:
+            notes.append("switches to any mode")
+        label = "\n".join([mode.display_name, *(f"({note})" for note in notes)])
+        lines.append(f"  {node[mode.key]} [{_attributes(label=label, **attributes)}];")
+    drawn = set()
+    for source in modes:
+        for target in modes:
+            if source.pk == target.pk or not source.switch_targets or not may_switch(source, target):
+                continue
+            drawn.add((source.key, target.key))
+            count = taken.get((source.key, target.key), 0)
+            lines.append(f"  {node[source.key]} -> {node[target.key]} [{_attributes(label=str(count))}];")
+    for (source, target), count in taken.items():  # taken from a mode that may switch anywhere (or since changed)
+        if (source, target) not in drawn and source in node and target in node:
+            lines.append(f"  {node[source]} -> {node[target]} [{_attributes(label=str(count), style='dashed')}];")
+    for refusal in counts["refusals"]:
+        if refusal["from"] in node and refusal["to"] in node:
+            label = f"refused {refusal['count']}"
+            lines.append(
+                f"  {node[refusal['from']]} -> {node[refusal['to']]} "
+                f"[{_attributes(label=label, style='dotted', color='#ba2121', fontcolor='#ba2121')}];"
+            )
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _attributes(**attributes) -> str:
+    return ", ".join(f'{name}="{_dot_text(value)}"' for name, value in attributes.items())
+
+
+def _dot_text(text: str) -> str:
+    """Text inside a DOT double-quoted string: backslashes doubled (so no \\N, \\G or \\l escape fires), quotes
+    escaped; line breaks become DOT's centred line break."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return "\\n".join(escaped.replace("\r", "").split("\n"))
+
+
+def render_svg(dot_source: str) -> str:
+    """dot's SVG of dot_source, from its <svg> element on (the XML prolog and doctype would not embed)."""
+    dot = GRAPHVIZ / "dot"
+    if not dot.exists():
+        raise GraphUnavailable(f"Graphviz is not installed ({dot} is missing): run make install.")
+    libraries = glob.glob(str(GRAPHVIZ / "usr" / "lib" / "*-linux-gnu"))
+    environment = {"LD_LIBRARY_PATH": ":".join(libraries), "GVBINDIR": ":".join(f"{lib}/graphviz" for lib in libraries)}
+    try:
+        done = subprocess.run(
+            [str(dot), "-Kdot", "-Tsvg"], input=dot_source, capture_output=True, text=True,
+            env=environment, timeout=DOT_TIMEOUT_SECONDS,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        logger.warning("dot could not draw the mode graph: %s", error)
+        raise GraphUnavailable(f"Graphviz's dot could not run: {error}") from None
+    start = done.stdout.find("<svg")
+    if done.returncode != 0 or start < 0:
+        logger.warning("dot could not draw the mode graph (exit %s): %s", done.returncode, done.stderr.strip())
+        raise GraphUnavailable(f"Graphviz's dot failed (exit status {done.returncode}).")
+    return done.stdout[start:]
+
+
+def check_graphviz(app_configs=None, **kwargs) -> list:
+    """modes.W006: the admin's mode graph needs dot."""
+    try:
+        render_svg("digraph { a -> b }\n")
+    except GraphUnavailable as error:
+        return [
+            checks.Warning(
+                f"The admin cannot draw the mode graph: {error}",
+                hint="Run make install, which unpacks Graphviz from Debian's packages into .venv/graphviz.",
+                id="modes.W006",
+            )
+        ]
+    return []

@@ -1,0 +1,168 @@
+"""
+The numbers behind the mode graph (issue 29): switches the graph refuses are recorded (never the session or its
+audit), and GET /api/catalog/transitions/ counts, for staff, the switches taken, branched and refused, per pair
+of modes and per day, as the audit rows the test made say.
+"""
+
+import json
+from datetime import UTC, datetime, timedelta
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db.models import F
+
+from modes.models import AgentMode
+from sessions_app.models import AgentSession, ModeChange, ModeChangeRefusal, TransitionHour
+from sessions_app.transitions import transition_counts
+
+from ..agent_calls import change, session_in
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/catalog/transitions/"
+
+
+def refusals():
+    keys = dict(AgentMode.objects.values_list("id", "key"))
+    return [(keys[r.from_mode_id], keys[r.to_mode_id]) for r in ModeChangeRefusal.objects.all()]
+
+
+# --- Refusals recorded ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
+def test_a_refused_switch_is_recorded_and_the_session_and_its_audit_stay_as_they_were(alice_client, graph, branch):
+    session_id = session_in(alice_client, "review")
+    before = AgentSession.objects.get(pk=session_id)
+    assert change(alice_client, session_id, "deploy", branch=branch).status_code == 400
+    assert refusals() == [("review", "deploy")]
+    after = AgentSession.objects.get(pk=session_id)
+    assert (after.mode_id, after.updated_at) == (before.mode_id, before.updated_at)
+    assert (ModeChange.objects.count(), AgentSession.objects.count()) == (0, 1)
+
+
+def test_failures_that_are_not_the_graphs_refusal_are_not_recorded(alice_client, graph):
+    session_id = session_in(alice_client, "review")
+    assert change(alice_client, session_id, "no_such_mode").status_code == 400
+    assert change(alice_client, session_id, "deploy", reason=" ").status_code == 400
+    assert change(alice_client, "8e3b7a86-5c0f-4a43-9d3e-2f0a8b1c4d5e", "deploy").status_code != 200
+    assert change(alice_client, session_id, "general").status_code == 200
+    assert ModeChangeRefusal.objects.count() == 0
+
+
+def test_the_command_records_the_refusal_it_reports(alice, graph):
+    session = AgentSession.objects.create(owner=alice, mode=graph["review_notes"])
+    arguments = json.dumps({"mode": "general", "branch": False, "reason": "The user agreed."})
+    with pytest.raises(CommandError):
+        call_command(
+            "invoke_tool", "agent_change_mode", arguments=arguments, session=str(session.pk), user="alice",
+            stdout=StringIO(),
+        )
+    assert refusals() == [("review_notes", "general")]
+
+
+# --- GET /api/catalog/transitions/ ---------------------------------------------------------------------------
+
+
+def test_the_counts_match_the_switches_the_refusals_and_the_days_of_the_audit_rows(
+    alice_client, staff_token_client, graph
+):
+    first, second = session_in(alice_client, "review"), session_in(alice_client, "general")
+    for session_id, mode, branch in [
+        (first, "review_notes", False),
+        (first, "review", False),
+        (first, "review_notes", True),  # branches
+        (second, "review", False),
+        (second, "review_notes", False),
+    ]:
+        assert change(alice_client, session_id, mode, branch=branch).status_code == 200
+    for session_id, mode in [(first, "deploy"), (first, "deploy"), (second, "general")]:
+        assert change(alice_client, session_id, mode).status_code == 400
+
+    response = staff_token_client.get(URL, {"days": 7})
+    assert response.status_code == 200, response.content
+    today = datetime.now(UTC).date()
+    assert response.json() == {
+        "days": 7,
+        "transitions": [
+            {"from": "review", "to": "review_notes", "count": 3, "branches": 1},
+            {"from": "general", "to": "review", "count": 1, "branches": 0},
+            {"from": "review_notes", "to": "review", "count": 1, "branches": 0},
+        ],
+        "refusals": [
+            {"from": "review_notes", "to": "deploy", "count": 2},
+            {"from": "review_notes", "to": "general", "count": 1},
+        ],
+        "byDay": [
+            {"date": (today - timedelta(days=n)).isoformat(), "count": 5 if n == 0 else 0} for n in range(6, -1, -1)
+        ],
+    }
+
+
+def test_changes_before_the_period_are_left_out_and_30_days_is_the_default(
+    alice_client, staff_token_client, graph
+):
+    session_id = session_in(alice_client, "general")
+    for mode in ("review", "general", "review"):
+        assert change(alice_client, session_id, mode).status_code == 200
+    old = ModeChange.objects.order_by("id").first()
+    ModeChange.objects.filter(pk=old.pk).update(changed_at=old.changed_at - timedelta(days=30))
+    body = staff_token_client.get(URL).json()
+    assert body["days"] == 30 and len(body["byDay"]) == 30
+    assert body["transitions"] == [
+        {"from": "general", "to": "review", "count": 1, "branches": 0},
+        {"from": "review", "to": "general", "count": 1, "branches": 0},
+    ]
+    assert staff_token_client.get(URL, {"days": 31}).json()["transitions"][0]["count"] == 2
+
+
+def test_hours_summed_before_and_changes_since_are_counted_together(alice_client, graph):
+    session_id = session_in(alice_client, "general")
+    assert change(alice_client, session_id, "review", branch=True).status_code == 200
+    assert change(alice_client, session_id, "general").status_code == 200
+    # Three hours old: their hour is summed once, then read from the sums.
+    ModeChange.objects.update(changed_at=F("changed_at") - timedelta(hours=3))
+    for _ in range(2):
+        assert pairs(transition_counts(days=2)) == {("general", "review", 1, 1), ("review", "general", 1, 0)}
+    assert change(alice_client, session_id, "ddr_authoring").status_code == 200
+    counts = transition_counts(days=2)
+    assert pairs(counts) == {
+        ("general", "review", 1, 1), ("review", "general", 1, 0), ("general", "ddr_authoring", 1, 0)
+    }
+    assert sum(day["count"] for day in counts["byDay"]) == 3
+
+
+def pairs(counts):
+    return {(t["from"], t["to"], t["count"], t["branches"]) for t in counts["transitions"]}
+
+
+def test_a_refusal_naming_a_deleted_mode_shows_its_id(alice_client, staff_token_client, graph):
+    session_id = session_in(alice_client, "review")
+    assert change(alice_client, session_id, "deploy").status_code == 400
+    deploy_id = graph["deploy"].pk
+    graph["deploy"].delete()  # refusals do not keep a mode from deletion
+    assert staff_token_client.get(URL).json()["refusals"] == [{"from": "review", "to": deploy_id, "count": 1}]
+
+
+def test_only_staff_may_read_the_counts(alice_client, anon_client):
+    assert alice_client.get(URL).status_code == 403
+    assert anon_client.get(URL).status_code == 401
+
+
+@pytest.mark.parametrize("days", ["0", "366", "-1", "thirty", "1.5"])
+def test_a_period_outside_1_to_365_days_is_a_clear_400(staff_token_client, days):
+    response = staff_token_client.get(URL, {"days": days})
+    assert response.status_code == 400
+    assert "days" in response.json()
+
+
+def test_the_command_sums_the_complete_hours_ahead_of_any_request(alice_client, graph):
+    session_id = session_in(alice_client, "general")
+    assert change(alice_client, session_id, "review").status_code == 200
+    ModeChange.objects.update(changed_at=F("changed_at") - timedelta(hours=2))
+    out = StringIO()
+    call_command("sum_transitions", stdout=out)
+    assert out.getvalue().startswith("Mode changes are summed up to ")
+    assert list(TransitionHour.objects.values_list("count", flat=True)) == [1]
+    assert pairs(transition_counts(days=1)) | pairs(transition_counts(days=2)) == {("general", "review", 1, 0)}
