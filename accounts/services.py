@@ -3,13 +3,15 @@
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from aptix_site.service_errors import ServiceError
+
 from .models import Membership, Organization
 from .tokens import create_token
 
 AGENT_TOKEN_NAME = "agent"
 
 
-class AccountRefused(ValueError):
+class AccountRefused(ServiceError, ValueError):
     """An account that cannot be created as asked; the message says why and what to do instead."""
 
 

@@ -1,4 +1,7 @@
-"""Request and response shapes of the agent API: a tool call, the tool list, a session's context."""
+"""
+Request and response shapes of the agent API: a tool call, the tool list, a session's context. The response
+shapes are the answers' one definition (aptix_site.shapes): the services build them, the schema documents them.
+"""
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -6,6 +9,7 @@ from rest_framework import serializers
 
 from agent_tools.formats import TOOL_FORMATS
 from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField, StrictSerializer
+from aptix_site.shapes import Shape
 
 _VALID = ", ".join(TOOL_FORMATS)
 
@@ -60,18 +64,19 @@ class Invocation(StrictSerializer):
     )
 
 
-class InvocationResponse(serializers.Serializer):
+# A tool's InvokeResult (TUL-011), as every answer of POST /api/tools/<name>/invoke/ and invoke_tool give it.
+class InvocationResponse(Shape):
     successful = serializers.BooleanField()
     result = serializers.CharField(allow_null=True, help_text="The tool's JSON result, as a string.")
-    errorMessage = serializers.CharField(allow_null=True)
+    error_message = serializers.CharField(allow_null=True)
 
 
-class ToolSchemaListResponse(serializers.Serializer):
+class ToolSchemaListResponse(Shape):
     tools = serializers.ListField(
         child=serializers.DictField(),
         help_text="Every tool, registered or declared, sorted by name, in the shape ?tool_format= asks for.",
     )
-    clientTools = serializers.ListField(
+    client_tools = serializers.ListField(
         child=serializers.CharField(),
         help_text="Names of the tools the agent's client executes itself; invoking one here answers 409.",
     )
@@ -92,18 +97,18 @@ class SessionContextQuery(ToolFormatQuery):
     )
 
 
-class SessionContextResponse(serializers.Serializer):
-    catalogRevision = serializers.IntegerField(help_text="The catalog revision this context was built from.")
-    systemPrompt = serializers.CharField(help_text="The Mode Catalog block for the session's current mode.")
+class SessionContextResponse(Shape):
+    catalog_revision = serializers.IntegerField(help_text="The catalog revision this context was built from.")
+    system_prompt = serializers.CharField(help_text="The Mode Catalog block for the session's current mode.")
     tools = serializers.ListField(
         child=serializers.DictField(),
         help_text="The tools the mode enables, always agent_change_mode (whose 'mode' lists the catalog's keys), "
         "in the shape ?tool_format= asks for.",
     )
-    clientTools = serializers.ListField(
+    client_tools = serializers.ListField(
         child=serializers.CharField(), help_text="Names of the tools above that the agent's client executes itself."
     )
-    unresolvedToolIds = serializers.ListField(
+    unresolved_tool_ids = serializers.ListField(
         child=serializers.CharField(),
         help_text="Tool ids the mode lists that name no registered or declared tool; the model is not told of them.",
     )

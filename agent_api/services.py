@@ -5,62 +5,46 @@ schemas, running a tool for an authenticated user, and a session's context for t
 
 import json
 
-from rest_framework import exceptions, status
-
 from accounts.models import organization_of
 from aptix_site.text import compact_json
 from modes.catalog import (
     CatalogSnapshot,
-    UnknownRevisionError,
     catalog_at_revision,
     current_catalog,
     get_tool,
     mode_enables,
 )
-from modes.exceptions import RevisionNotFound
-from sessions_app.exceptions import SessionNotFound
 from sessions_app.models import AgentSession
-from sessions_app.selectors import InvalidSessionId, get_owned_session, mode_id_at_revision
+from sessions_app.ownership import owned_session
+from sessions_app.selectors import mode_id_at_revision, parse_session_id
 
-from agent_tools.contract import AgentToolExecutionContext, InvokeResult, ToolRateLimited
+from agent_tools.contract import AgentToolExecutionContext, InvokeResult
 from agent_tools.formats import format_tools
-from agent_tools.registry import UnknownToolError
 
-
-class ToolNotFound(exceptions.NotFound):
-    default_detail = "No such tool."
-    default_code = "unknown_tool"
-
-
-class ToolNotEnabled(exceptions.PermissionDenied):
-    default_detail = "The session's mode does not enable this tool."
-    default_code = "tool_not_enabled"
-
-
-class ToolExecutedByClient(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "The agent's client executes this tool, not this service."
-    default_code = "client_tool"
-
-
-class SessionNotAtRevision(exceptions.NotFound):
-    default_detail = "The session did not exist at that catalog revision."
-    default_code = "session_not_at_revision"
-
-
-class RevisionNotPublished(exceptions.PermissionDenied):
-    default_detail = "That catalog revision was never published; only staff may preview it."
-    default_code = "revision_not_published"
-
-
-class InvalidInvocation(exceptions.ValidationError):
-    default_code = "invalid_invocation"
+from .exceptions import (
+    ArgumentsNotAnObject,
+    RevisionNotPublished,
+    SessionNotAtRevision,
+    ToolExecutedByClient,
+    ToolNotEnabled,
+)
+from .serializers import SessionContextResponse, ToolSchemaListResponse
 
 
 def tool_list_payload(*, tool_format: str | None) -> dict:
-    """GET /api/tools/: every tool, registered or declared, in tool_format; and which ones the client runs."""
-    tools = current_catalog().all_tools()
-    return {"tools": format_tools(tools, tool_format=tool_format), "clientTools": _client_tool_names(tools)}
+    """
+    GET /api/tools/: every tool, registered or declared, in tool_format; and which ones the client runs.
+    Built once per catalog version.
+    """
+    catalog = current_catalog()
+
+    def build():
+        tools = catalog.all_tools()
+        return ToolSchemaListResponse(
+            {"tools": format_tools(tools, tool_format=tool_format), "client_tools": _client_tool_names(tools)}
+        ).data
+
+    return catalog.memoized(("tool-list", tool_format), build)
 
 
 def llm_context_json(*, mode, tool_format: str | None = None, catalog: CatalogSnapshot | None = None) -> str:
@@ -82,14 +66,17 @@ def llm_context_json(*, mode, tool_format: str | None = None, catalog: CatalogSn
 
     def build():
         tools = catalog.tools_for_mode(served)
-        context = {
-            "catalogRevision": catalog.revision,
-            "systemPrompt": catalog.system_prompt(served.key),
-            "tools": format_tools(tools, tool_format=tool_format, mode_keys=catalog.switch_target_keys(served)),
-            "clientTools": _client_tool_names(tools),
-            "unresolvedToolIds": catalog.unresolved_tool_ids(served.associated_tool_ids),
-        }
-        return compact_json({**context, "notice": notice} if notice else context)
+        context = SessionContextResponse(
+            {
+                "catalog_revision": catalog.revision,
+                "system_prompt": catalog.system_prompt(served.key),
+                "tools": format_tools(tools, tool_format=tool_format, mode_keys=catalog.switch_target_keys(served)),
+                "client_tools": _client_tool_names(tools),
+                "unresolved_tool_ids": catalog.unresolved_tool_ids(served.associated_tool_ids),
+                **({"notice": notice} if notice else {}),
+            }
+        )
+        return compact_json(context.data)
 
     if notice:
         return build()
@@ -103,15 +90,12 @@ def llm_context_json_at_revision(
     llm_context_json as it was at a catalog revision, for the mode the session was in then: any revision that
     was published; one that never was (pending or unpublished) only as a preview for staff.
     """
-    try:
-        catalog = catalog_at_revision(revision)
-    except UnknownRevisionError as error:
-        raise RevisionNotFound(str(error)) from None
+    catalog = catalog_at_revision(revision)
     if not catalog.was_published and not viewer.is_staff:
-        raise RevisionNotPublished(f"Catalog revision {revision} was never published; only staff may preview it.")
+        raise RevisionNotPublished(revision)
     mode = catalog.by_id.get(mode_id_at_revision(session=session, revision=revision))
     if mode is None:
-        raise SessionNotAtRevision(f"Session {session.pk} was created after catalog revision {revision}.")
+        raise SessionNotAtRevision(session_id=session.pk, revision=revision)
     return llm_context_json(mode=mode, tool_format=tool_format, catalog=catalog)
 
 
@@ -119,57 +103,36 @@ def _client_tool_names(tools) -> list[str]:
     return [tool.name for tool in tools if not tool.is_tool_fully_executed_on_server]
 
 
-def invoke_tool(*, name: str, arguments, session_id, conversation_id, user) -> InvokeResult:
+def invocation_session(*, session_id, user) -> AgentSession | None:
     """
-    Run the named tool for user, in the session session_id names if it is not None. arguments is a
-    dict, a JSON string of one, or None. Raises ToolNotFound, SessionNotFound, ToolNotEnabled,
-    ToolExecutedByClient or InvalidInvocation before the tool runs; the tool's own failures come
-    back in the InvokeResult.
+    The session a tool call names by id (None for none): InvalidSessionId for an id that is not one (the
+    caller's mistake), SessionNotFound for a missing session or anyone else's.
     """
-    tool = _tool(name)
-    session = None if session_id is None else _owned_session(session_id, user)
-    return _run(tool, arguments=arguments, session=session, conversation_id=conversation_id, user=user)
+    if session_id is None:
+        return None
+    parse_session_id(session_id)
+    return owned_session(session_id=session_id, user=user)
 
 
-def run_tool(*, name: str, arguments, session: AgentSession | None, conversation_id, user) -> InvokeResult:
-    """invoke_tool for a caller that has already read the user's session (or has none)."""
-    return _run(_tool(name), arguments=arguments, session=session, conversation_id=conversation_id, user=user)
-
-
-def _tool(name):
-    try:
-        return get_tool(name)
-    except UnknownToolError as error:
-        raise ToolNotFound(str(error)) from None
-
-
-def _run(tool, *, arguments, session, conversation_id, user) -> InvokeResult:
+def invoke_tool(*, name: str, arguments, session: AgentSession | None, conversation_id, user) -> InvokeResult:
+    """
+    Run the named tool for user, in session (one of theirs, or None). arguments is a dict, a JSON string
+    of one, or None. Raises UnknownToolError, ToolNotEnabled, ToolExecutedByClient or ArgumentsNotAnObject
+    before the tool runs, ToolRateLimited when the call spent a limit; the tool's own failures come back in
+    the InvokeResult.
+    """
+    tool = get_tool(name)
     if session is not None and not mode_enables(current_catalog().served(session.mode), tool):
-        raise ToolNotEnabled(f"Mode {session.mode.key!r} of this session does not enable the tool {tool.name!r}.")
+        raise ToolNotEnabled(mode_key=session.mode.key, tool_name=tool.name)
     if not tool.is_tool_fully_executed_on_server:
-        raise ToolExecutedByClient(
-            f"The tool {tool.name!r} is executed by the agent's client, not by this service: "
-            "run it in the client and give the model its result."
-        )
+        raise ToolExecutedByClient(tool.name)
     context = AgentToolExecutionContext(
         load_org=lambda: organization_of(user),
         user=user,
         session_id=str(session.pk) if session else None,
         conversation_id=conversation_id,
     )
-    try:
-        return tool.execute(_arguments_json(arguments), context)
-    except ToolRateLimited as error:
-        raise exceptions.Throttled(wait=error.retry_after, detail=str(error)) from None
-
-
-def _owned_session(session_id, user) -> AgentSession:
-    try:
-        return get_owned_session(session_id=session_id, user=user)
-    except InvalidSessionId as error:
-        raise InvalidInvocation({"sessionId": [str(error)]}) from None
-    except AgentSession.DoesNotExist:
-        raise SessionNotFound(f"No session {session_id} was found for you.") from None
+    return tool.execute(_arguments_json(arguments), context)
 
 
 def _arguments_json(arguments) -> str | None:
@@ -179,7 +142,7 @@ def _arguments_json(arguments) -> str | None:
         return json.dumps(arguments)
     if isinstance(arguments, str) and (not arguments.strip() or _holds_json_object(arguments)):
         return arguments
-    raise InvalidInvocation({"arguments": ["Must be a JSON object, or a string holding a JSON object."]})
+    raise ArgumentsNotAnObject()
 
 
 def _holds_json_object(text: str) -> bool:

@@ -10,7 +10,7 @@ from agent_tools.contract import InvokeResult
 from aptix_site.api import error_responses
 from aptix_site.text import compact_json
 from aptix_site.throttling import WindowRateThrottle
-from sessions_app.views import owned_session_or_404
+from sessions_app.ownership import owned_session
 
 from .serializers import (
     Invocation,
@@ -20,7 +20,13 @@ from .serializers import (
     ToolFormatQuery,
     ToolSchemaListResponse,
 )
-from .services import invoke_tool, llm_context_json, llm_context_json_at_revision, tool_list_payload
+from .services import (
+    invocation_session,
+    invoke_tool,
+    llm_context_json,
+    llm_context_json_at_revision,
+    tool_list_payload,
+)
 
 
 class ToolListView(APIView):
@@ -45,7 +51,7 @@ class ToolInvokeView(APIView):
 
     @staticmethod
     def error_body(message: str, status: int) -> dict:
-        return InvokeResult.from_error(message).as_envelope()
+        return InvocationResponse.represent(InvokeResult.from_error(message))
 
     @extend_schema(
         operation_id="invokeTool",
@@ -66,7 +72,7 @@ class ToolInvokeView(APIView):
         result = invoke_tool(
             name=name,
             arguments=invocation.validated_data["arguments"],
-            session_id=invocation.validated_data["sessionId"],
+            session=invocation_session(session_id=invocation.validated_data["sessionId"], user=request.user),
             conversation_id=invocation.validated_data["conversationId"],
             user=request.user,
         )
@@ -76,9 +82,10 @@ class ToolInvokeView(APIView):
             code = status.HTTP_500_INTERNAL_SERVER_ERROR
         else:
             code = status.HTTP_400_BAD_REQUEST
-        # Rendered here rather than by DRF's renderer: the same JSON, without the negotiation and template
-        # response machinery that a body of one known shape does not need (benchmarks/RESULTS.md).
-        return HttpResponse(compact_json(result.as_envelope()), status=code, content_type="application/json")
+        # Rendered here rather than by DRF's renderer, which costs 3 % of agent_list_modes' instructions, more
+        # than the SQLite budget's margin (benchmarks/RESULTS.md). The same bytes.
+        body = compact_json(InvocationResponse.represent(result))
+        return HttpResponse(body, status=code, content_type="application/json")
 
 
 class SessionContextView(APIView):
@@ -90,7 +97,7 @@ class SessionContextView(APIView):
         responses={200: SessionContextResponse, **error_responses(400, 401, 403, 404)},
     )
     def get(self, request, session_id):
-        session = owned_session_or_404(request, session_id)
+        session = owned_session(session_id=session_id, user=request.user)
         query = SessionContextQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         tool_format, revision = query.validated_data["tool_format"], query.validated_data["revision"]
@@ -100,4 +107,6 @@ class SessionContextView(APIView):
             body = llm_context_json_at_revision(
                 session=session, revision=revision, viewer=request.user, tool_format=tool_format
             )
+        # The memoized JSON text as it is: DRF's renderer would encode the context again on every request, 9 %
+        # of this endpoint's instructions, which its budget has no room for (benchmarks/RESULTS.md).
         return HttpResponse(body, content_type="application/json")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from aptix_site.service_errors import RateLimited
 from aptix_site.text import DuplicateKey, refuse_duplicate_keys, unstorable_text
 
 logger = logging.getLogger(__name__)
@@ -42,9 +43,6 @@ class InvokeResult:
     @classmethod
     def from_error(cls, message: str, *, server_fault: bool = False) -> "InvokeResult":
         return cls(successful=False, error_message=message, server_fault=server_fault)
-
-    def as_envelope(self) -> dict:
-        return {"successful": self.successful, "result": self.result, "errorMessage": self.error_message}
 
 
 @dataclass(frozen=True)
@@ -95,12 +93,8 @@ class ToolArgumentError(Exception):
     """Arguments a tool refuses; the message is shown to the caller as it is."""
 
 
-class ToolRateLimited(Exception):
+class ToolRateLimited(RateLimited):
     """The caller has spent a limit this call counts against; nothing was done. Retry after retry_after seconds."""
-
-    def __init__(self, message: str, *, retry_after: float):
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 class AgentTool:

@@ -8,12 +8,14 @@ import json
 
 from django.core.exceptions import ImproperlyConfigured
 
+from aptix_site.service_errors import NotFound
+
 from .contract import TOOL_NAME_CHARACTERS, AgentTool, is_tool_name
 
 SIMPLE_TYPES = {"string", "number", "integer", "boolean", "object", "array"}
 
 
-class UnknownToolError(LookupError):
+class UnknownToolError(NotFound, LookupError):
     def __init__(self, name):
         self.name = name
         super().__init__(f"No tool is registered or declared under the name {name!r}.")

@@ -1,4 +1,7 @@
-"""Plumbing shared by every REST endpoint: strict request serializers, pagination, the error handler."""
+"""
+Plumbing shared by every REST endpoint: strict request serializers, pagination, the error handler (where the
+services' errors, aptix_site.service_errors, become HTTP answers).
+"""
 
 import base64
 import functools
@@ -22,6 +25,8 @@ from .errors import (
     log_suspicious_request,
     refusal_detail,
 )
+from .service_errors import Conflict, InvalidInput, NotAllowed, NotFound, RateLimited, ServiceError
+from .shapes import template
 
 logger = logging.getLogger("aptix_site.api")
 
@@ -29,10 +34,11 @@ logger = logging.getLogger("aptix_site.api")
 class RequestSerializer(serializers.Serializer):
     """
     A serializer that only reads requests. DRF copies and binds every declared field for each serializer it
-    builds, which costs more than validating a small body or query (benchmarks/RESULTS.md). Here the fields
-    are bound once per class, to an instance that holds no request, and every instance shares them:
-    validating keeps nothing in a field, and the fields these serializers declare never look at the
-    serializer they are bound to (a serializer's own validate() still runs on each instance, with its context).
+    builds, which costs more than validating a small body or query (3 % of an invocation, more than the
+    agent_list_modes budget's margin: benchmarks/RESULTS.md). Here the fields are bound once per class, to an
+    instance that holds no request (shapes.template), and every instance shares them: validating keeps nothing
+    in a field, and the fields these serializers declare never look at the serializer they are bound to (a
+    serializer's own validate() still runs on each instance, with its context).
     """
 
     @property
@@ -42,7 +48,8 @@ class RequestSerializer(serializers.Serializer):
 
 @functools.cache
 def _bound_fields(serializer_class):
-    return serializers.Serializer.fields.func(serializer_class())
+    # DRF's own fields property, run once, on the class's template rather than on each instance.
+    return super(RequestSerializer, template(serializer_class)).fields
 
 
 class StrictSerializer(RequestSerializer):
@@ -137,8 +144,31 @@ class CursorPagination(pagination.CursorPagination):
         return parameters
 
 
+class ConflictError(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+
+
+def rest_exception(error: ServiceError) -> exceptions.APIException:
+    """The HTTP answer to a service's refusal: the one place REST translates them."""
+    message = str(error)
+    if isinstance(error, RateLimited):
+        return exceptions.Throttled(wait=error.retry_after, detail=message)
+    if isinstance(error, NotFound):
+        return exceptions.NotFound(message)
+    if isinstance(error, NotAllowed):
+        return exceptions.PermissionDenied(message)
+    if isinstance(error, Conflict):
+        return ConflictError(message)
+    # InvalidInput, or a refusal of no narrower kind: a 400, naming the field if there is one.
+    field = error.field if isinstance(error, InvalidInput) else None
+    return exceptions.ValidationError({field: [message]} if field else {"detail": message})
+
+
 def api_exception_handler(exc, context):
     view = context.get("view")
+    if isinstance(exc, ServiceError):
+        exc = rest_exception(exc)
     if isinstance(exc, SuspiciousOperation):
         # Django's own request limits, raised while a view reads the query or body: answered and logged as
         # Django answers them outside a view, but 413 for a body over the limit.

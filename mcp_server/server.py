@@ -1,17 +1,19 @@
 """
 What the MCP server answers, method by method, for a user and (on a session's endpoint) one of their
-sessions. Every answer comes from the services the REST API uses: the tool registry and run_tool, the
-catalog's prompt block, listing and mode details.
+sessions. Every answer comes from the services the REST API uses: the tool registry and invoke_tool, the
+catalog's prompt block, listing and mode details. The services' refusals become MCP's answers here
+(tool_refusal), the one place they do.
 """
 
 import json
 
-from rest_framework.exceptions import APIException, Throttled
+from rest_framework.exceptions import Throttled
 
-from agent_api.services import run_tool
+from agent_api.services import invoke_tool
 from agent_tools.formats import format_tools
+from aptix_site.service_errors import RateLimited, ServiceError, one_line
 from aptix_site.text import compact_json
-from modes.catalog import UnknownModeError, build_system_prompt, current_catalog, get_mode
+from modes.catalog import UnknownModeError, build_system_prompt, current_catalog
 from modes.listing import mode_detail_payload, render_markdown
 from sessions_app.selectors import InvalidSessionId, parse_session_id
 from sessions_app.tools import ModeChangeTool
@@ -85,11 +87,9 @@ def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
         arguments = {key: value for key, value in arguments.items() if key != "sessionId"}
     try:
         before_tool_call()
-        result = run_tool(name=name, arguments=arguments, session=session, conversation_id=None, user=user)
-    except Throttled as error:  # the tool-invoke limit, or a branch's session-create limit: nothing ran
-        raise protocol.ThrottledError(str(error.detail), retry_after=error.wait) from None
-    except APIException as error:  # the catalog changed since the tool list was read
-        return protocol.tool_error_result(str(error.detail))
+        result = invoke_tool(name=name, arguments=arguments, session=session, conversation_id=None, user=user)
+    except ServiceError as error:
+        return tool_refusal(error)
     if not result.successful:
         return protocol.tool_error_result(result.error_message)
     payload = json.loads(result.result)
@@ -97,6 +97,18 @@ def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
         # A client keeps the instructions it read when it connected: the new mode's block tells the model now.
         return protocol.text_result(result.result, payload, more_text=(build_system_prompt(payload["mode"]),))
     return protocol.text_result(result.result, payload)
+
+
+def tool_refusal(error: ServiceError) -> dict:
+    """
+    A tool call a service refused, nothing having run: a spent limit (the tool-invoke limit, or a branch's
+    session-create limit) is MCP's throttled error, in the words REST's 429 uses; any other refusal (the catalog
+    changed since the tool list was read) is the tool's error result.
+    """
+    if isinstance(error, RateLimited):
+        message = str(Throttled(wait=error.retry_after, detail=str(error)).detail)
+        raise protocol.ThrottledError(message, retry_after=error.retry_after) from None
+    return protocol.tool_error_result(one_line(error))
 
 
 def _names_session(value, session) -> bool:
@@ -147,9 +159,10 @@ def read_resource(uri) -> dict:
         modes = current_catalog().find()
         return {"uri": uri, "mimeType": "text/markdown", "text": render_markdown(modes, catalog=modes)}
     if uri.startswith(MODE_URI_PREFIX):
+        catalog = current_catalog()
         try:
-            mode = get_mode(uri[len(MODE_URI_PREFIX):])
+            mode = catalog.mode(uri[len(MODE_URI_PREFIX):])
         except UnknownModeError as error:
             raise JsonRpcError(RESOURCE_NOT_FOUND, f"Resource not found: {error}", {"uri": uri[:200]}) from None
-        return {"uri": uri, "mimeType": "application/json", "text": compact_json(mode_detail_payload(mode))}
+        return {"uri": uri, "mimeType": "application/json", "text": compact_json(mode_detail_payload(catalog, mode))}
     raise JsonRpcError(RESOURCE_NOT_FOUND, f"Resource not found: {uri[:200]!r}.", {"uri": uri[:200]})

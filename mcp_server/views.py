@@ -13,7 +13,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from aptix_site.throttling import WindowRateThrottle
-from sessions_app.views import owned_session_or_404
+from aptix_site.service_errors import RateLimited
+from sessions_app.ownership import owned_session
 
 from . import protocol
 from .authentication import BearerTokenAuthentication
@@ -48,7 +49,7 @@ class McpView(APIView):
         super().initial(request, *args, **kwargs)
 
     def post(self, request, session_id=None):
-        session = None if session_id is None else owned_session_or_404(request, session_id)
+        session = None if session_id is None else owned_session(session_id=session_id, user=request.user)
         try:
             body = request.data
         except exceptions.ParseError as error:
@@ -105,7 +106,7 @@ class McpView(APIView):
     def _throttle_tool_call(self, request):
         throttle = WindowRateThrottle()
         if not throttle.allow_request(request, self):
-            self.throttled(request, throttle.wait())
+            raise RateLimited(str(exceptions.Throttled.default_detail), retry_after=throttle.wait())
 
 
 def _error_reply(request_id, error: protocol.JsonRpcError) -> dict:

@@ -32,6 +32,7 @@ from django.db import connection
 
 from agent_tools.contract import AgentTool, ClientTool
 from agent_tools.registry import UnknownToolError, registry
+from aptix_site.service_errors import NotFound
 from aptix_site.text import compact_json
 
 from .graph import ModeSwitchRefused, may_switch
@@ -49,7 +50,7 @@ MODE_SWITCHING_LINES = (
 )
 
 
-class UnknownModeError(LookupError):
+class UnknownModeError(NotFound, LookupError):
     """A mode key that is not in the catalog; the message lists the keys that are."""
 
     def __init__(self, key, valid_keys):
@@ -69,7 +70,7 @@ class ModeBeingRemovedError(UnknownModeError):
         )
 
 
-class UnknownRevisionError(LookupError):
+class UnknownRevisionError(NotFound, LookupError):
     def __init__(self, number, latest):
         self.number = number
         super().__init__(
@@ -129,14 +130,22 @@ class CatalogSnapshot:
             return list(self.modes)
         return [mode for mode, texts in zip(self.modes, self.search_texts) if any(needle in text for text in texts)]
 
-    def listing_json(self, *, text: str = "", include_examples: bool = False) -> str:
-        """The agent_list_modes payload as JSON text; the unfiltered one is built once per snapshot."""
+    def listing(self, *, text: str = "", include_examples: bool = False) -> dict:
+        """The agent_list_modes payload; the unfiltered one is built once per snapshot."""
         if text.strip():
             return self._listing_of(self.find(text), include_examples)
         return self.memoized(("listing", include_examples), lambda: self._listing_of(self.modes, include_examples))
 
-    def _listing_of(self, modes, include_examples: bool) -> str:
-        return compact_json(mode_list_payload(modes, include_examples=include_examples, catalog_revision=self.revision))
+    def listing_json(self, *, text: str = "", include_examples: bool = False) -> str:
+        """listing() as JSON text; the unfiltered one is built once per snapshot."""
+        if text.strip():
+            return compact_json(self.listing(text=text, include_examples=include_examples))
+        return self.memoized(
+            ("listing-json", include_examples), lambda: compact_json(self.listing(include_examples=include_examples))
+        )
+
+    def _listing_of(self, modes, include_examples: bool) -> dict:
+        return mode_list_payload(modes, include_examples=include_examples, catalog_revision=self.revision)
 
     @property
     def default(self) -> AgentMode:

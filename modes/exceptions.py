@@ -1,23 +1,10 @@
-"""API errors about the mode catalog."""
+"""Refusals about the mode catalog that its services do not raise themselves (aptix_site.service_errors)."""
 
-from rest_framework import exceptions, status
-
-
-class ModeNotFound(exceptions.NotFound):
-    default_detail = "No such mode."
-    default_code = "unknown_mode"
+from aptix_site.service_errors import NotFound
 
 
-class RevisionNotFound(exceptions.NotFound):
-    default_detail = "No such catalog revision."
-    default_code = "unknown_revision"
+class RevisionNotFound(NotFound):
+    """A revision a URL names that does not exist, named as the URL gave it."""
 
-
-class ReleaseNotAllowed(exceptions.PermissionDenied):
-    default_code = "release_not_allowed"
-
-
-class ReleaseBlocked(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_detail = "The catalog's release does not allow this now."
-    default_code = "release_conflict"
+    def __init__(self, number):
+        super().__init__(f"There is no catalog revision {number}.")

@@ -1,34 +1,64 @@
 """
-One listing of the modes for every entry point: the agent_list_modes payload
-(TUL-010 §3.3, camelCase) and the table and Markdown views of list_modes.
+The catalog's answers, each shape defined once (aptix_site.shapes) for its JSON and its OpenAPI schema: the
+agent_list_modes payload (TUL-010 §3.3) and a mode's detail, built once per catalog snapshot; and the table
+and Markdown views of list_modes.
 """
+
+from rest_framework import serializers
+
+from aptix_site.shapes import Shape
 
 from .models import AgentMode
 
 
-def mode_payload(mode: AgentMode, *, include_examples: bool) -> dict:
-    summary = mode.create_summary()
-    return {
-        "id": summary.id,
-        "key": summary.key,
-        "displayName": summary.display_name,
-        "description": summary.description,
-        "systemPromptSummary": summary.system_prompt_summary,
-        "isDefault": summary.is_default,
-        "humanRoleHints": list(summary.human_role_hints),
-        "exampleUtterances": list(summary.example_utterances) if include_examples else [],
-        "source": summary.source,
-        "status": summary.status,
-        "switchTargets": list(summary.switch_targets),
-        "llmCanEnter": summary.llm_can_enter,
-    }
+def string_list(**kwargs):
+    return serializers.ListField(child=serializers.CharField(), **kwargs)
+
+
+def _switch_targets():
+    return string_list(help_text="Keys of the modes the model may switch to from this one; empty: any.")
+
+
+def _llm_can_enter():
+    return serializers.BooleanField(help_text="Whether agent_change_mode may switch into this mode.")
+
+
+class ExampleUtterancesField(serializers.ListField):
+    """A mode's example utterances where the listing asks for them (its context's include_examples); else none."""
+
+    def __init__(self):
+        super().__init__(child=serializers.CharField())
+
+    def to_representation(self, data):
+        return super().to_representation(data) if self.context.get("include_examples") else []
+
+
+# A mode as listings show it: its AgentModeSummary (AGN-014 §4). (Shapes have no docstring: see aptix_site.shapes.)
+class ModeSummaryResponse(Shape):
+
+    id = serializers.CharField()
+    key = serializers.CharField()
+    display_name = serializers.CharField()
+    description = serializers.CharField()
+    system_prompt_summary = serializers.CharField()
+    is_default = serializers.BooleanField()
+    human_role_hints = string_list()
+    example_utterances = ExampleUtterancesField()
+    source = serializers.ChoiceField(choices=AgentMode.Source.values)
+    status = serializers.ChoiceField(choices=AgentMode.Status.values)
+    switch_targets = _switch_targets()
+    llm_can_enter = _llm_can_enter()
+
+
+class ModeListResponse(Shape):
+    modes = ModeSummaryResponse(many=True)
+    catalog_revision = serializers.IntegerField(help_text="The catalog revision this listing shows.")
 
 
 def mode_list_payload(modes: list[AgentMode], *, include_examples: bool, catalog_revision: int | None) -> dict:
-    return {
-        "modes": [mode_payload(mode, include_examples=include_examples) for mode in modes],
-        "catalogRevision": catalog_revision,
-    }
+    """The agent_list_modes payload for these modes, in this order."""
+    listing = {"modes": [mode.create_summary() for mode in modes], "catalog_revision": catalog_revision}
+    return ModeListResponse(listing, context={"include_examples": include_examples}).data
 
 
 def render_table(modes: list[AgentMode]) -> str:
@@ -72,30 +102,41 @@ def _modes(count: int) -> str:
     return f"{count} mode" if count == 1 else f"{count} modes"
 
 
-def mode_detail_payload(mode: AgentMode) -> dict:
-    """Every field of a mode, camelCase, for GET /api/modes/<key>/."""
-    return {
-        "id": mode.id,
-        "key": mode.key,
-        "displayName": mode.display_name,
-        "description": mode.description,
-        "whenToUse": mode.when_to_use,
-        "isDefault": mode.is_default,
-        "status": mode.status,
-        "version": mode.version,
-        "source": mode.source,
-        "position": mode.position,
-        "modeInstructions": mode.mode_instructions,
-        "behaviorHints": mode.behavior_hints,
-        "humanRoleHints": mode.human_role_hints,
-        "exampleUtterances": mode.example_utterances,
-        "associatedToolIds": mode.associated_tool_ids,
-        "toolGroupHints": mode.tool_group_hints,
-        "ragScopeHints": mode.rag_scope_hints,
-        "strongSignals": mode.strong_signals,
-        "weakSignals": mode.weak_signals,
-        "switchTargets": mode.switch_targets,
-        "llmCanEnter": mode.llm_can_enter,
-        "createdAt": mode.created_at.isoformat(),
-        "updatedAt": mode.updated_at.isoformat(),
-    }
+class IsoDateTimeField(serializers.DateTimeField):
+    """A time as isoformat() writes it (+00:00), as a mode's detail has always given it (DRF would write Z)."""
+
+    def to_representation(self, value):
+        return value.isoformat()
+
+
+# Every field of a mode, for GET /api/modes/<key>/ and the MCP resource of a mode.
+class ModeDetailResponse(Shape):
+
+    id = serializers.CharField()
+    key = serializers.CharField()
+    display_name = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    when_to_use = serializers.CharField()
+    is_default = serializers.BooleanField()
+    status = serializers.ChoiceField(choices=AgentMode.Status.values)
+    version = serializers.CharField()
+    source = serializers.ChoiceField(choices=AgentMode.Source.values)
+    position = serializers.IntegerField()
+    mode_instructions = string_list()
+    behavior_hints = string_list()
+    human_role_hints = string_list()
+    example_utterances = string_list()
+    associated_tool_ids = string_list()
+    tool_group_hints = string_list()
+    rag_scope_hints = string_list()
+    strong_signals = string_list()
+    weak_signals = string_list()
+    switch_targets = _switch_targets()
+    llm_can_enter = _llm_can_enter()
+    created_at = IsoDateTimeField()
+    updated_at = IsoDateTimeField()
+
+
+def mode_detail_payload(catalog, mode: AgentMode) -> dict:
+    """Every field of a mode of this catalog snapshot, built once per snapshot."""
+    return catalog.memoized(("mode-detail", mode.pk), lambda: ModeDetailResponse(mode).data)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import models, transaction
 
+from aptix_site.service_errors import Conflict, NotAllowed, ServiceError
+
 from .catalog import CatalogSnapshot, catalog_at_revision, no_such_revision, read_state
 from .models import CatalogApproval, CatalogRevision, CatalogVersion
 from .portable import PORTABLE_FIELDS
@@ -33,15 +35,15 @@ class ReleaseStatus(models.TextChoices):
     UNPUBLISHED = "unpublished"  # never published, and replaced by a newer one
 
 
-class ReleaseError(Exception):
+class ReleaseError(ServiceError):
     """A release refused; the message says why and what would let it through."""
 
 
-class ReleaseForbidden(ReleaseError):
+class ReleaseForbidden(ReleaseError, NotAllowed):
     """The user may not do this (a permission missing, or an author approving their own change)."""
 
 
-class ReleaseConflict(ReleaseError):
+class ReleaseConflict(ReleaseError, Conflict):
     """The catalog is not in a state that allows this (approvals missing, a revision not pending)."""
 
 

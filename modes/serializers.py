@@ -1,15 +1,16 @@
 """
-Request and response shapes of the mode endpoints. The payloads themselves are
-built by modes.listing, shared with agent_list_modes; these describe them in the
-OpenAPI schema, and the schema tests check the two agree.
+Request shapes of the mode endpoints, and the shapes of the revision endpoints' answers. The catalog's own
+answers (the listing, a mode's detail) are shaped in modes.listing, which agent_list_modes and MCP share.
 """
 
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField
+from aptix_site.shapes import ModelShape
 
-from .models import AgentMode, CatalogRevision
+from .listing import string_list
+from .models import CatalogRevision
 from .releases import ReleaseStatus, revision_status
 from .tools import FILTER_MAX_LENGTH
 from .validators import one_of
@@ -44,61 +45,27 @@ class SystemPromptQuery(RequestSerializer):
     )
 
 
-def _strings():
-    return serializers.ListField(child=serializers.CharField())
-
-
-def _switch_targets():
-    return serializers.ListField(
-        child=serializers.CharField(), help_text="Keys of the modes the model may switch to from this one; empty: any."
-    )
-
-
-def _llm_can_enter():
-    return serializers.BooleanField(help_text="Whether agent_change_mode may switch into this mode.")
-
-
-class ModeSummaryResponse(serializers.Serializer):
-    id = serializers.CharField()
-    key = serializers.CharField()
-    displayName = serializers.CharField()
-    description = serializers.CharField()
-    systemPromptSummary = serializers.CharField()
-    isDefault = serializers.BooleanField()
-    humanRoleHints = _strings()
-    exampleUtterances = _strings()
-    source = serializers.ChoiceField(choices=AgentMode.Source.values)
-    status = serializers.ChoiceField(choices=AgentMode.Status.values)
-    switchTargets = _switch_targets()
-    llmCanEnter = _llm_can_enter()
-
-
-class ModeListResponse(serializers.Serializer):
-    modes = ModeSummaryResponse(many=True)
-    catalogRevision = serializers.IntegerField(help_text="The catalog revision this listing shows.")
-
-
 class ApprovalResponse(serializers.Serializer):
     user = serializers.CharField(source="user.get_username")
     at = serializers.DateTimeField()
 
 
-class CatalogRevisionSummary(serializers.ModelSerializer):
+class CatalogRevisionSummary(ModelShape):
     """A revision and its release; the serializer's context holds the catalog's "state" (its version row)."""
 
     revision = serializers.IntegerField(source="number")
-    createdAt = serializers.DateTimeField(source="created_at")
-    createdBy = serializers.CharField(source="created_by.get_username", allow_null=True, default=None)
+    created_at = serializers.DateTimeField()
+    created_by = serializers.CharField(source="created_by.get_username", allow_null=True, default=None)
     status = serializers.SerializerMethodField(help_text=f"{one_of(ReleaseStatus.values)}.")
     approvals = ApprovalResponse(many=True, read_only=True)
-    publishedAt = serializers.DateTimeField(source="published_at", allow_null=True)
-    publishedBy = serializers.CharField(source="published_by.get_username", allow_null=True, default=None)
+    published_at = serializers.DateTimeField(allow_null=True)
+    published_by = serializers.CharField(source="published_by.get_username", allow_null=True, default=None)
     unreviewed = serializers.BooleanField(help_text="Published with fewer approvals than the policy asks.")
 
     class Meta:
         model = CatalogRevision
         fields = [
-            "revision", "createdAt", "createdBy", "summary", "status", "approvals", "publishedAt", "publishedBy",
+            "revision", "created_at", "created_by", "summary", "status", "approvals", "published_at", "published_by",
             "unreviewed",
         ]
         read_only_fields = fields
@@ -120,15 +87,15 @@ class FieldChange(serializers.Serializer):
 
 
 class ToolChanges(serializers.Serializer):
-    added = _strings()
-    removed = _strings()
+    added = string_list()
+    removed = string_list()
 
 
 class ModeDiffResponse(serializers.Serializer):
     key = serializers.CharField()
     change = serializers.ChoiceField(choices=["added", "removed", "changed", "unchanged"])
     fields = serializers.DictField(child=FieldChange())
-    prompt = _strings()
+    prompt = string_list()
     tools = ToolChanges()
 
 
@@ -138,32 +105,6 @@ class RevisionDiffResponse(serializers.Serializer):
     modes = ModeDiffResponse(many=True)
 
 
-class ModeDetailResponse(serializers.Serializer):
-    id = serializers.CharField()
-    key = serializers.CharField()
-    displayName = serializers.CharField()
-    description = serializers.CharField(allow_blank=True)
-    whenToUse = serializers.CharField()
-    isDefault = serializers.BooleanField()
-    status = serializers.ChoiceField(choices=AgentMode.Status.values)
-    version = serializers.CharField()
-    source = serializers.ChoiceField(choices=AgentMode.Source.values)
-    position = serializers.IntegerField()
-    modeInstructions = _strings()
-    behaviorHints = _strings()
-    humanRoleHints = _strings()
-    exampleUtterances = _strings()
-    associatedToolIds = _strings()
-    toolGroupHints = _strings()
-    ragScopeHints = _strings()
-    strongSignals = _strings()
-    weakSignals = _strings()
-    switchTargets = _switch_targets()
-    llmCanEnter = _llm_can_enter()
-    createdAt = serializers.DateTimeField()
-    updatedAt = serializers.DateTimeField()
-
-
 class ModeToolsResponse(serializers.Serializer):
     mode = serializers.CharField()
-    tools = _strings()
+    tools = string_list()

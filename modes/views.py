@@ -17,21 +17,17 @@ from rest_framework.views import APIView
 from aptix_site.api import CursorPagination, error_responses
 
 from .catalog import (
-    UnknownModeError,
     UnknownRevisionError,
     catalog_at_revision,
     build_system_prompt,
     current_catalog,
-    get_mode,
     get_tools_for_mode,
 )
-from .exceptions import ModeNotFound, ReleaseBlocked, ReleaseNotAllowed, RevisionNotFound
-from .listing import mode_detail_payload
+from .exceptions import RevisionNotFound
+from .listing import ModeDetailResponse, ModeListResponse, mode_detail_payload
 from .models import CatalogApproval, CatalogRevision
 from .portable import export_document
 from .releases import (
-    ReleaseConflict,
-    ReleaseForbidden,
     approve_revision,
     catalog_state,
     get_revision,
@@ -42,9 +38,7 @@ from .serializers import (
     CatalogRevisionSummary,
     RevisionDiffQuery,
     RevisionDiffResponse,
-    ModeDetailResponse,
     ModeListQuery,
-    ModeListResponse,
     ModeToolsResponse,
     SystemPromptQuery,
 )
@@ -61,14 +55,6 @@ conditional_on_catalog = method_decorator(condition(etag_func=catalog_etag))
 NOT_MODIFIED = {304: OpenApiResponse(description="The catalog has not changed since the ETag sent in If-None-Match.")}
 
 
-def _by_key(lookup, key):
-    """lookup(key), with an unknown key answered 404 naming it and the valid keys."""
-    try:
-        return lookup(key)
-    except UnknownModeError as error:
-        raise ModeNotFound(str(error)) from None
-
-
 class ModeListView(APIView):
     @extend_schema(
         operation_id="listModes",
@@ -79,11 +65,10 @@ class ModeListView(APIView):
     def get(self, request):
         query = ModeListQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        return HttpResponse(
-            current_catalog().listing_json(
+        return Response(
+            current_catalog().listing(
                 text=query.validated_data["filter"], include_examples=query.validated_data["includeExamples"]
-            ),
-            content_type="application/json",
+            )
         )
 
 
@@ -93,13 +78,14 @@ class ModeDetailView(APIView):
     )
     @conditional_on_catalog
     def get(self, request, key):
-        return Response(mode_detail_payload(_by_key(get_mode, key)))
+        catalog = current_catalog()
+        return Response(mode_detail_payload(catalog, catalog.mode(key)))
 
 
 class ModeToolsView(APIView):
     @extend_schema(operation_id="getModeTools", responses={200: ModeToolsResponse, **error_responses(400, 401, 404)})
     def get(self, request, key):
-        return Response({"mode": key, "tools": _by_key(get_tools_for_mode, key)})
+        return Response({"mode": key, "tools": get_tools_for_mode(key)})
 
 
 class SystemPromptView(APIView):
@@ -155,7 +141,7 @@ def _revision_number(text: str) -> int:
     """The revision a URL names; 404 naming it if it is not a number of one."""
     number = int(text) if text.isascii() and text.isdigit() else 0
     if not 0 < number < 2**31:
-        raise RevisionNotFound(f"There is no catalog revision {text}.")
+        raise RevisionNotFound(text)
     return number
 
 
@@ -165,7 +151,7 @@ def revision_body(number: int) -> dict:
         revision = get_revision(number)
         catalog = catalog_at_revision(number)
     except UnknownRevisionError:
-        raise RevisionNotFound(f"There is no catalog revision {number}.") from None
+        raise RevisionNotFound(number) from None
     release = CatalogRevisionSummary(revision, context={"state": catalog_state()}).data
     # Rebuilt from the rows rather than passed through: PostgreSQL's jsonb keeps no key order.
     return {**export_document(modes=list(catalog.modes), declared_tools=list(catalog.declared_tools)), **release}
@@ -200,10 +186,7 @@ class CatalogRevisionDiffView(APIView):
     def get(self, request, number):
         query = RevisionDiffQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        try:
-            return Response(revision_diff(number=_revision_number(number), against=query.validated_data["against"]))
-        except UnknownRevisionError as error:
-            raise RevisionNotFound(str(error)) from None
+        return Response(revision_diff(number=_revision_number(number), against=query.validated_data["against"]))
 
 
 class ReleaseActionView(APIView):
@@ -217,11 +200,7 @@ class ReleaseActionView(APIView):
         try:
             revision = type(self).action(number=number, user=request.user)
         except UnknownRevisionError:
-            raise RevisionNotFound(f"There is no catalog revision {number}.") from None
-        except ReleaseForbidden as error:
-            raise ReleaseNotAllowed(str(error)) from None
-        except ReleaseConflict as error:
-            raise ReleaseBlocked(str(error)) from None
+            raise RevisionNotFound(number) from None
         return Response(revision_body(revision.number))
 
 

@@ -1,10 +1,10 @@
-"""API errors about sessions."""
+"""Refusals about sessions, raised by the services and answered by each way of serving (aptix_site.service_errors)."""
 
-from rest_framework import exceptions
+from aptix_site.service_errors import NotFound
 
 
-class SessionNotFound(exceptions.NotFound):
+class SessionNotFound(NotFound):
     """Also the answer for another user's session: the two must be indistinguishable."""
 
-    default_detail = "No such session."
-    default_code = "unknown_session"
+    def __init__(self, session_id):
+        super().__init__(f"No session {session_id} was found for you.")

@@ -5,6 +5,7 @@ import uuid
 from django.db import connection
 from django.db.transaction import TransactionManagementError
 
+from aptix_site.service_errors import InvalidInput
 from modes.catalog import get_mode_by_id
 
 from .models import AgentSession, ModeChange
@@ -18,7 +19,9 @@ OWNED_SESSION_SQL = (
 )
 
 
-class InvalidSessionId(ValueError):
+class InvalidSessionId(InvalidInput, ValueError):
+    field = "sessionId"
+
     def __init__(self, value):
         super().__init__(f"{value!r} is not a session id; session ids are UUIDs.")
 

@@ -1,9 +1,10 @@
-"""The camelCase shapes of sessions, their audit rows and the transition counts in the REST API."""
+"""The requests and the shapes of sessions, their audit rows and the transition counts in the REST API."""
 
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
 from aptix_site.api import RequestSerializer, StrictCharField, StrictSerializer
+from aptix_site.shapes import ModelShape
 
 from .models import AgentSession, ModeChange
 from .transitions import MAX_DAYS
@@ -16,35 +17,33 @@ class SessionCreate(StrictSerializer):
     title = StrictCharField(required=False, allow_blank=True, max_length=200, default="")
 
 
-class AgentSessionSerializer(serializers.ModelSerializer):
+class AgentSessionSerializer(ModelShape):
     mode = serializers.CharField(source="mode.key")
-    modeId = serializers.CharField(source="mode_id")
+    mode_id = serializers.CharField()
     org = serializers.CharField(source="org.slug", allow_null=True)
-    parentId = serializers.UUIDField(source="parent_id", allow_null=True)
-    createdAt = serializers.DateTimeField(source="created_at")
-    updatedAt = serializers.DateTimeField(source="updated_at")
+    parent_id = serializers.UUIDField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
 
     class Meta:
         model = AgentSession
-        fields = ["id", "mode", "modeId", "title", "org", "parentId", "createdAt", "updatedAt"]
+        fields = ["id", "mode", "mode_id", "title", "org", "parent_id", "created_at", "updated_at"]
         read_only_fields = fields
 
 
-class ModeChangeSerializer(serializers.ModelSerializer):
-    fromMode = serializers.CharField(source="from_mode.key")
-    toMode = serializers.CharField(source="to_mode.key")
-    branchSessionId = serializers.UUIDField(source="branch_session_id", allow_null=True)
-    changedBy = serializers.CharField(source="changed_by.get_username", allow_null=True)
-    catalogRevision = serializers.IntegerField(
-        source="catalog_revision", allow_null=True, help_text="The catalog revision in force at the change."
-    )
-    changedAt = serializers.DateTimeField(source="changed_at")
+class ModeChangeSerializer(ModelShape):
+    from_mode = serializers.CharField(source="from_mode.key")
+    to_mode = serializers.CharField(source="to_mode.key")
+    branch_session_id = serializers.UUIDField(allow_null=True)
+    changed_by = serializers.CharField(source="changed_by.get_username", allow_null=True)
+    catalog_revision = serializers.IntegerField(allow_null=True, help_text="The catalog revision in force at the change.")
+    changed_at = serializers.DateTimeField()
 
     class Meta:
         model = ModeChange
         fields = [
-            "id", "fromMode", "toMode", "reason", "branch", "branchSessionId", "changedBy", "catalogRevision",
-            "changedAt",
+            "id", "from_mode", "to_mode", "reason", "branch", "branch_session_id", "changed_by", "catalog_revision",
+            "changed_at",
         ]
         read_only_fields = fields
 

@@ -14,9 +14,8 @@ from aptix_site.api import CursorPagination, error_responses
 from aptix_site.throttling import WindowRateThrottle
 from modes.catalog import UnknownModeError
 
-from .exceptions import SessionNotFound
-from .models import AgentSession
-from .selectors import InvalidSessionId, get_owned_session, mode_changes_of, sessions_of
+from .ownership import owned_session
+from .selectors import mode_changes_of, sessions_of
 from .serializers import (
     TRANSITIONS_RESPONSE,
     AgentSessionSerializer,
@@ -34,13 +33,6 @@ class SessionPages(CursorPagination):
 
 class ModeChangePages(CursorPagination):
     ordering = "id"  # in the order the changes were made; index modechange_session_id
-
-
-def owned_session_or_404(request, session_id) -> AgentSession:
-    try:
-        return get_owned_session(session_id=session_id, user=request.user)
-    except (InvalidSessionId, AgentSession.DoesNotExist):
-        raise SessionNotFound(f"No session {session_id} was found for you.") from None
 
 
 class SessionListCreateView(generics.ListAPIView):
@@ -81,7 +73,7 @@ class SessionListCreateView(generics.ListAPIView):
 class SessionDetailView(APIView):
     @extend_schema(operation_id="getSession", responses={200: AgentSessionSerializer, **error_responses(400, 401, 404)})
     def get(self, request, session_id):
-        return Response(AgentSessionSerializer(owned_session_or_404(request, session_id)).data)
+        return Response(AgentSessionSerializer(owned_session(session_id=session_id, user=request.user)).data)
 
 
 class ModeChangeListView(generics.ListAPIView):
@@ -96,7 +88,7 @@ class ModeChangeListView(generics.ListAPIView):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
-        return mode_changes_of(session=owned_session_or_404(self.request, self.kwargs["session_id"]))
+        return mode_changes_of(session=owned_session(session_id=self.kwargs["session_id"], user=self.request.user))
 
 
 class TransitionsView(APIView):

@@ -2,9 +2,10 @@
 
 from argparse import ArgumentTypeError
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from modes.catalog import CatalogSnapshot, UnknownRevisionError, catalog_at_revision, current_catalog
+from aptix_site.commands import ServiceCommand
+from modes.catalog import CatalogSnapshot, catalog_at_revision, current_catalog
 
 
 def revision_number(text: str) -> int:
@@ -24,13 +25,8 @@ def add_revision_argument(parser, *, what: str) -> None:
 
 
 def catalog_at(revision: int | None) -> CatalogSnapshot:
-    """The catalog at revision, or the current one for None; CommandError for a revision that does not exist."""
-    if revision is None:
-        return current_catalog()
-    try:
-        return catalog_at_revision(revision)
-    except UnknownRevisionError as error:
-        raise CommandError(str(error)) from None
+    """The catalog at revision, or the current one for None; UnknownRevisionError for one that does not exist."""
+    return current_catalog() if revision is None else catalog_at_revision(revision)
 
 
 def acting_user(username: str):
@@ -43,7 +39,7 @@ def acting_user(username: str):
     return user
 
 
-class ReleaseCommand(BaseCommand):
+class ReleaseCommand(ServiceCommand):
     """approve_revision and publish_revision: one revision, the user acting, one line on refusal."""
 
     action = None  # approve_revision or publish_revision, from modes.releases
@@ -54,10 +50,5 @@ class ReleaseCommand(BaseCommand):
         parser.add_argument("--user", required=True, help="Username of the staff user acting; their permissions apply.")
 
     def handle(self, *args, number, user, **options):
-        from modes.releases import ReleaseError
-
-        try:
-            revision = type(self).action(number=number, user=acting_user(user))
-        except (ReleaseError, UnknownRevisionError) as error:
-            raise CommandError(str(error)) from None
+        revision = type(self).action(number=number, user=acting_user(user))
         self.stdout.write(self.done.format(revision=revision))

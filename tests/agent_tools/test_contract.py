@@ -5,6 +5,7 @@ import logging
 
 import pytest
 
+from agent_api.serializers import InvocationResponse
 from agent_tools.contract import AgentTool, AgentToolExecutionContext, InvokeResult, ToolArgumentError
 from agent_tools.registry import ToolRegistry, registry
 
@@ -55,8 +56,9 @@ def test_invoke_result_from_error_can_mark_a_server_fault():
 
 
 def test_invoke_result_envelope_is_camel_case_with_the_three_fields():
-    assert InvokeResult.create("{}").as_envelope() == {"successful": True, "result": "{}", "errorMessage": None}
-    assert InvokeResult.from_error("No.").as_envelope() == {"successful": False, "result": None, "errorMessage": "No."}
+    envelope = InvocationResponse.represent
+    assert envelope(InvokeResult.create("{}")) == {"successful": True, "result": "{}", "errorMessage": None}
+    assert envelope(InvokeResult.from_error("No.")) == {"successful": False, "result": None, "errorMessage": "No."}
 
 
 def test_invoke_result_is_immutable():

@@ -4,12 +4,13 @@ and prints the token's key.
 """
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from accounts.services import AccountRefused, create_agent_user
+from accounts.services import create_agent_user
+from aptix_site.commands import ServiceCommand
 
 
-class Command(BaseCommand):
+class Command(ServiceCommand):
     help = (
         "Create a user for an agent back-end, without a password, and its API token; print the token. "
         "For an existing user, use create_token."
@@ -22,8 +23,6 @@ class Command(BaseCommand):
     def handle(self, *args, username, organization, **options):
         try:
             key = create_agent_user(username=username, organization_slug=organization)
-        except AccountRefused as error:
-            raise CommandError(str(error)) from None
         except ValidationError as error:
             raise CommandError(" ".join(error.messages)) from None
         where = f" in organization {organization!r}" if organization else ""

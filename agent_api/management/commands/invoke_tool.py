@@ -3,14 +3,14 @@
 import json
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
-from rest_framework.exceptions import APIException
+from django.core.management.base import CommandError
 
-from agent_api.services import invoke_tool
-from aptix_site.errors import error_message
+from agent_api.serializers import InvocationResponse
+from agent_api.services import invocation_session, invoke_tool
+from aptix_site.commands import ServiceCommand
 
 
-class Command(BaseCommand):
+class Command(ServiceCommand):
     help = "Invoke an agent tool and print its JSON envelope."
 
     def add_arguments(self, parser):
@@ -26,13 +26,14 @@ class Command(BaseCommand):
             account = User.objects.get(**{User.USERNAME_FIELD: user})
         except User.DoesNotExist:
             raise CommandError(f"No user is named {user!r}.") from None
-        try:
-            result = invoke_tool(
-                name=name, arguments=arguments, session_id=session, conversation_id=conversation, user=account
-            )
-        except APIException as error:
-            raise CommandError(error_message(error.detail)) from None
-        self.stdout.write(json.dumps(result.as_envelope(), indent=2, ensure_ascii=False))
+        result = invoke_tool(
+            name=name,
+            arguments=arguments,
+            session=invocation_session(session_id=session, user=account),
+            conversation_id=conversation,
+            user=account,
+        )
+        self.stdout.write(json.dumps(InvocationResponse.represent(result), indent=2, ensure_ascii=False))
         if not result.successful:
             raise CommandError(result.error_message)
 

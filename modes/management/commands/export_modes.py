@@ -2,14 +2,15 @@
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from aptix_site.commands import ServiceCommand
 from modes.management.revisions import add_revision_argument, catalog_at
 from modes.models import AgentMode
 from modes.portable import dump_document, export_document
 
 
-class Command(BaseCommand):
+class Command(ServiceCommand):
     help = "Export the agent modes and declared tools to YAML (default) or JSON."
 
     def add_arguments(self, parser):

@@ -1,12 +1,13 @@
 """Prints the Mode Catalog system-prompt block of AGN-014 §6.2, as it is now or as an earlier revision had it."""
 
 from django.core.exceptions import ImproperlyConfigured
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
+from aptix_site.commands import ServiceCommand
 from modes.management.revisions import add_revision_argument, catalog_at
 
 
-class Command(BaseCommand):
+class Command(ServiceCommand):
     help = "Print the Mode Catalog system-prompt block for a current mode (the default mode if omitted)."
 
     def add_arguments(self, parser):

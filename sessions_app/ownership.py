@@ -1,0 +1,13 @@
+"""A session that is not yours is not found: the one place that says so, for every way of serving."""
+
+from .exceptions import SessionNotFound
+from .models import AgentSession
+from .selectors import InvalidSessionId, get_owned_session
+
+
+def owned_session(*, session_id, user) -> AgentSession:
+    """The user's session; SessionNotFound alike for a missing one, anyone else's, and an id that is no UUID."""
+    try:
+        return get_owned_session(session_id=session_id, user=user)
+    except (InvalidSessionId, AgentSession.DoesNotExist):
+        raise SessionNotFound(session_id) from None
