@@ -4,6 +4,8 @@
 PYTHON ?= /usr/bin/python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Named before the rules that need it: make expands a rule's prerequisites as it reads the rule.
+GRAPHVIZ := $(VENV)/graphviz/dot
 PG_TEST_URL ?= postgres://postgres@127.0.0.1:5432/aptix_modes
 # Tests speak plain HTTP to the test client, so no HTTPS redirect.
 TEST_ENV := SECRET_KEY=tests-only-not-a-secret SECURE_SSL_REDIRECT=0
@@ -73,7 +75,6 @@ $(PGBOUNCER): | $(BIN)/python
 # plugins only core (the SVG output) and dot_layout are kept (the others need cairo, pango, gd, X11), and `dot -c`
 # writes their list (config6a) beside them, by names relative to the folder (which may move). It runs with
 # GVBINDIR (the plugins) and LD_LIBRARY_PATH (the libraries) pointing into the folder.
-GRAPHVIZ := $(VENV)/graphviz/dot
 GRAPHVIZ_PACKAGES := libgvc6 libcgraph6 libcdt5 libpathplan4 libltdl7
 APT_DOWNLOAD_GRAPHVIZ := apt-get download -q -o APT::Sandbox::User=root $(GRAPHVIZ_PACKAGES)
 GRAPHVIZ_ENV = LD_LIBRARY_PATH=$$(echo $(CURDIR)/$(VENV)/graphviz/usr/lib/*-linux-gnu) \
