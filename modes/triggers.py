@@ -54,38 +54,16 @@ def _install_statements(vendor, table):
     return []
 
 
-def _remove_statements(vendor, table):
-    if vendor == "postgresql":
-        return [f"DROP TRIGGER IF EXISTS {table}_bump_catalog_version ON {table}"]
-    if vendor == "sqlite":
-        return [f"DROP TRIGGER IF EXISTS {table}_bump_catalog_version_on_{event.lower()}" for event in SQLITE_EVENTS]
-    return []
-
-
 def install(connection):
     """Triggers on every catalog table that exists yet."""
     tables = set(connection.introspection.table_names())
     if "modes_catalogversion" not in tables:
         return
-    _execute(
-        connection,
-        [sql for table in CATALOG_TABLES if table in tables for sql in _install_statements(connection.vendor, table)],
-    )
-
-
-def remove(connection):
-    tables = set(connection.introspection.table_names())
-    statements = [sql for table in CATALOG_TABLES if table in tables for sql in _remove_statements(connection.vendor, table)]
-    if connection.vendor == "postgresql":
-        statements.append("DROP FUNCTION IF EXISTS modes_bump_catalog_version()")
-    _execute(connection, statements)
+    with connection.cursor() as cursor:
+        for table in [table for table in CATALOG_TABLES if table in tables]:
+            for statement in _install_statements(connection.vendor, table):
+                cursor.execute(statement)
 
 
 def reinstall_after_migrate(sender, using, **kwargs):
     install(connections[using])
-
-
-def _execute(connection, statements):
-    with connection.cursor() as cursor:
-        for statement in statements:
-            cursor.execute(statement)

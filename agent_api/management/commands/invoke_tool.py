@@ -2,9 +2,9 @@
 
 import json
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
+from accounts.management.users import user_named
 from agent_api.serializers import InvocationResponse
 from agent_api.services import invocation_session, invoke_tool
 from aptix_site.commands import ServiceCommand
@@ -21,11 +21,7 @@ class Command(ServiceCommand):
         parser.add_argument("--user", required=True, help="Username the tool runs as.")
 
     def handle(self, *args, name, arguments, session, conversation, user, **options):
-        User = get_user_model()
-        try:
-            account = User.objects.get(**{User.USERNAME_FIELD: user})
-        except User.DoesNotExist:
-            raise CommandError(f"No user is named {user!r}.") from None
+        account = user_named(username=user)
         result = invoke_tool(
             name=name,
             arguments=arguments,
