@@ -42,9 +42,9 @@ QUERIES = {
     "an API token": 4,
     "users": 6,
     "API: sessions": 3,
-    "API: a session's mode changes": 4,
+    "API: a session's mode changes": 5,
     "API: revisions": 5,
-    "API: session context": 3,
+    "API: session context": 4,
 }
 
 DEEP_PAGE = """
