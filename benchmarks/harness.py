@@ -276,7 +276,7 @@ def run_wrk(url, endpoint, token, *, duration, connections, warm_up=False) -> di
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as lua:
         lua.write("\n".join(script) + "\n")
     try:
-        command = ["wrk", "-t2", f"-c{connections}", "--latency", "-s", lua.name]
+        command = ["wrk", f"-t{min(2, connections)}", f"-c{connections}", "--latency", "-s", lua.name]
         if warm_up:
             subprocess.run([*command, "-d1s", url], capture_output=True, timeout=30, check=True)
         output = subprocess.run(
