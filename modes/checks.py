@@ -7,11 +7,9 @@ the working copy (the rows admins edit) breaking them while it is not what agent
 revision, or a change made past the services that no revision records yet) is a warning, and so is such
 an unrecorded change itself: it waits for a revision.
 
-They read the catalog from the database, so Django runs them only when asked
-for a database (``check --database default``, ``migrate``); servers run them
-through ``modes.startup`` before serving. Until the modes migrations are
-applied there is no catalog to check, which keeps ``migrate`` working on an
-empty database.
+They read the catalog from the database, so Django runs them only when asked for a database (``check --database
+default``, ``migrate``); servers run them through ``modes.startup`` before serving. Until the modes migrations are
+applied there is no catalog to check, which keeps ``migrate`` working on an empty database.
 """
 
 from collections import defaultdict
@@ -19,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.checks import Error, Warning
-from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.loader import MigrationLoader
 
@@ -30,6 +27,8 @@ from .graph import GRAPH_HINT, graph_problems
 from .models import AgentMode, CatalogVersion
 from .validators import (
     MODE_KEY_CHARACTERS,
+    one_of,
+    passes,
     tool_parameters_problem,
     validate_mode_id,
     validate_mode_key,
@@ -134,37 +133,37 @@ def _names(modes):
 
 @dataclass(frozen=True)
 class ModeRule:
-    """An invariant each mode keeps on its own: whether a mode breaks it (by its validators), and the check's words."""
+    """An invariant each mode keeps on its own: whether a mode keeps it (by its validators), and the check's words."""
 
     id: str
-    broken_by: Callable[[AgentMode], bool]
+    kept_by: Callable[[AgentMode], bool]
     message: str  # formatted with the mode
     hint: str
 
 
 ID_FORMAT = ModeRule(
     "modes.E001",
-    lambda mode: _fails(validate_mode_id, mode.id),
+    lambda mode: passes(validate_mode_id, mode.id),
     "Mode {mode.key!r} has id {mode.id!r}, which is not 32 upper-case hexadecimal characters.",
     "Give the mode a GUID without hyphens in upper case, and update the sessions that refer to it.",
 )
 KEY_FORMAT = ModeRule(
     "modes.E003",
-    lambda mode: _fails(validate_mode_key, mode.key),
+    lambda mode: passes(validate_mode_key, mode.key),
     f"Mode key {{mode.key!r}} is not snake_case ({MODE_KEY_CHARACTERS}).",
     "Rename the key, for example to 'ddr_authoring'.",
 )
 WHEN_TO_USE = ModeRule(
     "modes.E007",
-    lambda mode: _fails(validate_not_blank, mode.when_to_use) or _fails(validate_single_line, mode.when_to_use),
+    lambda mode: passes(validate_not_blank, mode.when_to_use) and passes(validate_single_line, mode.when_to_use),
     "Mode {mode.key!r} has no single-line when-to-use sentence.",
     "Write one sentence saying when the mode should be chosen; it is shown in the system prompt.",
 )
 STATUS = ModeRule(
     "modes.E008",
-    lambda mode: mode.status not in AgentMode.Status.values,
+    lambda mode: mode.status in AgentMode.Status.values,
     f"Mode {{mode.key!r}} has status {{mode.status!r}}, which is not one of {', '.join(AgentMode.Status.values)}.",
-    f"Set the status to {AgentMode.Status.named()}.",
+    f"Set the status to {one_of(AgentMode.Status.values)}.",
 )
 
 
@@ -172,7 +171,7 @@ def _check_each_mode(modes, rule: ModeRule):
     return [
         Error(rule.message.format(mode=mode), hint=rule.hint, obj=mode, id=rule.id)
         for mode in modes
-        if rule.broken_by(mode)
+        if not rule.kept_by(mode)
     ]
 
 
@@ -225,7 +224,7 @@ def _check_list_fields(modes):
         )
         for mode in modes
         for field in AgentMode.list_field_names()
-        if _fails(validate_string_list, getattr(mode, field))
+        if not passes(validate_string_list, getattr(mode, field))
     ]
 
 
@@ -281,11 +280,3 @@ def _check_declared_parameters(declared):
         for problem in [tool_parameters_problem(tool.parameters)]
         if problem
     ]
-
-
-def _fails(validator, value):
-    try:
-        validator(value)
-    except ValidationError:
-        return True
-    return False

@@ -1,14 +1,13 @@
 """Validators for the formats AGN-014 §7 fixes: mode ids, mode keys, tool names, string lists."""
 
 import json
-import re
 import uuid
 
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from jsonschema import Draft202012Validator, SchemaError
 
-from agent_tools.contract import TOOL_NAME_PATTERN, is_tool_name
+from agent_tools.contract import TOOL_NAME_PATTERN
 from agent_tools.formats import strict_mode_problem
 from agent_tools.registry import tool_schema_problem
 from aptix_site.text import unstorable_text
@@ -41,11 +40,12 @@ validate_tool_name = RegexValidator(
     code="invalid_tool_name",
 )
 
-_mode_key = re.compile(MODE_KEY_PATTERN)
-
-
-def is_mode_key(key) -> bool:
-    return isinstance(key, str) and _mode_key.match(key) is not None
+def passes(validator, value) -> bool:
+    try:
+        validator(value)
+    except ValidationError:
+        return False
+    return True
 
 
 def one_of(values) -> str:
@@ -55,7 +55,6 @@ def one_of(values) -> str:
 
 
 def new_mode_id():
-    """A fresh mode id in the AGN-014 §7.1 format."""
     return uuid.uuid4().hex.upper()
 
 
@@ -96,27 +95,23 @@ def validate_string_list(value):
 def validate_tool_names(value):
     _refuse_items(
         value,
-        is_tool_name,
+        validate_tool_name,
         "These are not valid tool names (letters, digits, '_' and '-', at most 64 characters): %(items)s.",
-        code="invalid_tool_name",
     )
 
 
 def validate_mode_keys(value):
-    _refuse_items(
-        value, is_mode_key, f"These are not mode keys ({MODE_KEY_CHARACTERS}): %(items)s.", code="invalid_mode_key"
-    )
+    _refuse_items(value, validate_mode_key, f"These are not mode keys ({MODE_KEY_CHARACTERS}): %(items)s.")
 
 
-def _refuse_items(value, is_valid, message, *, code):
-    """Refuse a list whose text items do not all pass is_valid, naming those (%(items)s in message)."""
-    bad = [item for item in value if isinstance(item, str) and not is_valid(item)]
+def _refuse_items(value, validator, message):
+    """Refuse a list whose text items do not all pass validator, naming those (%(items)s in message)."""
+    bad = [item for item in value if isinstance(item, str) and not passes(validator, item)]
     if bad:
-        raise ValidationError(message, code=code, params={"items": ", ".join(repr(item) for item in bad)})
+        raise ValidationError(message, code=validator.code, params={"items": ", ".join(repr(item) for item in bad)})
 
 
 def empty_parameters():
-    """The parameters schema of a tool that takes no arguments."""
     return {"type": "object", "properties": {}, "required": []}
 
 
