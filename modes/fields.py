@@ -32,6 +32,9 @@ class LineListFormField(forms.Field):
 class StringListField(models.JSONField):
     default_validators = [validate_string_list]
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{"default": list, "blank": True, **kwargs})
+
     def formfield(self, **kwargs):
         # Skip JSONField.formfield: its raw-JSON form field is what we replace.
         return models.Field.formfield(self, **{"form_class": LineListFormField, **kwargs})

@@ -59,11 +59,6 @@ class ModeStatus(models.TextChoices):
     EXPERIMENTAL = "experimental"
     DEPRECATED = "deprecated"
 
-    @classmethod
-    def named(cls) -> str:
-        """The statuses as messages name them: 'active, experimental or deprecated'."""
-        return one_of(cls.values)
-
 
 class AgentMode(models.Model):
     Status = ModeStatus
@@ -103,26 +98,22 @@ class AgentMode(models.Model):
         max_length=16,
         choices=Status.choices,
         default=Status.ACTIVE,
-        error_messages={"invalid_choice": f"Status %(value)r is not one of {Status.named()}."},
+        error_messages={"invalid_choice": f"Status %(value)r is not one of {one_of(Status.values)}."},
     )
     version = models.CharField(max_length=32, default="v1")
-    mode_instructions = StringListField(default=list, blank=True)
-    behavior_hints = StringListField(default=list, blank=True)
-    human_role_hints = StringListField(default=list, blank=True)
-    example_utterances = StringListField(default=list, blank=True)
+    mode_instructions = StringListField()
+    behavior_hints = StringListField()
+    human_role_hints = StringListField()
+    example_utterances = StringListField()
     associated_tool_ids = StringListField(
-        default=list,
-        blank=True,
         validators=[validate_tool_names],
         help_text="Names of the tools enabled while this mode is active, one per line.",
     )
-    tool_group_hints = StringListField(default=list, blank=True)
-    rag_scope_hints = StringListField(default=list, blank=True)
-    strong_signals = StringListField(default=list, blank=True)
-    weak_signals = StringListField(default=list, blank=True)
+    tool_group_hints = StringListField()
+    rag_scope_hints = StringListField()
+    strong_signals = StringListField()
+    weak_signals = StringListField()
     switch_targets = StringListField(
-        default=list,
-        blank=True,
         validators=[validate_mode_keys],
         help_text="Keys of the modes the model may switch to from this one, one per line; empty: any mode.",
     )
@@ -153,7 +144,7 @@ class AgentMode(models.Model):
             models.CheckConstraint(
                 condition=Q(status__in=ModeStatus.values),
                 name="modes_agentmode_status_valid",
-                violation_error_message=f"Status must be {ModeStatus.named()}.",
+                violation_error_message=f"Status must be {one_of(ModeStatus.values)}.",
             ),
             models.CheckConstraint(
                 condition=Q(id__regex=MODE_ID_PATTERN),
