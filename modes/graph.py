@@ -25,13 +25,6 @@ def may_switch(source: AgentMode, target: AgentMode) -> bool:
     return target.llm_can_enter and (not source.switch_targets or target.key in source.switch_targets)
 
 
-def unknown_targets(modes) -> dict[str, list[str]]:
-    """Per mode key, the switch_targets that name no mode of modes."""
-    keys = {mode.key for mode in modes}
-    found = {mode.key: [key for key in mode.switch_targets if key not in keys] for mode in modes}
-    return {key: targets for key, targets in found.items() if targets}
-
-
 def stuck_modes(modes, default: AgentMode) -> list[AgentMode]:
     """
     The modes from which the model cannot reach the default mode through switches it may make, in the order of
@@ -49,9 +42,11 @@ def stuck_modes(modes, default: AgentMode) -> list[AgentMode]:
 
 def graph_problems(modes, default: AgentMode) -> list[str]:
     """Every way modes break the graph's invariants, one sentence each: what the check, import and admin say."""
+    keys = {mode.key for mode in modes}
     problems = [
-        f"Mode {key!r} lists switch targets that name no mode: {', '.join(map(repr, targets))}."
-        for key, targets in unknown_targets(modes).items()
+        f"Mode {mode.key!r} lists switch targets that name no mode: {', '.join(map(repr, unknown))}."
+        for mode in modes
+        if (unknown := [key for key in mode.switch_targets if key not in keys])
     ]
     if not default.llm_can_enter:
         problems.append(f"The default mode {default.key!r} cannot be entered by the model (llm_can_enter is off).")
