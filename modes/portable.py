@@ -182,14 +182,9 @@ TOOL_SECTION = Section(
 )
 
 
-def describe_entry(index: int, entry, section: Section = MODE_SECTION) -> str:
-    name = entry.get(section.naming_field) if isinstance(entry, dict) else None
-    where = f"{section.name}[{index}]"
-    return f"{where} ({section.naming_field} {name!r})" if isinstance(name, str) else where
-
-
 def _check_entry(index: int, entry, section: Section) -> FileEntry:
-    where = describe_entry(index, entry, section)
+    name = entry.get(section.naming_field) if isinstance(entry, dict) else None
+    where = f"{section.name}[{index}]" + (f" ({section.naming_field} {name!r})" if isinstance(name, str) else "")
     if not isinstance(entry, dict):
         problem = f"each {section.noun} must be a mapping of field names to values."
         return FileEntry(index=index, where=where, fields=None, problems=(problem,))
