@@ -24,21 +24,16 @@ from django.utils.html import format_html
 from simple_history.admin import SimpleHistoryAdmin
 
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
+from aptix_site.service_errors import ServiceError
 from aptix_site.text import unstorable_text
 
 from .admin_preview import system_prompt_preview, tools_preview, unresolved_tools_warning
-from .catalog import UnknownRevisionError, current_catalog, working_catalog
+from .catalog import current_catalog, working_catalog
 from .checks import catalog_graph_problems
 from .graph import GRAPH_HINT
 from .models import AgentMode, CatalogRevision, DeclaredTool
 from .releases import (
-    ReleaseError,
-    approve_revision,
-    pending_release,
-    publish_revision,
-    release_actions,
-    release_summary,
-    revision_diff,
+    approve_revision, pending_release, publish_revision, release_actions, release_summary, revision_diff
 )
 from .revisions import recording_revision
 from .services import ModeDeletionRefused, check_deletable, delete_modes, deletion_refusal, set_default_mode
@@ -357,18 +352,16 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
             *super().get_urls(),
         ]
 
+    def _page(self, request, template: str, **context) -> TemplateResponse:
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta, **context}
+        return TemplateResponse(request, f"admin/modes/{template}.html", context)
+
     def releases_view(self, request):
         summary = release_summary()
         pending = summary["pending"]
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": "Catalog releases",
-            **summary,
-            "diff": revision_diff(number=pending.number)["modes"] if pending else [],
-            "may": release_actions(request.user, summary),
-        }
-        return TemplateResponse(request, "admin/modes/catalog_releases.html", context)
+        diff = revision_diff(number=pending.number)["modes"] if pending else []
+        may = release_actions(request.user, summary)
+        return self._page(request, "catalog_releases", title="Catalog releases", diff=diff, may=may, **summary)
 
     def release_action_view(self, request, number, action):
         if action not in RELEASE_ACTIONS:
@@ -378,17 +371,11 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
         if request.method == "POST":
             try:
                 revision = service(number=number, user=request.user)
-            except (ReleaseError, UnknownRevisionError) as error:
+            except ServiceError as error:
                 self.message_user(request, str(error), messages.ERROR)
             else:
                 done = "approved" if action == "approve" else "published to agents"
                 self.message_user(request, f"Revision {revision.number} is {done}.", messages.SUCCESS)
             return HttpResponseRedirect(releases_url)
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": question.format(number=number),
-            "confirm": confirm,
-            "releases_url": releases_url,
-        }
-        return TemplateResponse(request, "admin/modes/catalog_release_confirm.html", context)
+        title = question.format(number=number)
+        return self._page(request, "catalog_release_confirm", title=title, confirm=confirm, releases_url=releases_url)

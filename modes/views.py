@@ -16,31 +16,14 @@ from rest_framework.views import APIView
 
 from aptix_site.api import CursorPagination, error_responses
 
-from .catalog import (
-    UnknownRevisionError,
-    catalog_at_revision,
-    build_system_prompt,
-    current_catalog,
-    get_tools_for_mode,
-)
+from .catalog import UnknownRevisionError, build_system_prompt, catalog_at_revision, current_catalog, get_tools_for_mode
 from .exceptions import RevisionNotFound
 from .listing import ModeDetailResponse, ModeListResponse, mode_detail_payload
 from .models import CatalogApproval, CatalogRevision
 from .portable import export_document
-from .releases import (
-    approve_revision,
-    catalog_state,
-    get_revision,
-    publish_revision,
-    revision_diff,
-)
+from .releases import approve_revision, catalog_state, get_revision, publish_revision, revision_diff
 from .serializers import (
-    CatalogRevisionSummary,
-    RevisionDiffQuery,
-    RevisionDiffResponse,
-    ModeListQuery,
-    ModeToolsResponse,
-    SystemPromptQuery,
+    CatalogRevisionSummary, ModeListQuery, ModeToolsResponse, RevisionDiffQuery, RevisionDiffResponse, SystemPromptQuery
 )
 
 
