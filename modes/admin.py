@@ -56,6 +56,9 @@ class CatalogHistoryAdmin(SimpleHistoryAdmin):
 
     change_list_template = "admin/modes/change_list_with_deleted_rows.html"
 
+    class Media:
+        css = {"all": ["modes/admin.css"]}
+
     def _one_revision(self, view, request, *args, **kwargs):
         if request.method != "POST":
             return view(request, *args, **kwargs)
@@ -167,9 +170,6 @@ class AgentModeAdmin(CatalogHistoryAdmin):
         {"fields": ["system_prompt", "enabled_tools"]},
     )
 
-    class Media:
-        css = {"all": ["modes/admin.css"]}
-
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)
         return fieldsets if obj is None else [*fieldsets, self.preview_fieldset]
@@ -280,9 +280,6 @@ class DeclaredToolAdmin(CatalogHistoryAdmin):
             "widget": forms.Textarea(attrs={"rows": 16, "cols": 80, "class": "aptix-code"}),
         },
     }
-
-    class Media:
-        css = {"all": ["modes/admin.css"]}
 
     @admin.display(description="Enabled by modes (published)")
     def enabled_by(self, tool):

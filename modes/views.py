@@ -96,6 +96,15 @@ class RevisionPages(CursorPagination):
 
 # Revisions name the admins who made them: they are for staff. Agents get the number they need to run (each
 # answer's catalogRevision), and a session's owner rebuilds a served context with ?revision=N.
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="listCatalogRevisions",
+        responses={200: CatalogRevisionSummary(many=True), **error_responses(400, 401, 403, 404)},
+        description="Every catalog revision, newest first: who made it (null for a change made around the "
+        "service, such as SQL), a one-line summary of the modes and fields that changed, and its release: "
+        "status, approvals, who published it and when. For staff only.",
+    )
+)
 class CatalogRevisionListView(generics.ListAPIView):
     serializer_class = CatalogRevisionSummary
     pagination_class = RevisionPages
@@ -108,16 +117,6 @@ class CatalogRevisionListView(generics.ListAPIView):
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "state": catalog_state()}
-
-    @extend_schema(
-        operation_id="listCatalogRevisions",
-        responses={200: CatalogRevisionSummary(many=True), **error_responses(400, 401, 403, 404)},
-        description="Every catalog revision, newest first: who made it (null for a change made around the "
-        "service, such as SQL), a one-line summary of the modes and fields that changed, and its release: "
-        "status, approvals, who published it and when. For staff only.",
-    )
-    def get(self, request, *args, **kwargs):
-        return super().get(request, *args, **kwargs)
 
 
 def _revision_number(text: str) -> int:
