@@ -24,21 +24,16 @@ from django.utils.html import format_html
 from simple_history.admin import SimpleHistoryAdmin
 
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
+from aptix_site.service_errors import ServiceError
 from aptix_site.text import unstorable_text
 
 from .admin_preview import system_prompt_preview, tools_preview, unresolved_tools_warning
-from .catalog import UnknownRevisionError, current_catalog, working_catalog
+from .catalog import current_catalog, working_catalog
 from .checks import catalog_graph_problems
 from .graph import GRAPH_HINT
 from .models import AgentMode, CatalogRevision, DeclaredTool
 from .releases import (
-    ReleaseError,
-    approve_revision,
-    pending_release,
-    publish_revision,
-    release_actions,
-    release_summary,
-    revision_diff,
+    approve_revision, pending_release, publish_revision, release_actions, release_summary, revision_diff
 )
 from .revisions import recording_revision
 from .services import ModeDeletionRefused, check_deletable, delete_modes, deletion_refusal, set_default_mode
@@ -60,6 +55,9 @@ class CatalogHistoryAdmin(SimpleHistoryAdmin):
     """
 
     change_list_template = "admin/modes/change_list_with_deleted_rows.html"
+
+    class Media:
+        css = {"all": ["modes/admin.css"]}
 
     def _one_revision(self, view, request, *args, **kwargs):
         if request.method != "POST":
@@ -172,9 +170,6 @@ class AgentModeAdmin(CatalogHistoryAdmin):
         {"fields": ["system_prompt", "enabled_tools"]},
     )
 
-    class Media:
-        css = {"all": ["modes/admin.css"]}
-
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)
         return fieldsets if obj is None else [*fieldsets, self.preview_fieldset]
@@ -286,9 +281,6 @@ class DeclaredToolAdmin(CatalogHistoryAdmin):
         },
     }
 
-    class Media:
-        css = {"all": ["modes/admin.css"]}
-
     @admin.display(description="Enabled by modes (published)")
     def enabled_by(self, tool):
         # The published catalog: read once per request, where the rows would be read once per tool listed.
@@ -357,18 +349,16 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
             *super().get_urls(),
         ]
 
+    def _page(self, request, template: str, **context) -> TemplateResponse:
+        context = {**self.admin_site.each_context(request), "opts": self.model._meta, **context}
+        return TemplateResponse(request, f"admin/modes/{template}.html", context)
+
     def releases_view(self, request):
         summary = release_summary()
         pending = summary["pending"]
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": "Catalog releases",
-            **summary,
-            "diff": revision_diff(number=pending.number)["modes"] if pending else [],
-            "may": release_actions(request.user, summary),
-        }
-        return TemplateResponse(request, "admin/modes/catalog_releases.html", context)
+        diff = revision_diff(number=pending.number)["modes"] if pending else []
+        may = release_actions(request.user, summary)
+        return self._page(request, "catalog_releases", title="Catalog releases", diff=diff, may=may, **summary)
 
     def release_action_view(self, request, number, action):
         if action not in RELEASE_ACTIONS:
@@ -378,17 +368,11 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
         if request.method == "POST":
             try:
                 revision = service(number=number, user=request.user)
-            except (ReleaseError, UnknownRevisionError) as error:
+            except ServiceError as error:
                 self.message_user(request, str(error), messages.ERROR)
             else:
                 done = "approved" if action == "approve" else "published to agents"
                 self.message_user(request, f"Revision {revision.number} is {done}.", messages.SUCCESS)
             return HttpResponseRedirect(releases_url)
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.model._meta,
-            "title": question.format(number=number),
-            "confirm": confirm,
-            "releases_url": releases_url,
-        }
-        return TemplateResponse(request, "admin/modes/catalog_release_confirm.html", context)
+        title = question.format(number=number)
+        return self._page(request, "catalog_release_confirm", title=title, confirm=confirm, releases_url=releases_url)

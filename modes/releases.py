@@ -12,12 +12,11 @@ way of serving translates them once.
 """
 
 import difflib
-from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import models, transaction
 
-from aptix_site.service_errors import Conflict, NotAllowed, ServiceError
+from aptix_site.service_errors import Conflict, NotAllowed
 
 from .catalog import CatalogSnapshot, catalog_at_revision, no_such_revision, read_state
 from .models import CatalogApproval, CatalogRevision, CatalogVersion
@@ -35,15 +34,11 @@ class ReleaseStatus(models.TextChoices):
     UNPUBLISHED = "unpublished"  # never published, and replaced by a newer one
 
 
-class ReleaseError(ServiceError):
-    """A release refused; the message says why and what would let it through."""
-
-
-class ReleaseForbidden(ReleaseError, NotAllowed):
+class ReleaseForbidden(NotAllowed):
     """The user may not do this (a permission missing, or an author approving their own change)."""
 
 
-class ReleaseConflict(ReleaseError, Conflict):
+class ReleaseConflict(Conflict):
     """The catalog is not in a state that allows this (approvals missing, a revision not pending)."""
 
 
@@ -175,18 +170,6 @@ def _roll_back(revision: CatalogRevision, user) -> CatalogRevision:
 # --- What a change does -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ModeDiff:
-    key: str
-    change: str  # "added", "removed", "changed" or "unchanged": about the mode's own fields
-    fields: dict  # name: {"before", "after"}
-    prompt: list[str]  # difflib.unified_diff of the two system-prompt blocks with this mode current
-    tools: dict  # {"added": [...], "removed": [...]}: the tools the mode enables
-
-    def as_payload(self) -> dict:
-        return {"key": self.key, "change": self.change, "fields": self.fields, "prompt": self.prompt, "tools": self.tools}
-
-
 def revision_diff(*, number: int, against: int | None = None) -> dict:
     """
     What revision number changes against revision against (the published one by default), mode by mode: its
@@ -198,18 +181,17 @@ def revision_diff(*, number: int, against: int | None = None) -> dict:
     return {
         "revision": number,
         "against": against,
-        "modes": [_mode_diff(before, after, pk, against, number).as_payload() for pk in ids],
+        "modes": [_mode_diff(before, after, pk, against, number) for pk in ids],
     }
 
 
-def _mode_diff(before: CatalogSnapshot, after: CatalogSnapshot, pk: str, old: int, new: int) -> ModeDiff:
+def _mode_diff(before: CatalogSnapshot, after: CatalogSnapshot, pk: str, old: int, new: int) -> dict:
+    """One mode's entry of the diff, shaped as modes.serializers.ModeDiffResponse documents it."""
     old_mode, new_mode = before.by_id.get(pk), after.by_id.get(pk)
-    old_fields = {field: getattr(old_mode, field) for field in PORTABLE_FIELDS} if old_mode else {}
-    new_fields = {field: getattr(new_mode, field) for field in PORTABLE_FIELDS} if new_mode else {}
     fields = {
-        field: {"before": old_fields.get(field), "after": new_fields.get(field)}
+        field: {"before": getattr(old_mode, field, None), "after": getattr(new_mode, field, None)}
         for field in PORTABLE_FIELDS
-        if old_fields.get(field) != new_fields.get(field)
+        if getattr(old_mode, field, None) != getattr(new_mode, field, None)
     }
     change = "added" if old_mode is None else "removed" if new_mode is None else "changed" if fields else "unchanged"
     old_tools = {tool.name for tool in before.tools_for_mode(old_mode)} if old_mode else set()
@@ -221,13 +203,13 @@ def _mode_diff(before: CatalogSnapshot, after: CatalogSnapshot, pk: str, old: in
         tofile=f"revision {new}",
         lineterm="",
     )
-    return ModeDiff(
-        key=(new_mode or old_mode).key,
-        change=change,
-        fields=fields,
-        prompt=list(prompt),
-        tools={"added": sorted(new_tools - old_tools), "removed": sorted(old_tools - new_tools)},
-    )
+    return {
+        "key": (new_mode or old_mode).key,
+        "change": change,  # about the mode's own fields
+        "fields": fields,
+        "prompt": list(prompt),  # the two system-prompt blocks with this mode current
+        "tools": {"added": sorted(new_tools - old_tools), "removed": sorted(old_tools - new_tools)},
+    }
 
 
 def pending_release() -> tuple[int, int, int] | None:

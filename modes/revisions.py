@@ -55,10 +55,6 @@ def recording_revision(*, created_by=None, restores: int | None = None):
         _writing.depth = depth
 
 
-def recording_in_progress() -> bool:
-    return getattr(_writing, "depth", 0) > 0
-
-
 def record_pending_revision(*, created_by=None, restores: int | None = None) -> CatalogVersion | None:
     """
     Record the catalog as a new revision if it changed since the last one; returns the catalog version row
@@ -100,7 +96,7 @@ def mark_published(state: CatalogVersion, revision: CatalogRevision, *, by, unre
 
 def record_model_change(sender, **kwargs):
     """A save or delete of a mode or declared tool outside recording_revision is a revision of its own."""
-    if not recording_in_progress() and not kwargs.get("raw"):
+    if not getattr(_writing, "depth", 0) and not kwargs.get("raw"):
         record_pending_revision()
 
 

@@ -303,9 +303,7 @@ def _graph_problems_after(existing, to_save, *, default_key):
 def _planned(kind, name, row, changed_fields) -> PlannedEntry:
     if row._state.adding:
         return PlannedEntry(kind, name, "created")
-    if changed_fields:
-        return PlannedEntry(kind, name, "updated", tuple(changed_fields))
-    return PlannedEntry(kind, name, "unchanged")
+    return PlannedEntry(kind, name, "updated" if changed_fields else "unchanged", tuple(changed_fields))
 
 
 def _apply(row, fields) -> list[str]:

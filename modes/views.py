@@ -16,31 +16,14 @@ from rest_framework.views import APIView
 
 from aptix_site.api import CursorPagination, error_responses
 
-from .catalog import (
-    UnknownRevisionError,
-    catalog_at_revision,
-    build_system_prompt,
-    current_catalog,
-    get_tools_for_mode,
-)
+from .catalog import UnknownRevisionError, build_system_prompt, catalog_at_revision, current_catalog, get_tools_for_mode
 from .exceptions import RevisionNotFound
 from .listing import ModeDetailResponse, ModeListResponse, mode_detail_payload
 from .models import CatalogApproval, CatalogRevision
 from .portable import export_document
-from .releases import (
-    approve_revision,
-    catalog_state,
-    get_revision,
-    publish_revision,
-    revision_diff,
-)
+from .releases import approve_revision, catalog_state, get_revision, publish_revision, revision_diff
 from .serializers import (
-    CatalogRevisionSummary,
-    RevisionDiffQuery,
-    RevisionDiffResponse,
-    ModeListQuery,
-    ModeToolsResponse,
-    SystemPromptQuery,
+    CatalogRevisionSummary, ModeListQuery, ModeToolsResponse, RevisionDiffQuery, RevisionDiffResponse, SystemPromptQuery
 )
 
 
@@ -113,6 +96,15 @@ class RevisionPages(CursorPagination):
 
 # Revisions name the admins who made them: they are for staff. Agents get the number they need to run (each
 # answer's catalogRevision), and a session's owner rebuilds a served context with ?revision=N.
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="listCatalogRevisions",
+        responses={200: CatalogRevisionSummary(many=True), **error_responses(400, 401, 403, 404)},
+        description="Every catalog revision, newest first: who made it (null for a change made around the "
+        "service, such as SQL), a one-line summary of the modes and fields that changed, and its release: "
+        "status, approvals, who published it and when. For staff only.",
+    )
+)
 class CatalogRevisionListView(generics.ListAPIView):
     serializer_class = CatalogRevisionSummary
     pagination_class = RevisionPages
@@ -125,16 +117,6 @@ class CatalogRevisionListView(generics.ListAPIView):
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "state": catalog_state()}
-
-    @extend_schema(
-        operation_id="listCatalogRevisions",
-        responses={200: CatalogRevisionSummary(many=True), **error_responses(400, 401, 403, 404)},
-        description="Every catalog revision, newest first: who made it (null for a change made around the "
-        "service, such as SQL), a one-line summary of the modes and fields that changed, and its release: "
-        "status, approvals, who published it and when. For staff only.",
-    )
-    def get(self, request, *args, **kwargs):
-        return super().get(request, *args, **kwargs)
 
 
 def _revision_number(text: str) -> int:
