@@ -149,6 +149,18 @@ class AgentTool:
             return InvokeResult.from_error(f"{self.TOOL_NAME} failed unexpectedly.", server_fault=True)
 
 
+def function_schema(*, name: str, description: str, properties: dict, required: tuple[str, ...] = ()) -> dict:
+    """A tool's TUL-011 schema: its parameters are an object of these properties, and of no others."""
+    return {
+        "type": "function",
+        "name": name,
+        "description": description,
+        "parameters": {
+            "type": "object", "properties": properties, "required": list(required), "additionalProperties": False
+        },
+    }
+
+
 def load_arguments(arguments_json: str | None, *, empty_message: str | None, label: str) -> dict:
     """The arguments as a dict; empty_message=None means no arguments is the same as {}."""
     if arguments_json is None or not arguments_json.strip():

@@ -31,12 +31,6 @@ STRICT_MAX_DEPTH = 10
 STRICT_MAX_PROPERTIES = 5000
 
 
-class UnknownToolFormat(ValueError):
-    def __init__(self, tool_format):
-        self.tool_format = tool_format
-        super().__init__(f"Unknown tool format {tool_format!r}; use one of: {', '.join(TOOL_FORMATS)}.")
-
-
 def format_tool(schema: dict, *, annotations: dict, tool_format: str | None) -> dict:
     """The TUL-011 schema in tool_format (None: unchanged); annotations are MCP's hints about the tool."""
     name, description, parameters = schema["name"], schema["description"], schema["parameters"]
@@ -56,7 +50,7 @@ def format_tool(schema: dict, *, annotations: dict, tool_format: str | None) -> 
         return {"name": name, "description": description, "input_schema": parameters}
     if tool_format == "mcp":
         return {"name": name, "description": description, "inputSchema": parameters, "annotations": annotations}
-    raise UnknownToolFormat(tool_format)
+    raise ValueError(f"Unknown tool format {tool_format!r}; use one of: {', '.join(TOOL_FORMATS)}.")
 
 
 def format_tools(tools, *, tool_format: str | None, mode_keys: tuple[str, ...] | None = None) -> list[dict]:
