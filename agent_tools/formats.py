@@ -154,10 +154,8 @@ def strict_mode_problem(parameters: dict) -> str | None:
         count += len(properties)
         if count > STRICT_MAX_PROPERTIES:
             return f"the schema has more than {STRICT_MAX_PROPERTIES} properties; strict mode allows {STRICT_MAX_PROPERTIES}."
-        for name, spec in properties.items():
-            found = problem(spec, f"{where}.{name}", depth + 1)
-            if found:
-                return found
-        return None
+        return next(
+            filter(None, (problem(spec, f"{where}.{name}", depth + 1) for name, spec in properties.items())), None
+        )
 
     return problem(parameters, "parameters", 1)
