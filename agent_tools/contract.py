@@ -32,8 +32,7 @@ class InvokeResult:
     successful: bool
     result: str | None = None
     error_message: str | None = None
-    # Beyond TUL-011: whether a failure is the server's fault (HTTP 500) rather
-    # than the caller's (HTTP 400).
+    # Beyond TUL-011: whether a failure is the server's fault (HTTP 500) rather than the caller's (HTTP 400).
     server_fault: bool = False
 
     @classmethod
@@ -99,8 +98,8 @@ class ToolRateLimited(RateLimited):
 
 class AgentTool:
     """
-    Subclasses define, on the class itself, TOOL_NAME, TOOL_USAGE_METADATA, a
-    static get_schema() and run(). execute() never raises.
+    Subclasses define, on the class itself, TOOL_NAME, TOOL_USAGE_METADATA, a static get_schema() and run().
+    execute() raises nothing but ToolRateLimited.
     """
 
     TOOL_NAME = ""

@@ -153,7 +153,8 @@ def strict_mode_problem(parameters: dict) -> str | None:
             return f"{where}: \"required\" must list only names from its properties."
         count += len(properties)
         if count > STRICT_MAX_PROPERTIES:
-            return f"the schema has more than {STRICT_MAX_PROPERTIES} properties; strict mode allows {STRICT_MAX_PROPERTIES}."
+            limit = STRICT_MAX_PROPERTIES
+            return f"the schema has more than {limit} properties; strict mode allows {limit}."
         return next(
             filter(None, (problem(spec, f"{where}.{name}", depth + 1) for name, spec in properties.items())), None
         )

@@ -176,7 +176,8 @@ def _require_header(headers, name: str, expected: str) -> None:
             pass
     if value != expected:
         raise JsonRpcError(
-            HEADER_MISMATCH, f"The {name} header must repeat the request's {expected[:100]!r}; it was {(value or '')[:100]!r}."
+            HEADER_MISMATCH,
+            f"The {name} header must repeat the request's {expected[:100]!r}; it was {(value or '')[:100]!r}.",
         )
 
 
@@ -220,14 +221,15 @@ def _without_titles_and_structured_content(result: dict) -> dict:
         shaped["serverInfo"] = {key: value for key, value in shaped["serverInfo"].items() if key != "title"}
     for listing in ("tools", "resources", "resourceTemplates"):
         if listing in shaped:
-            shaped[listing] = [{key: value for key, value in item.items() if key != "title"} for item in shaped[listing]]
+            shaped[listing] = [
+                {key: value for key, value in item.items() if key != "title"} for item in shaped[listing]
+            ]
     return shaped
 
 
 def initialize_result(message: Message, *, instructions: str) -> dict:
     return {
-        # What the handshake settled (read_message): the client's version, or the server's newest for a client to
-        # take or leave.
+        # What the handshake settled (read_message): the client's version, or the server's newest to take or leave.
         "protocolVersion": message.version,
         "capabilities": CAPABILITIES,
         "serverInfo": SERVER_INFO,
