@@ -7,13 +7,7 @@ import json
 
 from accounts.models import organization_of
 from aptix_site.text import compact_json
-from modes.catalog import (
-    CatalogSnapshot,
-    catalog_at_revision,
-    current_catalog,
-    get_tool,
-    mode_enables,
-)
+from modes.catalog import CatalogSnapshot, catalog_at_revision, current_catalog, get_tool, mode_enables
 from sessions_app.models import AgentSession
 from sessions_app.ownership import owned_session
 from sessions_app.selectors import mode_id_at_revision, parse_session_id
@@ -22,11 +16,7 @@ from agent_tools.contract import AgentToolExecutionContext, InvokeResult
 from agent_tools.formats import format_tools
 
 from .exceptions import (
-    ArgumentsNotAnObject,
-    RevisionNotPublished,
-    SessionNotAtRevision,
-    ToolExecutedByClient,
-    ToolNotEnabled,
+    ArgumentsNotAnObject, RevisionNotPublished, SessionNotAtRevision, ToolExecutedByClient, ToolNotEnabled
 )
 from .serializers import SessionContextResponse, ToolSchemaListResponse
 
@@ -49,11 +39,9 @@ def tool_list_payload(*, tool_format: str | None) -> dict:
 
 def llm_context_json(*, mode, tool_format: str | None = None, catalog: CatalogSnapshot | None = None) -> str:
     """
-    What an agent needs for its next LLM call in a session of this mode, as JSON text: the catalog
-    revision, the Mode Catalog block, the tools the mode enables in tool_format, which of them the
-    agent's client executes, and the tool ids the mode lists that name no tool. From the published
-    catalog unless another is given; built once per catalog version. A mode that catalog does not have
-    (a rollback removed it) is served as the default mode (AGN-014 §6.3), and the context's notice says so.
+    What an agent needs for its next LLM call in a session of this mode (SessionContextResponse), as JSON text:
+    from the published catalog unless another is given; built once per catalog version. A mode that catalog
+    does not have (a rollback removed it) is served as the default mode (AGN-014 §6.3), and the notice says so.
     """
     catalog = catalog or current_catalog()
     served = catalog.served(mode)
@@ -136,17 +124,13 @@ def invoke_tool(*, name: str, arguments, session: AgentSession | None, conversat
 
 
 def _arguments_json(arguments) -> str | None:
-    if arguments is None:
-        return None
+    if arguments is None or isinstance(arguments, str) and not arguments.strip():
+        return arguments
     if isinstance(arguments, dict):
         return json.dumps(arguments)
-    if isinstance(arguments, str) and (not arguments.strip() or _holds_json_object(arguments)):
-        return arguments
-    raise ArgumentsNotAnObject()
-
-
-def _holds_json_object(text: str) -> bool:
     try:
-        return isinstance(json.loads(text), dict)
+        if isinstance(arguments, str) and isinstance(json.loads(arguments), dict):
+            return arguments
     except (ValueError, RecursionError):
-        return False
+        pass
+    raise ArgumentsNotAnObject()

@@ -7,6 +7,5 @@ class AgentToolsConfig(AppConfig):
     verbose_name = "Agent tools"
 
     def ready(self):
-        # Each app's tools.py registers its tools; a malformed one raises
-        # ImproperlyConfigured here, so nothing starts with a broken tool.
+        # Each app's tools.py registers its tools; a malformed one raises ImproperlyConfigured, so nothing starts.
         autodiscover_modules("tools")

@@ -32,8 +32,7 @@ class InvokeResult:
     successful: bool
     result: str | None = None
     error_message: str | None = None
-    # Beyond TUL-011: whether a failure is the server's fault (HTTP 500) rather
-    # than the caller's (HTTP 400).
+    # Beyond TUL-011: whether a failure is the server's fault (HTTP 500) rather than the caller's (HTTP 400).
     server_fault: bool = False
 
     @classmethod
@@ -99,8 +98,8 @@ class ToolRateLimited(RateLimited):
 
 class AgentTool:
     """
-    Subclasses define, on the class itself, TOOL_NAME, TOOL_USAGE_METADATA, a
-    static get_schema() and run(). execute() never raises.
+    Subclasses define, on the class itself, TOOL_NAME, TOOL_USAGE_METADATA, a static get_schema() and run().
+    execute() raises nothing but ToolRateLimited.
     """
 
     TOOL_NAME = ""
@@ -147,6 +146,18 @@ class AgentTool:
         except Exception:
             logger.exception("agent tool %s failed unexpectedly", self.TOOL_NAME)
             return InvokeResult.from_error(f"{self.TOOL_NAME} failed unexpectedly.", server_fault=True)
+
+
+def function_schema(*, name: str, description: str, properties: dict, required: tuple[str, ...] = ()) -> dict:
+    """A tool's TUL-011 schema: its parameters are an object of these properties, and of no others."""
+    return {
+        "type": "function",
+        "name": name,
+        "description": description,
+        "parameters": {
+            "type": "object", "properties": properties, "required": list(required), "additionalProperties": False
+        },
+    }
 
 
 def load_arguments(arguments_json: str | None, *, empty_message: str | None, label: str) -> dict:

@@ -31,12 +31,6 @@ STRICT_MAX_DEPTH = 10
 STRICT_MAX_PROPERTIES = 5000
 
 
-class UnknownToolFormat(ValueError):
-    def __init__(self, tool_format):
-        self.tool_format = tool_format
-        super().__init__(f"Unknown tool format {tool_format!r}; use one of: {', '.join(TOOL_FORMATS)}.")
-
-
 def format_tool(schema: dict, *, annotations: dict, tool_format: str | None) -> dict:
     """The TUL-011 schema in tool_format (None: unchanged); annotations are MCP's hints about the tool."""
     name, description, parameters = schema["name"], schema["description"], schema["parameters"]
@@ -56,7 +50,7 @@ def format_tool(schema: dict, *, annotations: dict, tool_format: str | None) -> 
         return {"name": name, "description": description, "input_schema": parameters}
     if tool_format == "mcp":
         return {"name": name, "description": description, "inputSchema": parameters, "annotations": annotations}
-    raise UnknownToolFormat(tool_format)
+    raise ValueError(f"Unknown tool format {tool_format!r}; use one of: {', '.join(TOOL_FORMATS)}.")
 
 
 def format_tools(tools, *, tool_format: str | None, mode_keys: tuple[str, ...] | None = None) -> list[dict]:
@@ -159,11 +153,10 @@ def strict_mode_problem(parameters: dict) -> str | None:
             return f"{where}: \"required\" must list only names from its properties."
         count += len(properties)
         if count > STRICT_MAX_PROPERTIES:
-            return f"the schema has more than {STRICT_MAX_PROPERTIES} properties; strict mode allows {STRICT_MAX_PROPERTIES}."
-        for name, spec in properties.items():
-            found = problem(spec, f"{where}.{name}", depth + 1)
-            if found:
-                return found
-        return None
+            limit = STRICT_MAX_PROPERTIES
+            return f"the schema has more than {limit} properties; strict mode allows {limit}."
+        return next(
+            filter(None, (problem(spec, f"{where}.{name}", depth + 1) for name, spec in properties.items())), None
+        )
 
     return problem(parameters, "parameters", 1)

@@ -2,7 +2,7 @@
 
 from aptix_site.text import compact_json
 
-from .contract import AgentTool, InvokeResult, load_arguments, reject_unknown_arguments
+from .contract import AgentTool, InvokeResult, function_schema, load_arguments, reject_unknown_arguments
 from .registry import registry
 
 NAME_MAX_LENGTH = 200
@@ -18,19 +18,12 @@ class HelloWorldTool(AgentTool):
 
     @staticmethod
     def get_schema() -> dict:
-        return {
-            "type": "function",
-            "name": HelloWorldTool.TOOL_NAME,
-            "description": "Creates a friendly greeting using the user's name.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "description": "The name of the person to greet."},
-                },
-                "required": ["name"],
-                "additionalProperties": False,
-            },
-        }
+        return function_schema(
+            name=HelloWorldTool.TOOL_NAME,
+            description="Creates a friendly greeting using the user's name.",
+            properties={"name": {"type": "string", "description": "The name of the person to greet."}},
+            required=("name",),
+        )
 
     def run(self, arguments_json, context):
         label = "HelloWorldTool"

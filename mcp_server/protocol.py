@@ -62,6 +62,12 @@ class JsonRpcError(Exception):
         super().__init__(message)
         self.code, self.message, self.data = code, message, data
 
+    def reply(self, request_id) -> dict:
+        error = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
 
 class ThrottledError(JsonRpcError):
     """A request refused for a limit the caller has spent; it may be sent again after retry_after seconds."""
@@ -79,7 +85,6 @@ class Message:
     params: dict
     id: int | str | None
     is_notification: bool
-
     version: str
 
 
@@ -101,12 +106,11 @@ def read_message(body, *, headers) -> Message | None:
     if not isinstance(params, dict):
         raise JsonRpcError(INVALID_PARAMS, f'The "params" of {method} must be an object.')
     version = _asked_version(method, params, headers)
-    if "id" not in body:
-        return Message(method=method, params=params, id=None, is_notification=True, version=version)
+    is_notification = "id" not in body
     request_id = request_id_of(body)
-    if request_id is None:
+    if request_id is None and not is_notification:
         raise JsonRpcError(INVALID_REQUEST, 'A JSON-RPC request\'s "id" is a string or an integer.')
-    return Message(method=method, params=params, id=request_id, is_notification=False, version=version)
+    return Message(method=method, params=params, id=request_id, is_notification=is_notification, version=version)
 
 
 def batch_elements(body: list, *, headers) -> list:
@@ -172,7 +176,8 @@ def _require_header(headers, name: str, expected: str) -> None:
             pass
     if value != expected:
         raise JsonRpcError(
-            HEADER_MISMATCH, f"The {name} header must repeat the request's {expected[:100]!r}; it was {(value or '')[:100]!r}."
+            HEADER_MISMATCH,
+            f"The {name} header must repeat the request's {expected[:100]!r}; it was {(value or '')[:100]!r}.",
         )
 
 
@@ -204,13 +209,9 @@ def result_response(message: Message, result: dict) -> dict:
         if message.method in CACHEABLE_METHODS:
             # What is listed depends on the caller's session and on the catalog, which admins edit at any time.
             result.update(ttlMs=0, cacheScope="private")
-    elif _older(message.version, TITLES_AND_STRUCTURED_CONTENT_SINCE):
+    elif PROTOCOL_VERSIONS.index(message.version) < PROTOCOL_VERSIONS.index(TITLES_AND_STRUCTURED_CONTENT_SINCE):
         result = _without_titles_and_structured_content(result)
     return {"jsonrpc": "2.0", "id": message.id, "result": result}
-
-
-def _older(version: str, than: str) -> bool:
-    return PROTOCOL_VERSIONS.index(version) < PROTOCOL_VERSIONS.index(than)
 
 
 def _without_titles_and_structured_content(result: dict) -> dict:
@@ -220,21 +221,15 @@ def _without_titles_and_structured_content(result: dict) -> dict:
         shaped["serverInfo"] = {key: value for key, value in shaped["serverInfo"].items() if key != "title"}
     for listing in ("tools", "resources", "resourceTemplates"):
         if listing in shaped:
-            shaped[listing] = [{key: value for key, value in item.items() if key != "title"} for item in shaped[listing]]
+            shaped[listing] = [
+                {key: value for key, value in item.items() if key != "title"} for item in shaped[listing]
+            ]
     return shaped
-
-
-def error_response(request_id, code: int, message: str, data=None) -> dict:
-    error = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
 def initialize_result(message: Message, *, instructions: str) -> dict:
     return {
-        # What the handshake settled (read_message): the client's version, or the server's newest for a client to
-        # take or leave.
+        # What the handshake settled (read_message): the client's version, or the server's newest to take or leave.
         "protocolVersion": message.version,
         "capabilities": CAPABILITIES,
         "serverInfo": SERVER_INFO,
@@ -248,10 +243,7 @@ def discover_result(*, instructions: str) -> dict:
 
 
 def text_result(payload_json: str, payload: dict, *, more_text: tuple[str, ...] = ()) -> dict:
-    """
-    A tool's successful result: its JSON as text, and the same object as structured content; more_text, texts for
-    the model after it.
-    """
+    """A tool's successful result: its JSON as text and as structured content; then more_text for the model."""
     content = [{"type": "text", "text": text} for text in (payload_json, *more_text)]
     return {"content": content, "structuredContent": payload, "isError": False}
 

@@ -65,9 +65,8 @@ def served_tools(session) -> list:
     The tools this endpoint runs: in a session, the server tools its mode enables (the agent's client runs
     its declared tools itself); without one, the server tools that need no session.
     """
-    if session is not None:
-        return [tool for tool in current_catalog().tools_for_mode(session.mode) if tool.is_tool_fully_executed_on_server]
-    return [tool for tool in current_catalog().all_tools() if tool.is_tool_fully_executed_on_server and not tool.requires_session]
+    tools = current_catalog().tools_for_mode(session.mode) if session else current_catalog().all_tools()
+    return [tool for tool in tools if tool.is_tool_fully_executed_on_server and (session or not tool.requires_session)]
 
 
 def call_tool(params: dict, *, user, session, before_tool_call) -> dict:

@@ -41,7 +41,7 @@ class McpView(APIView):
     def error_body(message: str, status: int) -> dict:
         # Refused before a message was read (an unknown session, a body too large, ...): there is no id.
         code = protocol.INTERNAL_ERROR if status >= 500 else protocol.INVALID_REQUEST
-        return protocol.error_response(None, code, message)
+        return protocol.JsonRpcError(code, message).reply(None)
 
     def initial(self, request, *args, **kwargs):
         if not origin_allowed(request):  # before anything else: a foreign page learns nothing, not even a 401
@@ -76,7 +76,7 @@ class McpView(APIView):
             try:
                 message = protocol.read_message(element, headers=request.headers)
             except protocol.JsonRpcError as error:
-                replies.append(_error_reply(protocol.request_id_of(element), error))
+                replies.append(error.reply(protocol.request_id_of(element)))
                 continue
             if message is not None and not message.is_notification:
                 replies.append(self._answer(message, request, session)[0])
@@ -91,13 +91,13 @@ class McpView(APIView):
         except protocol.JsonRpcError as error:
             status_code = protocol.error_status(error.code, message.version)
             retry = isinstance(error, protocol.ThrottledError) and status_code == status.HTTP_429_TOO_MANY_REQUESTS
-            return _error_reply(message.id, error), status_code, {"Retry-After": str(error.retry_after)} if retry else {}
+            return error.reply(message.id), status_code, {"Retry-After": str(error.retry_after)} if retry else {}
         return protocol.result_response(message, result), status.HTTP_200_OK, {}
 
     @staticmethod
     def _unreadable(body, error: protocol.JsonRpcError) -> Response:
         # A message that could not be read has the same status in every version, as in the SDK's own server.
-        return Response(_error_reply(protocol.request_id_of(body), error), status=protocol.ERROR_HTTP_STATUS[error.code])
+        return Response(error.reply(protocol.request_id_of(body)), status=protocol.ERROR_HTTP_STATUS[error.code])
 
     @staticmethod
     def _accepted() -> HttpResponse:
@@ -107,7 +107,3 @@ class McpView(APIView):
         throttle = WindowRateThrottle()
         if not throttle.allow_request(request, self):
             raise RateLimited(str(exceptions.Throttled.default_detail), retry_after=throttle.wait())
-
-
-def _error_reply(request_id, error: protocol.JsonRpcError) -> dict:
-    return protocol.error_response(request_id, error.code, error.message, error.data)

@@ -31,6 +31,10 @@ def invoke(client, name, body):
     return client.post(f"/api/tools/{name}/invoke/", body, format="json")
 
 
+def change_mode(client, session, arguments):
+    return invoke(client, "agent_change_mode", {"arguments": arguments, "sessionId": str(session.pk)})
+
+
 def envelope(response):
     body = response.json()
     assert list(body) == ["successful", "result", "errorMessage"], body
@@ -81,14 +85,8 @@ def test_invoke_list_modes_without_arguments_lists_the_catalog(alice_client):
 
 
 def test_invoke_change_mode_changes_the_callers_session(alice, alice_client, alice_session):
-    response = invoke(
-        alice_client,
-        "agent_change_mode",
-        {
-            "arguments": {"mode": "ddr_authoring", "branch": False, "reason": "Spec work."},
-            "sessionId": str(alice_session.pk),
-        },
-    )
+    arguments = {"mode": "ddr_authoring", "branch": False, "reason": "Spec work."}
+    response = change_mode(alice_client, alice_session, arguments)
     assert response.status_code == 200
     result = json.loads(envelope(response)["result"])
     assert result == change_mode_result("ddr_authoring", branch=False, reason="Spec work.")
@@ -98,14 +96,8 @@ def test_invoke_change_mode_changes_the_callers_session(alice, alice_client, ali
 
 
 def test_invoke_change_mode_with_branch_returns_the_new_session_id(alice, alice_client, alice_session):
-    response = invoke(
-        alice_client,
-        "agent_change_mode",
-        {
-            "arguments": {"mode": "workflow_authoring", "branch": True, "reason": "New work."},
-            "sessionId": str(alice_session.pk),
-        },
-    )
+    arguments = {"mode": "workflow_authoring", "branch": True, "reason": "New work."}
+    response = change_mode(alice_client, alice_session, arguments)
     assert response.status_code == 200
     child = AgentSession.objects.get(parent=alice_session)
     assert json.loads(envelope(response)["result"]) == change_mode_result(
@@ -156,7 +148,7 @@ def test_a_tool_rejecting_its_arguments_is_400_with_the_envelope(alice_client, n
 def test_change_mode_validation_messages_reach_the_caller_and_nothing_changes(
     alice_client, alice_session, arguments, message
 ):
-    response = invoke(alice_client, "agent_change_mode", {"arguments": arguments, "sessionId": str(alice_session.pk)})
+    response = change_mode(alice_client, alice_session, arguments)
     assert response.status_code == 400
     assert envelope(response)["errorMessage"] == message
     assert AgentSession.objects.get(pk=alice_session.pk).mode_id == GENERAL_ID
@@ -165,11 +157,7 @@ def test_change_mode_validation_messages_reach_the_caller_and_nothing_changes(
 
 
 def test_change_mode_to_an_unknown_key_is_400_naming_it_and_listing_valid_keys(alice_client, alice_session):
-    response = invoke(
-        alice_client,
-        "agent_change_mode",
-        {"arguments": {"mode": "poetry", "branch": False, "reason": "r"}, "sessionId": str(alice_session.pk)},
-    )
+    response = change_mode(alice_client, alice_session, {"mode": "poetry", "branch": False, "reason": "r"})
     assert response.status_code == 400
     message = envelope(response)["errorMessage"]
     assert "'poetry'" in message and "general" in message and "ddr_authoring" in message
@@ -262,14 +250,8 @@ def test_the_same_tool_without_a_session_is_allowed(alice_client, restricted_ses
 
 
 def test_agent_change_mode_is_allowed_even_when_the_mode_does_not_list_it(alice_client, restricted_session):
-    response = invoke(
-        alice_client,
-        "agent_change_mode",
-        {
-            "arguments": {"mode": "general", "branch": False, "reason": "Out of the restricted mode."},
-            "sessionId": str(restricted_session.pk),
-        },
-    )
+    arguments = {"mode": "general", "branch": False, "reason": "Out of the restricted mode."}
+    response = change_mode(alice_client, restricted_session, arguments)
     assert response.status_code == 200, response.json()
     assert AgentSession.objects.get(pk=restricted_session.pk).mode_id == GENERAL_ID
 

@@ -6,7 +6,7 @@ import logging
 import pytest
 
 from agent_api.serializers import InvocationResponse
-from agent_tools.contract import AgentTool, AgentToolExecutionContext, InvokeResult, ToolArgumentError
+from agent_tools.contract import AgentTool, AgentToolExecutionContext, InvokeResult, ToolArgumentError, function_schema
 from agent_tools.registry import ToolRegistry, registry
 
 CONTEXT = AgentToolExecutionContext(user=None, session_id="s-1", conversation_id="c-1")
@@ -18,12 +18,7 @@ class ExplodingTool(AgentTool):
 
     @staticmethod
     def get_schema() -> dict:
-        return {
-            "type": "function",
-            "name": ExplodingTool.TOOL_NAME,
-            "description": "Fails.",
-            "parameters": {"type": "object", "properties": {}, "required": []},
-        }
+        return function_schema(name=ExplodingTool.TOOL_NAME, description="Fails.", properties={})
 
     def run(self, arguments_json, context):
         raise RuntimeError("secret internals")

@@ -1,6 +1,6 @@
 """Found by agent_tools' autodiscovery of tools.py modules; registering this tool must stop start-up."""
 
-from agent_tools.contract import AgentTool, InvokeResult
+from agent_tools.contract import AgentTool, InvokeResult, function_schema
 from agent_tools.registry import registry
 
 
@@ -10,12 +10,7 @@ class BrokenNameTool(AgentTool):
 
     @staticmethod
     def get_schema() -> dict:
-        return {
-            "type": "function",
-            "name": BrokenNameTool.TOOL_NAME,
-            "description": "A tool with an invalid name.",
-            "parameters": {"type": "object", "properties": {}, "required": []},
-        }
+        return function_schema(name=BrokenNameTool.TOOL_NAME, description="A tool with an invalid name.", properties={})
 
     def run(self, arguments_json, context):
         return InvokeResult.create("{}")
