@@ -86,14 +86,10 @@ class FailoverRedisCache(RedisCache):
                     outage.down_until = None
         return result
 
-    add = _with_failover("add")
-    get = _with_failover("get")
-    set = _with_failover("set")
-    touch = _with_failover("touch")
-    delete = _with_failover("delete")
-    get_many = _with_failover("get_many")
-    has_key = _with_failover("has_key")
-    incr = _with_failover("incr")
-    set_many = _with_failover("set_many")
-    delete_many = _with_failover("delete_many")
-    clear = _with_failover("clear")
+
+# Every read and write of the cache goes through _failover.
+FAILOVER_METHODS = (
+    "add", "get", "set", "touch", "delete", "clear", "get_many", "set_many", "delete_many", "has_key", "incr"
+)
+for _method in FAILOVER_METHODS:
+    setattr(FailoverRedisCache, _method, _with_failover(_method))
