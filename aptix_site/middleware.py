@@ -12,6 +12,8 @@ from .errors import API_PREFIX, MCP_PREFIX, api_error_response, method_not_allow
 # empty one and the request served as if nothing had been sent. The API asks for a length on every server.
 LENGTH_REQUIRED = "Send the request body with a Content-Length header; chunked bodies are not accepted."
 
+LIMITED_PATHS = (API_PREFIX, MCP_PREFIX)
+
 
 class Middleware:
     def __init__(self, get_response):
@@ -22,7 +24,7 @@ class RequestBodyLimitMiddleware(Middleware):
     """Under /api/ and /mcp, a request that sends a body must say how long it is, and stay under the limit."""
 
     def __call__(self, request):
-        if request.path.startswith((API_PREFIX, MCP_PREFIX)) and request.method not in ("GET", "HEAD", "OPTIONS"):
+        if request.path.startswith(LIMITED_PATHS) and request.method not in ("GET", "HEAD", "OPTIONS"):
             refusal = self._refusal(request.META)
             if refusal:
                 return api_error_response(request, *refusal)
