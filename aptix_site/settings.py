@@ -238,10 +238,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
-USE_I18N = True
-USE_TZ = True
 
 STATIC_URL = "static/"
 # WhiteNoise serves the admin's and Swagger UI's assets straight from the installed packages: no collectstatic.
