@@ -39,12 +39,6 @@ class _Outage:
 
 
 _outages: dict[str, _Outage] = {}
-_outages_lock = threading.Lock()
-
-
-def _outage_for(location: str) -> _Outage:
-    with _outages_lock:
-        return _outages.setdefault(location, _Outage())
 
 
 class FailoverRedisCache(RedisCache):
@@ -55,7 +49,7 @@ class FailoverRedisCache(RedisCache):
         location = ",".join(self._servers)
         # LocMemCache keeps its entries per name, so one name per location is one count per process.
         self._fallback = LocMemCache(f"redis-failover-{location}", {"TIMEOUT": params.get("TIMEOUT", 300)})
-        self._outage = _outage_for(location)
+        self._outage = _outages.setdefault(location, _Outage())  # atomic: every thread gets the first one stored
 
     def reachable(self) -> bool:
         """Whether Redis answers now (for the readiness check; it does not change where counts go)."""

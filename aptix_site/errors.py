@@ -67,10 +67,9 @@ def database_unavailable_response(request, exception, view=None) -> HttpResponse
 def error_message(detail) -> str:
     """One line for a person out of an error detail: a message, a list of them, or messages by field."""
     if isinstance(detail, dict):
-        if set(detail) == {"detail"}:
-            return error_message(detail["detail"])
         return " ".join(
-            error_message(messages) if field in ("detail", "non_field_errors") else f"{field}: {error_message(messages)}"
+            error_message(messages) if field in ("detail", "non_field_errors")
+            else f"{field}: {error_message(messages)}"
             for field, messages in detail.items()
         )
     if isinstance(detail, list):
