@@ -8,18 +8,14 @@ The rules, each counted over the cool-off (LOGIN_LOCKOUT_MINUTES) from axes' own
 - one address, whatever the user names: LOGIN_FAILURES_PER_ADDRESS (many names guessed from one place);
 - one user name, whatever the addresses: LOGIN_FAILURES_PER_USERNAME (one name sprayed from many places).
 
-Why a handler of our own (AXES_HANDLER): axes 8.3.1 sums AccessAttempt.failures_since_start over the rows
-matching each set of AXES_LOCKOUT_PARAMETERS within the cool-off, takes the largest of those sums
-(AxesDatabaseHandler.get_failures) and compares it with ONE limit, get_failure_limit(request, credentials), both
-before a login (is_locked) and after a failure (user_login_failed). A callable AXES_FAILURE_LIMIT or
-AXES_LOCKOUT_PARAMETERS is given the request and the credentials, never the set being counted, so
-[["username", "ip_address"], "ip_address", "username"] would hold all three rules to one number. It would also
-change what a success lifts: on a login axes deletes the rows matching every set, so one user's good login
-would wipe the failures of every other name tried from that address, and of that name from every address.
-LockoutRulesHandler therefore overrides get_failures alone: one aggregate query counts the three rules, and
-the number axes compares with AXES_FAILURE_LIMIT reaches it exactly when one of the rules is broken. The rest
-(recording failures, refusing a locked login, the reset on success, axes_reset_ip, axes_reset_username,
-deleting Access attempts in the admin) is axes' own, working on the same rows.
+Why a handler of our own (AXES_HANDLER): axes 8.3.1 compares the largest failure count over the sets of
+AXES_LOCKOUT_PARAMETERS with ONE limit (AxesDatabaseHandler.get_failures, get_failure_limit), and a callable
+limit is never told which set it is counting, so [["username", "ip_address"], "ip_address", "username"] would
+hold all three rules to one number. On a success axes would also delete the rows of every set: one user's good
+login would wipe the failures of every other name tried from that address. LockoutRulesHandler overrides
+get_failures alone: one query counts the three rules, and the number axes compares with AXES_FAILURE_LIMIT
+reaches it exactly when one of them is broken. Everything else (recording failures, refusing a locked login,
+the reset on success, axes_reset_ip, axes_reset_username, the admin's Access attempts) is axes' own.
 """
 
 import enum
@@ -41,34 +37,28 @@ log = logging.getLogger(__name__)
 class LockoutRule(enum.Enum):
     """What a lockout holds, broadest first: when several rules are broken, the client is told the first."""
 
-    ADDRESS = "address"
-    USERNAME = "username"
-    PAIR = "username and address"
+    # The name the log gives it, the setting of its limit, the AccessAttempt fields it counts by, what a client
+    # locked out by it reads first.
+    ADDRESS = ("address", "LOGIN_FAILURES_PER_ADDRESS", ("ip_address",), "Too many failed logins from your address.")
+    USERNAME = ("username", "LOGIN_FAILURES_PER_USERNAME", ("username",), "Too many failed logins for this user name.")
+    PAIR = (
+        "username and address",
+        "AXES_FAILURE_LIMIT",
+        ("username", "ip_address"),
+        "Too many failed logins for this user name from your address.",
+    )
+
+    def __init__(self, label: str, limit_setting: str, fields: tuple[str, ...], refused: str):
+        self.label, self.limit_setting, self.fields, self.refused = label, limit_setting, fields, refused
 
     @property
     def limit(self) -> int:
-        return {
-            LockoutRule.ADDRESS: settings.LOGIN_FAILURES_PER_ADDRESS,
-            LockoutRule.USERNAME: settings.LOGIN_FAILURES_PER_USERNAME,
-            LockoutRule.PAIR: settings.AXES_FAILURE_LIMIT,
-        }[self]
-
-    @property
-    def refused(self) -> str:
-        """What a client that is locked out by this rule reads first."""
-        return {
-            LockoutRule.ADDRESS: "Too many failed logins from your address.",
-            LockoutRule.USERNAME: "Too many failed logins for this user name.",
-            LockoutRule.PAIR: "Too many failed logins for this user name from your address.",
-        }[self]
+        return getattr(settings, self.limit_setting)
 
     def matching(self, *, username: str | None, address: str | None) -> Q:
         """The AccessAttempt rows this rule counts for a login by `username` from `address`."""
-        return {
-            LockoutRule.ADDRESS: Q(ip_address=address),
-            LockoutRule.USERNAME: Q(username=username),
-            LockoutRule.PAIR: Q(ip_address=address, username=username),
-        }[self]
+        login = {"username": username, "ip_address": address}
+        return Q(**{field: login[field] for field in self.fields})
 
 
 def client_address(request) -> str:
@@ -128,15 +118,15 @@ def log_lockout(sender, request, username, ip_address, **kwargs) -> None:
         f"this one from {ip_address})",
         LockoutRule.PAIR: f"user name {username!r} from address {ip_address} ({rule.limit} failed logins {within})",
     }[rule]
-    log.warning("Login lockout by the %s rule: %s", rule.value, held)
-
-
-def lockout_minutes() -> int:
-    return int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    log.warning("Login lockout by the %s rule: %s", rule.label, held)
 
 
 def lockout_seconds() -> int:
     return int(settings.AXES_COOLOFF_TIME.total_seconds())
+
+
+def lockout_minutes() -> int:
+    return lockout_seconds() // 60
 
 
 def lockout_message(*, request) -> str:

@@ -1,6 +1,7 @@
 """Writes to accounts: an account for an agent back-end, which signs in with an API token only."""
 
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from aptix_site.service_errors import ServiceError
@@ -36,7 +37,10 @@ def create_agent_user(*, username: str, organization_slug: str | None) -> str:
             )
     user = User(**{User.USERNAME_FIELD: username})
     user.set_unusable_password()
-    user.full_clean(exclude=["password"])
+    try:
+        user.full_clean(exclude=["password"])
+    except ValidationError as error:
+        raise AccountRefused(" ".join(error.messages)) from None
     with transaction.atomic():
         user.save()
         if organization is not None:

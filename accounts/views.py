@@ -59,15 +59,10 @@ class TokenView(APIView):
         except exceptions.ValidationError:
             # django-axes refused the login (the password was not even checked) and marked the request.
             if getattr(request, "axes_locked_out", False):
-                raise LoginLockedOut(request) from None
+                raise exceptions.Throttled(wait=lockout_seconds(), detail=lockout_message(request=request)) from None
             raise
         user = credentials.validated_data["user"]
         _, key = replace_token(user=user, name=credentials.validated_data["name"])
         # A token is a login: django-axes forgets the failures before it, and last_login is kept.
         user_logged_in.send(sender=type(user), request=request._request, user=user)
         return Response({"token": key})
-
-
-class LoginLockedOut(exceptions.Throttled):
-    def __init__(self, request):
-        super().__init__(wait=lockout_seconds(), detail=lockout_message(request=request))

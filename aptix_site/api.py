@@ -19,7 +19,6 @@ from rest_framework.views import exception_handler
 
 from .errors import (
     SERVER_ERROR_DETAIL,
-    database_unavailable_detail,
     database_unavailable_response,
     error_body,
     log_suspicious_request,
@@ -175,9 +174,9 @@ def api_exception_handler(exc, context):
         log_suspicious_request(exc)
         status_code = 413 if isinstance(exc, RequestDataTooBig) else 400
         return Response(error_body(view, refusal_detail(exc), status_code), status=status_code)
-    detail = database_unavailable_detail(exc)
-    if detail:
-        return database_unavailable_response(context["request"], detail, view)
+    unavailable = database_unavailable_response(context["request"], exc, view)
+    if unavailable is not None:
+        return unavailable
     response = exception_handler(exc, context)
     if response is None:
         logger.exception("unhandled error in %s", view.__class__.__name__, exc_info=exc)

@@ -39,12 +39,6 @@ class _Outage:
 
 
 _outages: dict[str, _Outage] = {}
-_outages_lock = threading.Lock()
-
-
-def _outage_for(location: str) -> _Outage:
-    with _outages_lock:
-        return _outages.setdefault(location, _Outage())
 
 
 class FailoverRedisCache(RedisCache):
@@ -55,7 +49,7 @@ class FailoverRedisCache(RedisCache):
         location = ",".join(self._servers)
         # LocMemCache keeps its entries per name, so one name per location is one count per process.
         self._fallback = LocMemCache(f"redis-failover-{location}", {"TIMEOUT": params.get("TIMEOUT", 300)})
-        self._outage = _outage_for(location)
+        self._outage = _outages.setdefault(location, _Outage())  # atomic: every thread gets the first one stored
 
     def reachable(self) -> bool:
         """Whether Redis answers now (for the readiness check; it does not change where counts go)."""
@@ -86,14 +80,10 @@ class FailoverRedisCache(RedisCache):
                     outage.down_until = None
         return result
 
-    add = _with_failover("add")
-    get = _with_failover("get")
-    set = _with_failover("set")
-    touch = _with_failover("touch")
-    delete = _with_failover("delete")
-    get_many = _with_failover("get_many")
-    has_key = _with_failover("has_key")
-    incr = _with_failover("incr")
-    set_many = _with_failover("set_many")
-    delete_many = _with_failover("delete_many")
-    clear = _with_failover("clear")
+
+# Every read and write of the cache goes through _failover.
+FAILOVER_METHODS = (
+    "add", "get", "set", "touch", "delete", "clear", "get_many", "set_many", "delete_many", "has_key", "incr"
+)
+for _method in FAILOVER_METHODS:
+    setattr(FailoverRedisCache, _method, _with_failover(_method))

@@ -1,15 +1,11 @@
 """
-Django's 400, 404 and 500 handlers, answering JSON under /api/: a REST client
-that asks for a URL no endpoint matches, or hits a refusal or failure outside
-DRF's error handler (a middleware, say), gets a body it can parse rather than
-an HTML page.
+Django's 400, 404 and 500 handlers, answering JSON under /api/: a REST client that asks for a URL no endpoint
+matches, or hits a refusal or failure outside DRF's error handler (a middleware, say), gets a body it can parse
+rather than an HTML page. A method an address outside the API does not serve gets DRF's JSON 405.
 
-A method an address outside the API does not serve gets the same JSON 405, with its Allow header, as DRF's
-views give (method_not_allowed_response).
-
-An error body is {"detail": message}, unless the view the URL names answers its
-errors in a shape of its own: a view class with an error_body(message, status) method
-(the tool invocation's envelope) gets that shape wherever the refusal comes from.
+An error body is {"detail": message}, unless the view the URL names answers its errors in a shape of its own:
+a view class with an error_body(message, status) method (the tool invocation's envelope) gets that shape
+wherever the refusal comes from.
 """
 
 import logging
@@ -47,21 +43,18 @@ def database_unreachable(exception) -> bool:
     return raw is None or bool(getattr(raw, "broken", False) or getattr(raw, "closed", False))
 
 
-def database_unavailable_detail(exception) -> str | None:
+def database_unavailable_response(request, exception, view=None) -> HttpResponse | None:
     """
-    What to tell the client when exception means the database cannot serve the request just now: out of
-    reach, or busy (a lock held or a statement running past the request's limits, aptix_site.database).
-    None for any other error.
+    503 with Retry-After when exception means the database cannot serve the request just now: out of reach, or
+    busy (a lock held or a statement running past the request's limits, aptix_site.database). JSON under /api/
+    and /mcp (in the view's error shape), plain text elsewhere; None for any other error.
     """
     if database_busy(exception):
-        return DATABASE_BUSY_DETAIL
-    if database_unreachable(exception):
-        return DATABASE_UNAVAILABLE_DETAIL
-    return None
-
-
-def database_unavailable_response(request, detail: str, view=None):
-    """503 with Retry-After: JSON under /api/ and /mcp (in the view's error shape), plain text elsewhere."""
+        detail = DATABASE_BUSY_DETAIL
+    elif database_unreachable(exception):
+        detail = DATABASE_UNAVAILABLE_DETAIL
+    else:
+        return None
     logger.warning("database unavailable while serving %s %s: %s", request.method, request.path, detail)
     if request.path.startswith((API_PREFIX, MCP_PREFIX)):
         response = api_error_response(request, detail, 503, view=view)
@@ -74,10 +67,9 @@ def database_unavailable_response(request, detail: str, view=None):
 def error_message(detail) -> str:
     """One line for a person out of an error detail: a message, a list of them, or messages by field."""
     if isinstance(detail, dict):
-        if set(detail) == {"detail"}:
-            return error_message(detail["detail"])
         return " ".join(
-            error_message(messages) if field in ("detail", "non_field_errors") else f"{field}: {error_message(messages)}"
+            error_message(messages) if field in ("detail", "non_field_errors")
+            else f"{field}: {error_message(messages)}"
             for field, messages in detail.items()
         )
     if isinstance(detail, list):
@@ -87,8 +79,8 @@ def error_message(detail) -> str:
 
 def error_body(view, detail, status: int) -> dict:
     """
-    The body of an error answer from this view (a view class or instance, or None): detail is a
-    message, or a body DRF built (messages by field, or {"detail": message}).
+    The body of an error answer from this view (a view class or instance, or None): detail is a message, or a
+    body DRF built (messages by field, or {"detail": message}).
     """
     shape = getattr(view, "error_body", None)
     if shape:
@@ -146,9 +138,9 @@ def page_not_found(request, exception):
 
 def server_error(request):
     # Django calls this while handling the exception, so it is still at hand.
-    detail = database_unavailable_detail(sys.exc_info()[1])
-    if detail:
-        return database_unavailable_response(request, detail)
+    unavailable = database_unavailable_response(request, sys.exc_info()[1])
+    if unavailable is not None:
+        return unavailable
     if request.path.startswith(API_PREFIX):
         return api_error_response(request, SERVER_ERROR_DETAIL, 500)
     return defaults.server_error(request)

@@ -6,22 +6,22 @@ that the views outside DRF do not serve; and the Content-Security-Policy of the 
 from csp.middleware import CSPMiddleware
 from django.conf import settings
 
-from .errors import api_error_response, method_not_allowed_response
+from .errors import API_PREFIX, MCP_PREFIX, api_error_response, method_not_allowed_response
 
 # Under WSGI Django reads a body only up to its Content-Length, so a chunked body would be taken for an
 # empty one and the request served as if nothing had been sent. The API asks for a length on every server.
 LENGTH_REQUIRED = "Send the request body with a Content-Length header; chunked bodies are not accepted."
 
-
-# The REST API and the MCP endpoints.
-LIMITED_PATHS = ("/api/", "/mcp")
+LIMITED_PATHS = (API_PREFIX, MCP_PREFIX)
 
 
-class RequestBodyLimitMiddleware:
-    """Under /api/ and /mcp, a request that sends a body must say how long it is, and stay under the limit."""
-
+class Middleware:
     def __init__(self, get_response):
         self.get_response = get_response
+
+
+class RequestBodyLimitMiddleware(Middleware):
+    """Under /api/ and /mcp, a request that sends a body must say how long it is, and stay under the limit."""
 
     def __call__(self, request):
         if request.path.startswith(LIMITED_PATHS) and request.method not in ("GET", "HEAD", "OPTIONS"):
@@ -45,15 +45,12 @@ class RequestBodyLimitMiddleware:
         return None
 
 
-class RejectNulCharactersMiddleware:
+class RejectNulCharactersMiddleware(Middleware):
     """
-    Answers 400 to a NUL character in the URL, a cookie or a form body: PostgreSQL
-    cannot store or compare text holding one, so it would otherwise surface as a
-    500 (in the admin's filters and actions, or looking up a session cookie).
+    Answers 400 to a NUL character in the URL, a cookie or a form body: PostgreSQL cannot store or compare text
+    holding one, so it would otherwise surface as a 500 (in the admin's filters and actions, or looking up a
+    session cookie).
     """
-
-    def __init__(self, get_response):
-        self.get_response = get_response
 
     def __call__(self, request):
         if (
@@ -96,7 +93,7 @@ def serves_methods(*methods: str):
 STATIC_METHODS = ("GET", "HEAD")
 
 
-class ServedMethodsMiddleware:
+class ServedMethodsMiddleware(Middleware):
     """
     The JSON 405 of the views outside DRF (DRF's views answer their own): the admin's, those marked with
     serves_methods, and the static files (before WhiteNoise, which answers an empty 405). Before
@@ -104,7 +101,7 @@ class ServedMethodsMiddleware:
     """
 
     def __init__(self, get_response):
-        self.get_response = get_response
+        super().__init__(get_response)
         self.static_prefix = "/" + settings.STATIC_URL.lstrip("/")
 
     def __call__(self, request):

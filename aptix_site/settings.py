@@ -1,14 +1,6 @@
 """
-Settings for the Aptix Modes service.
-
-Everything that differs between machines comes from the environment:
-
-- ``DATABASE_URL``: unset means the embedded SQLite file ``db.sqlite3`` beside
-  ``manage.py``; ``postgres://user@host:port/name`` means PostgreSQL (psycopg 3).
-- ``DEBUG``: off unless set to 1/true/yes/on.
-- ``SECRET_KEY``: required when DEBUG is off; local runs (DEBUG on) fall back to
-  a random key of this checkout's own, kept in ``.dev-secret-key`` (git ignores it).
-- ``ALLOWED_HOSTS``: comma-separated; defaults to loopback names only.
+Settings for the Aptix Modes service. Everything that differs between machines comes from the environment; the
+README's Configuration table lists each variable, its default and its meaning.
 """
 
 import os
@@ -24,16 +16,20 @@ from django.core.management.utils import get_random_secret_key
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
-def env_flag(name, default=False):
+def env_value(name) -> str | None:
+    """The variable's value, None when it is unset or blank (a blank one means its default)."""
     value = os.environ.get(name)
-    if value is None or value.strip() == "":
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
+    return value if value and value.strip() else None
+
+
+def env_flag(name, default=False):
+    value = env_value(name)
+    return default if value is None else value.strip().lower() in {"1", "true", "yes", "on"}
 
 
 def env_int(name, default: int) -> int:
-    value = os.environ.get(name)
-    if value is None or value.strip() == "":
+    value = env_value(name)
+    if value is None:
         return default
     try:
         number = int(value)
@@ -72,10 +68,8 @@ def development_secret_key(path: Path) -> str:
 
 
 def env_list(name, default):
-    value = os.environ.get(name)
-    if value is None or value.strip() == "":
-        return list(default)
-    return [item.strip() for item in value.split(",") if item.strip()]
+    value = env_value(name)
+    return list(default) if value is None else [item.strip() for item in value.split(",") if item.strip()]
 
 
 DEBUG = env_flag("DEBUG")
@@ -83,9 +77,7 @@ DEBUG = env_flag("DEBUG")
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
-        raise ImproperlyConfigured(
-            "SECRET_KEY must be set when DEBUG is off. For a local run, set DEBUG=1."
-        )
+        raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off. For a local run, set DEBUG=1.")
     SECRET_KEY = development_secret_key(BASE_DIR / ".dev-secret-key")
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
@@ -93,9 +85,7 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # Web pages of these origins may call the MCP endpoints too (beyond the service's own and CSRF_TRUSTED_ORIGINS).
 MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS", [])
 
-# Production (DEBUG off) is served over HTTPS: plain HTTP is redirected, cookies
-# travel only over HTTPS, and browsers are told to stay on it. Behind a proxy
-# that terminates TLS, set SECURE_PROXY_SSL_HEADER=1 so X-Forwarded-Proto counts.
+# Production (DEBUG off) is served over HTTPS only: plain HTTP is redirected, cookies are Secure, HSTS is sent.
 SECURE_SSL_REDIRECT = env_flag("SECURE_SSL_REDIRECT", not DEBUG)
 SESSION_COOKIE_SECURE = not DEBUG
 CSRF_COOKIE_SECURE = not DEBUG
@@ -106,8 +96,7 @@ if env_flag("SECURE_PROXY_SSL_HEADER"):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
 INSTALLED_APPS = [
-    # modes comes before staticfiles so that its runserver (which refuses to
-    # start on a broken catalog) takes precedence.
+    # Before staticfiles, so that modes' runserver (which refuses to start on a broken catalog) is the one run.
     "modes",
     "sessions_app",
     "accounts",
@@ -165,11 +154,7 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
-# Password guessing (django-axes): after LOGIN_FAILURE_LIMIT failed logins for one user name from one address,
-# the admin login and POST /api/token/ refuse that pair for LOGIN_LOCKOUT_MINUTES; after
-# LOGIN_FAILURES_PER_ADDRESS from one address (any user names) that address, and after
-# LOGIN_FAILURES_PER_USERNAME for one user name (any addresses) that name (accounts.lockout says why a handler of
-# our own). Failures and lockouts are logged (user name and address, never the password); admins unlock under
+# Password guessing (django-axes, with the three lockout rules of accounts.lockout). Admins unlock under
 # "Access attempts", with axes_reset_username or with axes_reset_ip.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
@@ -187,7 +172,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_CLIENT_IP_CALLABLE = "accounts.lockout.client_address"
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.admin_lockout_response"
-# The log names the user name and the address (the password is never logged).
+# The log names the user name and the address (axes never logs the password).
 AXES_SENSITIVE_PARAMETERS = []
 
 ROOT_URLCONF = "aptix_site.urls"
@@ -210,9 +195,8 @@ TEMPLATES = [
 WSGI_APPLICATION = "aptix_site.wsgi.application"
 ASGI_APPLICATION = "aptix_site.asgi.application"
 
-# Connections persist for 10 minutes. They are not health-checked before each request: on PostgreSQL that
-# is a SELECT 1 round trip on every request. A connection the database dropped fails the one request that
-# meets it (503, aptix_site.errors), and Django closes it after that request; the next opens a new one.
+# Connections persist for 10 minutes, not health-checked (a SELECT 1 round trip per request on PostgreSQL): a
+# connection the database dropped fails the one request that meets it (503, aptix_site.errors), then is closed.
 try:
     DATABASES = {"default": dj_database_url.config(default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=600)}
 except ValueError as error:  # an unknown scheme, a port that is not a number: never echo the URL (a password)
@@ -222,33 +206,26 @@ except ValueError as error:  # an unknown scheme, a port that is not a number: n
     ) from None
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Concurrent writers (several workers changing modes) wait for the write
-    # lock instead of failing with "database is locked"; WAL lets reads proceed
-    # while one of them writes.
+    # Concurrent writers wait for the write lock instead of failing with "database is locked"; WAL lets reads
+    # proceed while one of them writes.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         transaction_mode="IMMEDIATE",
         timeout=20,
         init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     )
 elif env_flag("DATABASE_PREPARED_STATEMENTS", True):
-    # PostgreSQL binds the parameters, and psycopg prepares a statement once it has run 5 times on a connection:
-    # the queries every request makes (its token, the catalog version, a session) are then parsed and planned
-    # once per connection instead of once per request, about 75 µs less per request (benchmarks/RESULTS.md).
-    # Behind a pooler in transaction mode that does not carry prepared statements (PgBouncer before 1.21), set
-    # DATABASE_PREPARED_STATEMENTS=0.
+    # psycopg prepares a statement once it has run 5 times on a connection: the queries every request makes are
+    # then planned once per connection, about 75 µs less per request (benchmarks/RESULTS.md).
     DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=5)
 DATABASE_POOLER = os.environ.get("DATABASE_POOLER", "")
 if DATABASE_POOLER not in {"", "session", "transaction"}:
     raise ImproperlyConfigured("DATABASE_POOLER must be 'transaction', 'session' or unset (no pooler).")
 if DATABASE_POOLER == "transaction":
-    # Behind a pooler in transaction mode (PgBouncer's pool_mode = transaction), a cursor held open across
-    # transactions would land on another client's server connection (Django's documented setting for this).
+    # A cursor held open across transactions would land on another client's server connection.
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
 
-# On PostgreSQL, how long a request's transaction may wait on a lock, and how long one of its statements may run,
-# in milliseconds (0: no limit); beyond either the statement fails and its transaction changes nothing
-# (aptix_site.database). Servers install these (aptix_site.wsgi, .asgi); commands and migrations wait as long
-# as they need.
+# Installed by the servers only (aptix_site.wsgi, .asgi, through aptix_site.database): commands and migrations
+# wait as long as they need.
 DATABASE_LOCK_TIMEOUT_MS = env_int("DATABASE_LOCK_TIMEOUT_MS", 3000)
 DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 5000)
 
@@ -261,14 +238,10 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
-USE_I18N = True
-USE_TZ = True
 
 STATIC_URL = "static/"
-# The admin's and Swagger UI's assets are served by the app itself (WhiteNoise),
-# straight from the installed packages: no collectstatic step, no CDN.
+# WhiteNoise serves the admin's and Swagger UI's assets straight from the installed packages: no collectstatic.
 WHITENOISE_USE_FINDERS = True
 
 REST_FRAMEWORK = {
@@ -281,9 +254,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["aptix_site.content.StrictJSONParser"],
     "EXCEPTION_HANDLER": "aptix_site.api.api_exception_handler",
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "aptix_site.content.FallbackContentNegotiation",
-    # Throttles identify anonymous clients by address. X-Forwarded-For is trusted
-    # only from this many proxies in front of the app; none by default, so a
-    # client cannot pick a fresh identity per request.
+    # Throttles identify anonymous clients by address: trusting X-Forwarded-For from no proxy by default keeps a
+    # client from picking a fresh identity per request.
     "NUM_PROXIES": env_int("API_NUM_PROXIES", 0),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {
@@ -293,9 +265,7 @@ REST_FRAMEWORK = {
     },
 }
 
-# API tokens (accounts.ApiToken): only a digest of each key is stored (knox's sha512), and the key's first 15
-# characters to tell tokens apart; the key is shown once, when the token is created. A token expires
-# API_TOKEN_TTL_DAYS days after it is created (unset or 0: never; `create_token --expires-days` sets one per token).
+# API tokens (accounts.ApiToken): knox's key generation and sha512 digest; only the digest is stored.
 KNOX_TOKEN_MODEL = "accounts.ApiToken"
 # knox's migrations build only its own token table, which ours replaces: left to them, they would build it all
 # the same, unused, its foreign key to the users stopping PostgreSQL from emptying the users table (flush).
@@ -304,7 +274,6 @@ API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 0) or None
 # Expiry is ours (API_TOKEN_TTL_DAYS, passed to each token as it is created): knox's default of 10 hours never applies.
 REST_KNOX = {"TOKEN_TTL": None}
 
-# Requests to /api/ with a larger body are refused with 413.
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
 
 SPECTACULAR_SETTINGS = {
@@ -332,12 +301,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
-# How many approvals a catalog revision needs before it can be published to agents (modes.releases). 0: every
-# committed change is published at once, as for a one-admin setup.
+# Approvals a catalog revision needs before it is published to agents (modes.releases); 0: published at once.
 CATALOG_APPROVALS = env_int("CATALOG_APPROVALS", 0)
 
-# Throttle counters live in Redis when REDIS_URL is set, so every worker shares them; while Redis cannot be
-# reached, each process counts on its own (aptix_site.cache). Short timeouts: a Redis that hangs must not.
+# While Redis cannot be reached, each process counts throttles on its own (aptix_site.cache); short timeouts, so
+# that a Redis that hangs does not hold requests.
 REDIS_URL = os.environ.get("REDIS_URL", "")
 CACHES = {
     "default": (

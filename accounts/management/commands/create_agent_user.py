@@ -3,9 +3,6 @@ Creates the account an agent back-end calls the API with (a user and its token, 
 and prints the token's key.
 """
 
-from django.core.exceptions import ValidationError
-from django.core.management.base import CommandError
-
 from accounts.services import create_agent_user
 from aptix_site.commands import ServiceCommand
 
@@ -21,10 +18,7 @@ class Command(ServiceCommand):
         parser.add_argument("--organization", metavar="SLUG", help="Slug of the organization the user belongs to.")
 
     def handle(self, *args, username, organization, **options):
-        try:
-            key = create_agent_user(username=username, organization_slug=organization)
-        except ValidationError as error:
-            raise CommandError(" ".join(error.messages)) from None
+        key = create_agent_user(username=username, organization_slug=organization)
         where = f" in organization {organization!r}" if organization else ""
         self.stderr.write(f"Created user {username!r}{where}; it has no password and calls the API with this token:")
         self.stdout.write(key)
