@@ -2,7 +2,7 @@
 
 import logging
 
-from agent_tools.contract import AgentTool, InvokeResult, load_arguments, reject_unknown_arguments
+from agent_tools.contract import AgentTool, InvokeResult, function_schema, load_arguments, reject_unknown_arguments
 from agent_tools.registry import registry
 
 from .catalog import current_catalog
@@ -25,28 +25,22 @@ class ListModesTool(AgentTool):
 
     @staticmethod
     def get_schema() -> dict:
-        return {
-            "type": "function",
-            "name": ListModesTool.TOOL_NAME,
-            "description": "Lists the configured agent modes (read-only): key, name, description, when to use, "
+        return function_schema(
+            name=ListModesTool.TOOL_NAME,
+            description="Lists the configured agent modes (read-only): key, name, description, when to use, "
             "default flag and role hints; optionally example utterances and a text filter.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "includeExamples": {
-                        "type": "boolean",
-                        "description": "When true, include example user requests for each mode.",
-                    },
-                    "filter": {
-                        "type": "string",
-                        "description": "Only modes whose key, name, description or when-to-use contains "
-                        "this text (case-insensitive).",
-                    },
+            properties={
+                "includeExamples": {
+                    "type": "boolean",
+                    "description": "When true, include example user requests for each mode.",
                 },
-                "required": [],
-                "additionalProperties": False,
+                "filter": {
+                    "type": "string",
+                    "description": "Only modes whose key, name, description or when-to-use contains "
+                    "this text (case-insensitive).",
+                },
             },
-        }
+        )
 
     def run(self, arguments_json, context):
         label = "ListModesTool"
