@@ -5,7 +5,6 @@ import re
 
 import pytest
 from django import forms
-from django.db import connection
 from django.urls import reverse
 
 from modes.models import AgentMode
@@ -325,8 +324,7 @@ def test_make_default_with_two_modes_selected_is_refused(admin_client):
     assert default_keys() == ["general"]
 
 
-@pytest.mark.postgres
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL row locks")
+@pytest.mark.postgres(reason="needs PostgreSQL row locks")
 @pytest.mark.usefixtures("modes_restored_after_flush")
 class TestConcurrentDefaultSwitches:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)
