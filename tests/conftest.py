@@ -13,11 +13,6 @@ from random_order.config import Config as RandomOrder
 from modes.models import AgentMode
 
 
-@pytest.fixture
-def seed_modes(db):
-    return list(AgentMode.objects.all())
-
-
 def valid_mode(key="research", **fields):
     """An unsaved custom mode with what a valid one needs: unless given, its name and when_to_use come from its key."""
     return AgentMode(**{"key": key, "display_name": key.title(), "when_to_use": f"Use this mode for {key}.", **fields})
@@ -269,19 +264,21 @@ def bob_client(bob):
     return _token_client(bob)
 
 
+def _session_of(user, title):
+    from sessions_app.services import create_session
+
+    return create_session(owner=user, org=user.membership.organization, title=title)
+
+
 @pytest.fixture
 def alice_session(alice):
     """A session of alice's in the default mode (general)."""
-    from sessions_app.services import create_session
-
-    return create_session(owner=alice, org=alice.membership.organization, title="Alice's session")
+    return _session_of(alice, "Alice's session")
 
 
 @pytest.fixture
 def bob_session(bob):
-    from sessions_app.services import create_session
-
-    return create_session(owner=bob, org=bob.membership.organization, title="Bob's session")
+    return _session_of(bob, "Bob's session")
 
 
 # --- Staff in the admin, with only the permissions a test gives them ------------------------------------
@@ -402,8 +399,6 @@ def modes_restored_after_flush(django_db_setup, django_db_blocker):
     then put back exactly as they were before the class, and checked. Before the class it makes sure
     the migrated catalog is present: an earlier transactional test may have left the tables empty.
     """
-    from django.db import connections
-
     with django_db_blocker.unblock():
         _ensure_migrated_catalog()
         before = _modes_app_snapshot()
