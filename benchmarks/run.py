@@ -28,6 +28,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import median_high
 
 from benchmarks.harness import (
     Endpoint,
@@ -177,11 +178,6 @@ def _measure(bases, endpoints, budgets, fixtures, database, options) -> list[lis
 # --- Reporting -------------------------------------------------------------------------------------------------
 
 
-def _median(values):
-    ordered = sorted(values)
-    return ordered[len(ordered) // 2]
-
-
 def _table(database, endpoints, budgets, pairs):
     """Each endpoint's and reference's measurements, all rounds and pairs together: median req/s, p50, p99."""
     samples = {endpoint.label: [] for endpoint in endpoints}
@@ -194,8 +190,8 @@ def _table(database, endpoints, budgets, pairs):
     for endpoint in endpoints:
         results = samples[endpoint.label]
         lines.append(
-            f"{database:<9}{endpoint.label:<42}{_median(r['rps'] for r in results):>9.0f}"
-            f"{_median(r['p50_ms'] for r in results):>9.2f}{_median(r['p99_ms'] for r in results):>9.2f}"
+            f"{database:<9}{endpoint.label:<42}{median_high(r['rps'] for r in results):>9.0f}"
+            f"{median_high(r['p50_ms'] for r in results):>9.2f}{median_high(r['p99_ms'] for r in results):>9.2f}"
             f"{sum(r['errors'] for r in results):>9}"
         )
     return "\n".join(lines)
@@ -210,7 +206,7 @@ def _judge(database, budgets, pairs) -> list[str]:
         if errors:
             failures.append(f"[{database}] {budget.endpoint} / {budget.reference}: {errors} answers were not 2xx")
         ratios = [mine["rps"] / theirs["rps"] for mine, theirs in measured]
-        median = _median(ratios)
+        median = median_high(ratios)
         verdict = "" if budget.at_least is None else (
             f"  budget {budget.at_least}: {'met' if median >= budget.at_least else 'MISSED'}"
         )

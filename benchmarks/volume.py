@@ -27,6 +27,7 @@ import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
+from statistics import median_high
 
 from benchmarks.fill import Scale, fill
 from benchmarks.harness import (
@@ -213,11 +214,6 @@ def _measure(bases, endpoints, fixtures, options) -> dict:
     return results
 
 
-def _median(values):
-    ordered = sorted(values)
-    return ordered[len(ordered) // 2]
-
-
 def _report_endpoints(endpoints, results) -> list[str]:
     failures = []
     kinds = {endpoint.label: endpoint.target for endpoint in endpoints["empty"]}
@@ -226,9 +222,9 @@ def _report_endpoints(endpoints, results) -> list[str]:
     for label, rounds in results.items():
         budget = AGENT_BUDGET if kinds[label] == "agent" else LIST_BUDGET
         ratios = [full["p50_ms"] / empty["p50_ms"] for full, empty in rounds]
-        ratio = _median(ratios)
+        ratio = median_high(ratios)
         errors = sum(full["errors"] + empty["errors"] for full, empty in rounds)
-        full_p50 = _median(f["p50_ms"] for f, _ in rounds)
+        full_p50 = median_high(f["p50_ms"] for f, _ in rounds)
         if kinds[label] == "counts":
             missed = full_p50 > COUNTS_BUDGET_MS
             verdict = f"p50 at scale <= {COUNTS_BUDGET_MS} ms: {'MISSED' if missed else 'met'}"
@@ -236,8 +232,8 @@ def _report_endpoints(endpoints, results) -> list[str]:
             missed = ratio > budget
             verdict = f"<= {budget}: {'MISSED' if missed else 'met'}"
         _say(
-            f"{label:<46}{_median(e['p50_ms'] for _, e in rounds):>10.2f}{full_p50:>10.2f}"
-            f"{_median(e['p99_ms'] for _, e in rounds):>10.2f}{_median(f['p99_ms'] for f, _ in rounds):>10.2f}"
+            f"{label:<46}{median_high(e['p50_ms'] for _, e in rounds):>10.2f}{full_p50:>10.2f}"
+            f"{median_high(e['p99_ms'] for _, e in rounds):>10.2f}{median_high(f['p99_ms'] for f, _ in rounds):>10.2f}"
             f"{ratio:>7.2f}  {verdict}"
             + f"  (rounds {', '.join(f'{r:.2f}' for r in ratios)})"
         )

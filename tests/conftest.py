@@ -13,16 +13,27 @@ from random_order.config import Config as RandomOrder
 from modes.models import AgentMode
 
 
-@pytest.fixture
-def seed_modes(db):
-    return list(AgentMode.objects.all())
+def valid_mode(key="research", **fields):
+    """An unsaved custom mode with what a valid one needs: unless given, its name and when_to_use come from its key."""
+    return AgentMode(**{"key": key, "display_name": key.title(), "when_to_use": f"Use this mode for {key}.", **fields})
 
 
 @pytest.fixture
-def custom_mode(db):
-    return AgentMode.objects.create(
-        key="research",
-        display_name="Research",
+def new_mode(db):
+    """new_mode(key, **fields): valid_mode(key, **fields), saved."""
+
+    def create(key, **fields):
+        mode = valid_mode(key, **fields)
+        mode.save(force_insert=True)  # as objects.create() saves
+        return mode
+
+    return create
+
+
+@pytest.fixture
+def custom_mode(new_mode):
+    return new_mode(
+        "research",
         description="Finding and comparing sources.",
         when_to_use="Use this mode when the user wants sources found, compared or summarised.",
         associated_tool_ids=["agent_change_mode", "agent_list_modes"],
@@ -183,22 +194,15 @@ def bob(db):
 
 
 @pytest.fixture
-def graph(db):
+def graph(new_mode):
     """general (the default, any target); review, which may go to general and review_notes; review_notes, which
     may go back to review only; deploy, which the model may never enter."""
-    from modes.models import AgentMode
-
     modes = {
         "review": dict(switch_targets=["general", "review_notes"]),
         "review_notes": dict(switch_targets=["review"]),
         "deploy": dict(llm_can_enter=False),
     }
-    return {
-        key: AgentMode.objects.create(
-            key=key, display_name=key.title(), when_to_use=f"Use this mode for {key}.", **policy
-        )
-        for key, policy in modes.items()
-    }
+    return {key: new_mode(key, **policy) for key, policy in modes.items()}
 
 
 @pytest.fixture
@@ -260,19 +264,21 @@ def bob_client(bob):
     return _token_client(bob)
 
 
+def _session_of(user, title):
+    from sessions_app.services import create_session
+
+    return create_session(owner=user, org=user.membership.organization, title=title)
+
+
 @pytest.fixture
 def alice_session(alice):
     """A session of alice's in the default mode (general)."""
-    from sessions_app.services import create_session
-
-    return create_session(owner=alice, org=alice.membership.organization, title="Alice's session")
+    return _session_of(alice, "Alice's session")
 
 
 @pytest.fixture
 def bob_session(bob):
-    from sessions_app.services import create_session
-
-    return create_session(owner=bob, org=bob.membership.organization, title="Bob's session")
+    return _session_of(bob, "Bob's session")
 
 
 # --- Staff in the admin, with only the permissions a test gives them ------------------------------------
@@ -393,8 +399,6 @@ def modes_restored_after_flush(django_db_setup, django_db_blocker):
     then put back exactly as they were before the class, and checked. Before the class it makes sure
     the migrated catalog is present: an earlier transactional test may have left the tables empty.
     """
-    from django.db import connections
-
     with django_db_blocker.unblock():
         _ensure_migrated_catalog()
         before = _modes_app_snapshot()
@@ -412,6 +416,15 @@ def modes_restored_after_flush(django_db_setup, django_db_blocker):
             for row in rows:
                 model.objects.filter(pk=row[pk_name]).update(**row)  # update() keeps the given timestamps
         assert _modes_app_snapshot() == before, "the modes tables were not restored"
+
+
+def pytest_collection_modifyitems(items):
+    """A test marked postgres(reason=...) is skipped, for that reason, on any other database."""
+    if connection.vendor == "postgresql":
+        return
+    for item in items:
+        if marker := item.get_closest_marker("postgres"):
+            item.add_marker(pytest.mark.skip(reason=marker.kwargs["reason"]))
 
 
 def pytest_sessionstart(session):

@@ -58,6 +58,15 @@ CHANGE_MODE_SCHEMA = {
         "additionalProperties": False,
     },
 }
+# The change-mode tool's guidance for the model, TUL-007 §5.2 verbatim.
+CHANGE_MODE_USAGE_METADATA = (
+    "Use this tool to change the current agent session mode, but only after the user "
+    "has explicitly agreed to switch. First, propose a specific target mode and ask "
+    "whether the user wants to (1) stay in the current mode, (2) switch this session "
+    "to that mode, or (3) switch and start a new session. "
+    "Call this tool only for options (2) or (3): use branch=false for switching the "
+    "current session, and branch=true when the user wants to switch and start a new session."
+)
 HELLO_WORLD_SCHEMA = {
     "type": "function",
     "name": "agent_hello_world",

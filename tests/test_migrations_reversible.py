@@ -45,8 +45,7 @@ def applied(app_label):
         return cursor.fetchone()[0]
 
 
-@pytest.mark.postgres
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="migrating everything to zero is run on PostgreSQL")
+@pytest.mark.postgres(reason="migrating everything to zero is run on PostgreSQL")
 @pytest.mark.usefixtures("modes_restored_after_flush")
 class TestMigratingEverythingToZero:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)

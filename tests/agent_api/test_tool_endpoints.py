@@ -31,8 +31,9 @@ def invoke(client, name, body):
     return client.post(f"/api/tools/{name}/invoke/", body, format="json")
 
 
-def change_mode(client, session, arguments):
-    return invoke(client, "agent_change_mode", {"arguments": arguments, "sessionId": str(session.pk)})
+def invoke_in(session, client, tool, /, **arguments):
+    """The tool invoked with these arguments in the session."""
+    return invoke(client, tool, {"arguments": arguments, "sessionId": str(session.pk)})
 
 
 def envelope(response):
@@ -70,9 +71,7 @@ def test_invoke_accepts_arguments_as_a_json_string_of_an_object(alice_client):
 
 
 def test_invoke_passes_the_session_id_to_the_tool(alice_client, alice_session):
-    response = invoke(
-        alice_client, "agent_hello_world", {"arguments": {"name": "Ada"}, "sessionId": str(alice_session.pk)}
-    )
+    response = invoke_in(alice_session, alice_client, "agent_hello_world", name="Ada")
     assert response.status_code == 200
     assert json.loads(envelope(response)["result"]) == hello_result("Ada", session_id=str(alice_session.pk))
 
@@ -85,8 +84,9 @@ def test_invoke_list_modes_without_arguments_lists_the_catalog(alice_client):
 
 
 def test_invoke_change_mode_changes_the_callers_session(alice, alice_client, alice_session):
-    arguments = {"mode": "ddr_authoring", "branch": False, "reason": "Spec work."}
-    response = change_mode(alice_client, alice_session, arguments)
+    response = invoke_in(
+        alice_session, alice_client, "agent_change_mode", mode="ddr_authoring", branch=False, reason="Spec work."
+    )
     assert response.status_code == 200
     result = json.loads(envelope(response)["result"])
     assert result == change_mode_result("ddr_authoring", branch=False, reason="Spec work.")
@@ -96,8 +96,9 @@ def test_invoke_change_mode_changes_the_callers_session(alice, alice_client, ali
 
 
 def test_invoke_change_mode_with_branch_returns_the_new_session_id(alice, alice_client, alice_session):
-    arguments = {"mode": "workflow_authoring", "branch": True, "reason": "New work."}
-    response = change_mode(alice_client, alice_session, arguments)
+    response = invoke_in(
+        alice_session, alice_client, "agent_change_mode", mode="workflow_authoring", branch=True, reason="New work."
+    )
     assert response.status_code == 200
     child = AgentSession.objects.get(parent=alice_session)
     assert json.loads(envelope(response)["result"]) == change_mode_result(
@@ -148,7 +149,7 @@ def test_a_tool_rejecting_its_arguments_is_400_with_the_envelope(alice_client, n
 def test_change_mode_validation_messages_reach_the_caller_and_nothing_changes(
     alice_client, alice_session, arguments, message
 ):
-    response = change_mode(alice_client, alice_session, arguments)
+    response = invoke(alice_client, "agent_change_mode", {"arguments": arguments, "sessionId": str(alice_session.pk)})
     assert response.status_code == 400
     assert envelope(response)["errorMessage"] == message
     assert AgentSession.objects.get(pk=alice_session.pk).mode_id == GENERAL_ID
@@ -157,7 +158,7 @@ def test_change_mode_validation_messages_reach_the_caller_and_nothing_changes(
 
 
 def test_change_mode_to_an_unknown_key_is_400_naming_it_and_listing_valid_keys(alice_client, alice_session):
-    response = change_mode(alice_client, alice_session, {"mode": "poetry", "branch": False, "reason": "r"})
+    response = invoke_in(alice_session, alice_client, "agent_change_mode", mode="poetry", branch=False, reason="r")
     assert response.status_code == 400
     message = envelope(response)["errorMessage"]
     assert "'poetry'" in message and "general" in message and "ddr_authoring" in message
@@ -231,9 +232,7 @@ def restricted_session(alice):
 
 
 def test_a_tool_the_sessions_mode_does_not_enable_is_403(alice_client, restricted_session):
-    response = invoke(
-        alice_client, "agent_hello_world", {"arguments": {"name": "Ada"}, "sessionId": str(restricted_session.pk)}
-    )
+    response = invoke_in(restricted_session, alice_client, "agent_hello_world", name="Ada")
     assert response.status_code == 403
     assert envelope(response) == tool_error(
         "Mode 'restricted' of this session does not enable the tool 'agent_hello_world'."
@@ -251,7 +250,7 @@ def test_the_same_tool_without_a_session_is_allowed(alice_client, restricted_ses
 
 def test_agent_change_mode_is_allowed_even_when_the_mode_does_not_list_it(alice_client, restricted_session):
     arguments = {"mode": "general", "branch": False, "reason": "Out of the restricted mode."}
-    response = change_mode(alice_client, restricted_session, arguments)
+    response = invoke_in(restricted_session, alice_client, "agent_change_mode", **arguments)
     assert response.status_code == 200, response.json()
     assert AgentSession.objects.get(pk=restricted_session.pk).mode_id == GENERAL_ID
 

@@ -268,6 +268,11 @@ def _parameters(**overrides):
     return parameters
 
 
+def text_property(declaration):
+    """A valid schema but for the declaration of its one parameter, 'text'."""
+    return valid_schema(parameters=_parameters(properties={"text": declaration}))
+
+
 BROKEN_SCHEMAS = {
     "not-a-dict": ("not a schema", '"type": "function"'),
     "type-not-function": (valid_schema(type="object"), '"type": "function"'),
@@ -277,34 +282,22 @@ BROKEN_SCHEMAS = {
     "description-blank": (valid_schema(description="  "), '"description"'),
     "parameters-missing": ({k: v for k, v in valid_schema().items() if k != "parameters"}, '"parameters"'),
     "parameters-type-not-object": (valid_schema(parameters=_parameters(type="array")), '"parameters"'),
-    "properties-missing": (
-        valid_schema(parameters={"type": "object", "required": []}),
-        '"properties" object',
-    ),
+    "properties-missing": (valid_schema(parameters={"type": "object", "required": []}), '"properties" object'),
     "properties-not-an-object": (valid_schema(parameters=_parameters(properties=["text"])), '"properties" object'),
-    "required-missing": (
-        valid_schema(parameters={"type": "object", "properties": {}}),
-        '"required" list',
-    ),
+    "required-missing": (valid_schema(parameters={"type": "object", "properties": {}}), '"required" list'),
     "required-not-a-list": (valid_schema(parameters=_parameters(required="text")), '"required" list'),
     "property-without-type": (
-        valid_schema(parameters=_parameters(properties={"text": {"description": "Some text."}})),
+        text_property({"description": "Some text."}),
         "parameter 'text' must declare a simple JSON type",
     ),
     "property-type-null": (
-        valid_schema(parameters=_parameters(properties={"text": {"type": "null", "description": "x"}})),
+        text_property({"type": "null", "description": "x"}),
         "parameter 'text' must declare a simple JSON type",
     ),
-    "property-not-a-dict": (
-        valid_schema(parameters=_parameters(properties={"text": "string"})),
-        "parameter 'text' must declare a simple JSON type",
-    ),
-    "property-without-description": (
-        valid_schema(parameters=_parameters(properties={"text": {"type": "string"}})),
-        "parameter 'text' needs a description",
-    ),
+    "property-not-a-dict": (text_property("string"), "parameter 'text' must declare a simple JSON type"),
+    "property-without-description": (text_property({"type": "string"}), "parameter 'text' needs a description"),
     "property-blank-description": (
-        valid_schema(parameters=_parameters(properties={"text": {"type": "string", "description": " "}})),
+        text_property({"type": "string", "description": " "}),
         "parameter 'text' needs a description",
     ),
     "required-names-a-missing-property": (

@@ -10,14 +10,10 @@ from urllib.parse import urlsplit
 
 import pytest
 import requests
-from django.db import connection
 
 from ..servers import TcpProxy, make_users, production_env, scratch_database, serving
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="cuts a PostgreSQL connection"),
-]
+pytestmark = pytest.mark.postgres(reason="cuts a PostgreSQL connection")
 RECOVERY_SECONDS = 15
 
 

@@ -18,8 +18,7 @@ def prepared_statements() -> list[str]:
         return [statement for (statement,) in cursor.fetchall()]
 
 
-@pytest.mark.postgres
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
+@pytest.mark.postgres(reason="prepared statements are PostgreSQL's")
 def test_the_token_lookup_and_the_catalog_version_read_are_prepared_after_a_few_requests(alice_client):
     for _ in range(6):
         assert alice_client.get("/api/modes/").status_code == 200

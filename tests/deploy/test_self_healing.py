@@ -22,17 +22,13 @@ import psycopg
 import pytest
 import requests
 from django.contrib.auth import get_user_model
-from django.db import connection
 
 from accounts.models import ApiToken
 from sessions_app.models import AgentSession, ModeChange
 
 from ..servers import child_processes, make_users, production_env, project_copy, scratch_database, serving
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="bounded lock waits are PostgreSQL's"),
-]
+pytestmark = pytest.mark.postgres(reason="bounded lock waits are PostgreSQL's")
 WORKERS = 2
 THREADS_PER_WORKER = 2  # GRANIAN_BLOCKING_THREADS, and so GRANIAN_BACKPRESSURE (deploy/serve)
 LOCK_TIMEOUT_MS = 1000

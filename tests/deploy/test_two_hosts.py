@@ -33,10 +33,7 @@ from ..servers import (
     sqlite_folder,
 )
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="two hosts share one PostgreSQL through PgBouncer"),
-]
+pytestmark = pytest.mark.postgres(reason="two hosts share one PostgreSQL through PgBouncer")
 
 PGBOUNCER = ROOT / ".venv" / "pgbouncer" / "usr" / "sbin" / "pgbouncer"
 SESSION_CREATE_RATE = 4  # per minute, shared by the two hosts through Redis

@@ -9,16 +9,12 @@ import subprocess
 import sys
 
 import pytest
-from django.db import connection
 
 from benchmarks.fill import Scale, fill
 
 from ..servers import ROOT, production_env, run_django_json, scratch_database
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="fills with PostgreSQL's generate_series; plans are PostgreSQL's"),
-]
+pytestmark = pytest.mark.postgres(reason="fills with PostgreSQL's generate_series; plans are PostgreSQL's")
 
 SCALE = Scale(
     # The session's 200,000 among a million more: one session is a small part of the audit trail, as it is in a

@@ -8,63 +8,36 @@ from django.test import Client
 pytestmark = pytest.mark.django_db
 
 ENTRY_POINTS = {
-    "token": {"methods": ["POST"], "href": "/api/token/", "description": "Trade a username and password for an API token."},
-    "modes": {
-        "methods": ["GET"],
-        "href": "/api/modes/",
-        "description": "The mode catalog; ?filter= and ?includeExamples=true.",
-    },
-    "mode": {"methods": ["GET"], "href": "/api/modes/{key}/", "description": "One mode, by key."},
-    "systemPrompt": {
-        "methods": ["GET"],
-        "href": "/api/system-prompt/",
-        "description": "The Mode Catalog system-prompt block.",
-    },
-    "tools": {
-        "methods": ["GET"],
-        "href": "/api/tools/",
-        "description": "Every tool's schema; ?tool_format= picks a vendor's.",
-    },
-    "invokeTool": {
-        "methods": ["POST"],
-        "href": "/api/tools/{name}/invoke/",
-        "description": "Run a tool, in a session if one is named.",
-    },
-    "sessions": {"methods": ["GET", "POST"], "href": "/api/sessions/", "description": "Your agent sessions; create one."},
-    "sessionContext": {
-        "methods": ["GET"],
-        "href": "/api/sessions/{sessionId}/context/",
-        "description": "The system prompt and tools for a session's next LLM call; ?revision= rebuilds an earlier one.",
-    },
-    "catalogRevisions": {
-        "methods": ["GET"],
-        "href": "/api/catalog/revisions/",
-        "description": "Every revision of the catalog, newest first (staff only).",
-    },
-    "catalogRevision": {
-        "methods": ["GET"],
-        "href": "/api/catalog/revisions/{number}/",
-        "description": "One revision's whole catalog (staff only).",
-    },
-    "mcp": {
-        "methods": ["POST"],
-        "href": "/mcp/",
-        "description": "MCP (streamable HTTP): the catalog and the tools that need no session.",
-    },
-    "mcpSession": {
-        "methods": ["POST"],
-        "href": "/mcp/sessions/{sessionId}/",
-        "description": "MCP for one of your sessions: its mode's tools.",
-    },
-    "schema": {"methods": ["GET"], "href": "/api/schema/", "description": "The OpenAPI schema (YAML; ?format=json for JSON)."},
-    "docs": {"methods": ["GET"], "href": "/api/docs/", "description": "The API documentation (Swagger UI)."},
-    "admin": {
-        "methods": ["GET"],
-        "href": "/admin/",
-        "description": "The admin: review and edit modes, declared tools, accounts.",
-    },
-    "healthz": {"methods": ["GET"], "href": "/healthz", "description": "Liveness: the process is up."},
-    "readyz": {"methods": ["GET"], "href": "/readyz", "description": "Readiness: database, mode catalog and cache."},
+    name: {"methods": methods, "href": href, "description": description}
+    for name, methods, href, description in [
+        ("token", ["POST"], "/api/token/", "Trade a username and password for an API token."),
+        ("modes", ["GET"], "/api/modes/", "The mode catalog; ?filter= and ?includeExamples=true."),
+        ("mode", ["GET"], "/api/modes/{key}/", "One mode, by key."),
+        ("systemPrompt", ["GET"], "/api/system-prompt/", "The Mode Catalog system-prompt block."),
+        ("tools", ["GET"], "/api/tools/", "Every tool's schema; ?tool_format= picks a vendor's."),
+        ("invokeTool", ["POST"], "/api/tools/{name}/invoke/", "Run a tool, in a session if one is named."),
+        ("sessions", ["GET", "POST"], "/api/sessions/", "Your agent sessions; create one."),
+        (
+            "sessionContext",
+            ["GET"],
+            "/api/sessions/{sessionId}/context/",
+            "The system prompt and tools for a session's next LLM call; ?revision= rebuilds an earlier one.",
+        ),
+        (
+            "catalogRevisions",
+            ["GET"],
+            "/api/catalog/revisions/",
+            "Every revision of the catalog, newest first (staff only).",
+        ),
+        ("catalogRevision", ["GET"], "/api/catalog/revisions/{number}/", "One revision's whole catalog (staff only)."),
+        ("mcp", ["POST"], "/mcp/", "MCP (streamable HTTP): the catalog and the tools that need no session."),
+        ("mcpSession", ["POST"], "/mcp/sessions/{sessionId}/", "MCP for one of your sessions: its mode's tools."),
+        ("schema", ["GET"], "/api/schema/", "The OpenAPI schema (YAML; ?format=json for JSON)."),
+        ("docs", ["GET"], "/api/docs/", "The API documentation (Swagger UI)."),
+        ("admin", ["GET"], "/admin/", "The admin: review and edit modes, declared tools, accounts."),
+        ("healthz", ["GET"], "/healthz", "Liveness: the process is up."),
+        ("readyz", ["GET"], "/readyz", "Readiness: database, mode catalog and cache."),
+    ]
 }
 
 

@@ -2,14 +2,12 @@
 
 import pytest
 
-from modes.models import AgentMode
-
 
 @pytest.fixture
-def zeta_research(db):
+def zeta_research(new_mode):
     """A custom, experimental mode whose every searchable text holds a word of its own (aardvarks, quokka)."""
-    return AgentMode.objects.create(
-        key="zeta_research",
+    return new_mode(
+        "zeta_research",
         display_name="Literature Scout",
         description="Compares papers about aardvarks.",
         when_to_use="Use this mode when the user wants quokka facts.",

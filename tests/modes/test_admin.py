@@ -5,7 +5,6 @@ import re
 
 import pytest
 from django import forms
-from django.db import connection
 from django.urls import reverse
 
 from modes.models import AgentMode
@@ -131,31 +130,19 @@ def test_search_without_match_lists_nothing(admin_client, zeta_research):
     assert listed_keys(admin_client.get(CHANGELIST, {"q": "nothing matches this"})) == []
 
 
-def test_filter_by_status(admin_client, zeta_research):
-    assert listed_keys(admin_client.get(CHANGELIST, {"status__exact": "experimental"})) == ["zeta_research"]
-    assert listed_keys(admin_client.get(CHANGELIST, {"status__exact": "active"})) == [
-        "general",
-        "ddr_authoring",
-        "workflow_authoring",
-    ]
-
-
-def test_filter_by_source(admin_client, zeta_research):
-    assert listed_keys(admin_client.get(CHANGELIST, {"source__exact": "custom"})) == ["zeta_research"]
-    assert listed_keys(admin_client.get(CHANGELIST, {"source__exact": "builtin"})) == [
-        "general",
-        "ddr_authoring",
-        "workflow_authoring",
-    ]
-
-
-def test_filter_by_default(admin_client, zeta_research):
-    assert listed_keys(admin_client.get(CHANGELIST, {"is_default__exact": "1"})) == ["general"]
-    assert listed_keys(admin_client.get(CHANGELIST, {"is_default__exact": "0"})) == [
-        "ddr_authoring",
-        "workflow_authoring",
-        "zeta_research",
-    ]
+@pytest.mark.parametrize(
+    "field, value, keys",
+    [
+        ("status", "experimental", ["zeta_research"]),
+        ("status", "active", ["general", "ddr_authoring", "workflow_authoring"]),
+        ("source", "custom", ["zeta_research"]),
+        ("source", "builtin", ["general", "ddr_authoring", "workflow_authoring"]),
+        ("is_default", "1", ["general"]),
+        ("is_default", "0", ["ddr_authoring", "workflow_authoring", "zeta_research"]),
+    ],
+)
+def test_filter_by_status_source_and_default(admin_client, zeta_research, field, value, keys):
+    assert listed_keys(admin_client.get(CHANGELIST, {f"{field}__exact": value})) == keys
 
 
 # --- adding and editing --------------------------------------------------------------------------------
@@ -231,11 +218,7 @@ def test_custom_mode_key_is_editable(admin_client, custom_mode):
             "associated_tool_ids",
             "These are not valid tool names (letters, digits, '_' and '-', at most 64 characters): 'list modes!'.",
         ),
-        (
-            {"status": "retired"},
-            "status",
-            "Select a valid choice. retired is not one of the available choices.",
-        ),
+        ({"status": "retired"}, "status", "Select a valid choice. retired is not one of the available choices."),
         ({"position": "-1"}, "position", "Ensure this value is greater than or equal to 0."),
         ({"display_name": ""}, "display_name", "This field is required."),
     ],
@@ -325,8 +308,7 @@ def test_make_default_with_two_modes_selected_is_refused(admin_client):
     assert default_keys() == ["general"]
 
 
-@pytest.mark.postgres
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL row locks")
+@pytest.mark.postgres(reason="needs PostgreSQL row locks")
 @pytest.mark.usefixtures("modes_restored_after_flush")
 class TestConcurrentDefaultSwitches:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)

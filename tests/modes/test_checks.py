@@ -11,6 +11,8 @@ from modes.checks import catalog_errors, check_mode_catalog
 from modes.models import AgentMode
 from modes.revisions import record_pending_revision
 
+from ..conftest import valid_mode
+
 pytestmark = pytest.mark.django_db
 
 DDR = "ddr_authoring"
@@ -21,6 +23,13 @@ def check_database_errors():
     with pytest.raises(SystemCheckError) as caught:
         call_command("check", "--database", "default")
     return str(caught.value)
+
+
+def assert_database_check(check_id, message):
+    """`check --database default` fails with the check id and its message."""
+    text = check_database_errors()
+    assert check_id in text
+    assert message in text
 
 
 def break_ddr(**fields):
@@ -36,14 +45,8 @@ def publish_without_default():
 
 
 def mode(**overrides):
-    fields = {
-        "key": "research",
-        "display_name": "Research",
-        "when_to_use": "Use this mode for research.",
-        "id": "11111111111111111111111111111111",
-    }
-    fields.update(overrides)
-    return AgentMode(**fields)
+    """A valid unsaved mode with, unless given, the id every such mode here shares."""
+    return valid_mode(**{"id": "11111111111111111111111111111111", **overrides})
 
 
 def check_ids(errors):
@@ -108,47 +111,37 @@ def test_a_broken_pending_revision_is_a_warning_and_agents_keep_the_published_on
 @pytest.mark.parametrize("bad_id", ["a9e1f9c15a0c4f8d9af51f3e8b2a6d22", "NOT-A-GUID", "A9E1F9C1"])
 def test_e001_malformed_id_names_the_mode(unconstrained_catalog, bad_id):
     break_ddr(id=bad_id)
-    text = check_database_errors()
-    assert "modes.E001" in text
-    assert f"Mode 'ddr_authoring' has id '{bad_id}', which is not 32 upper-case hexadecimal characters." in text
+    message = f"Mode 'ddr_authoring' has id '{bad_id}', which is not 32 upper-case hexadecimal characters."
+    assert_database_check("modes.E001", message)
 
 
 @pytest.mark.parametrize("bad_key", ["DDR_Authoring", "ddr-authoring", "ddr authoring"])
 def test_e003_malformed_key_names_the_mode(unconstrained_catalog, bad_key):
     break_ddr(key=bad_key)
-    text = check_database_errors()
-    assert "modes.E003" in text
-    assert f"Mode key '{bad_key}' is not snake_case" in text
+    assert_database_check("modes.E003", f"Mode key '{bad_key}' is not snake_case")
 
 
 def test_e005_no_default_mode(unconstrained_catalog):
     publish_without_default()
-    text = check_database_errors()
-    assert "modes.E005" in text
-    assert "No mode is the default mode." in text
+    assert_database_check("modes.E005", "No mode is the default mode.")
 
 
 def test_e006_two_default_modes_names_both(unconstrained_catalog):
     break_ddr(is_default=True)
-    text = check_database_errors()
-    assert "modes.E006" in text
-    assert "Modes 'general', 'ddr_authoring' are all marked default; exactly one must be." in text
+    assert_database_check("modes.E006", "Modes 'general', 'ddr_authoring' are all marked default; exactly one must be.")
 
 
 @pytest.mark.parametrize("when_to_use", ["", "   ", "First line.\nSecond line.", "One.\rTwo."])
 def test_e007_empty_or_multi_line_when_to_use_names_the_mode(unconstrained_catalog, when_to_use):
     break_ddr(when_to_use=when_to_use)
-    text = check_database_errors()
-    assert "modes.E007" in text
-    assert "Mode 'ddr_authoring' has no single-line when-to-use sentence." in text
+    assert_database_check("modes.E007", "Mode 'ddr_authoring' has no single-line when-to-use sentence.")
 
 
 @pytest.mark.parametrize("status", ["retired", "", "ACTIVE"])
 def test_e008_unknown_status_names_the_mode(unconstrained_catalog, status):
     break_ddr(status=status)
-    text = check_database_errors()
-    assert "modes.E008" in text
-    assert f"Mode 'ddr_authoring' has status '{status}', which is not one of active, experimental, deprecated." in text
+    message = f"Mode 'ddr_authoring' has status '{status}', which is not one of active, experimental, deprecated."
+    assert_database_check("modes.E008", message)
 
 
 @pytest.mark.parametrize(
@@ -165,9 +158,8 @@ def test_e008_unknown_status_names_the_mode(unconstrained_catalog, status):
 )
 def test_e009_list_field_not_a_list_of_single_line_strings_names_mode_and_field(unconstrained_catalog, field, value):
     break_ddr(**{field: value})
-    text = check_database_errors()
-    assert "modes.E009" in text
-    assert f"Mode 'ddr_authoring' field '{field}' is not a list of non-empty, single-line strings." in text
+    message = f"Mode 'ddr_authoring' field '{field}' is not a list of non-empty, single-line strings."
+    assert_database_check("modes.E009", message)
 
 
 def test_check_reports_every_broken_invariant_at_once(unconstrained_catalog):

@@ -7,7 +7,6 @@ meanwhile ever sees no default or two.
 import functools
 
 import pytest
-from django.db import connection
 
 from modes.models import AgentMode
 from modes.services import set_default_mode
@@ -22,8 +21,7 @@ def defaults():
     return list(AgentMode.objects.filter(is_default=True).values_list("key", flat=True))
 
 
-@pytest.mark.postgres
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL row locks and concurrent transactions")
+@pytest.mark.postgres(reason="needs PostgreSQL row locks and concurrent transactions")
 @pytest.mark.usefixtures("modes_restored_after_flush")
 class TestTwoAdminsSwitchTheDefaultAtOnce:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)

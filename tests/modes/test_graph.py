@@ -23,22 +23,16 @@ from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session, set_session_mode
 
 from ..agent_calls import change, session_in
-from ..expected import GENERAL_ID
 from .admin_forms import form_data
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def review_mode(db):
+def review_mode(new_mode):
     """A mode the model may leave only for general, and may not enter by itself."""
-    return AgentMode.objects.create(
-        key="review",
-        display_name="Review",
-        when_to_use="Use this mode when the user wants a change reviewed.",
-        switch_targets=["general"],
-        llm_can_enter=False,
-    )
+    when_to_use = "Use this mode when the user wants a change reviewed."
+    return new_mode("review", when_to_use=when_to_use, switch_targets=["general"], llm_can_enter=False)
 
 
 def latest_revision():
@@ -250,16 +244,15 @@ def test_the_policy_agents_are_served_is_the_published_one(settings, alice_clien
     assert change(alice_client, session_id, "deploy").json()["errorMessage"] == REFUSED
 
 
-@pytest.mark.postgres
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL row locks")
+@pytest.mark.postgres(reason="needs PostgreSQL row locks")
 @pytest.mark.usefixtures("modes_restored_after_flush")
 class TestTheGraphIsJudgedUnderTheRowLock:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-    def test_a_switch_waiting_on_a_concurrent_change_is_judged_on_the_mode_that_change_left(self, django_user_model):
+    def test_a_switch_waiting_on_a_concurrent_change_is_judged_on_the_mode_that_change_left(
+        self, django_user_model, new_mode
+    ):
         user = django_user_model.objects.create_user(username="racer")
-        AgentMode.objects.create(
-            key="review", display_name="Review", when_to_use="Use this mode for review.", switch_targets=["general"]
-        )
+        new_mode("review", switch_targets=["general"])
         session = create_session(owner=user, org=None)  # in general, from which ddr_authoring is allowed
         outcome = {}
 

@@ -10,20 +10,10 @@ from django.utils import timezone
 from modes.fields import StringListField
 from modes.models import AgentMode, AgentModeSummary
 
+from ..conftest import valid_mode
 from ..expected import GENERAL_ID, LIST_FIELDS
 
 pytestmark = pytest.mark.django_db
-
-
-def valid_mode(**overrides):
-    fields = {
-        "key": "research",
-        "display_name": "Research",
-        "description": "Finding and comparing sources.",
-        "when_to_use": "Use this mode when the user wants sources found and compared.",
-    }
-    fields.update(overrides)
-    return AgentMode(**fields)
 
 
 def clean_errors(mode):

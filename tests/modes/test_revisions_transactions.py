@@ -62,8 +62,7 @@ class TestRevisionsUnderRealTransactions:
         assert list(CatalogRevision.objects.values_list("number", flat=True)) == revisions
         assert AgentMode.history.count() == history
 
-    @pytest.mark.postgres
-    @pytest.mark.skipif(connection.vendor != "postgresql", reason="needs concurrent transactions (PostgreSQL)")
+    @pytest.mark.postgres(reason="needs concurrent transactions (PostgreSQL)")
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)
     def test_admins_saving_at_once_get_consecutive_revisions_none_lost(self, django_user_model, at_once):
         admins = [django_user_model.objects.create_superuser(f"admin{n}", password="pw") for n in (1, 2)]

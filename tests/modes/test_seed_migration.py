@@ -1,6 +1,7 @@
 """The seed migration writes the three V1 modes of AGN-014 §8 exactly, is reversible, and never overwrites edits."""
 
 import importlib
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -12,67 +13,18 @@ from modes.checks import catalog_is_migrated, check_mode_catalog
 from modes.models import AgentMode
 from modes.services import set_default_mode
 
+from ..expected import SEED_MODES
+
 seed_migration = importlib.import_module("modes.migrations.0002_seed_v1_modes")
 
+# The fields AGN-014 §8 fixes for the three seed modes, with the values expected.py writes out (in camelCase).
+FIELDS = (
+    "id key display_name description when_to_use is_default status version source position associated_tool_ids"
+).split()
 SECTION_8 = [
-    {
-        "id": "3F8E4F377F7A4C189C7F6A8B9F945C11",
-        "key": "general",
-        "display_name": "General",
-        "description": "General-purpose assistance for everyday Q&A, explanation, and lightweight help.",
-        "when_to_use": "Use this mode for everyday Q&A, explanation, and lightweight assistance.",
-        "is_default": True,
-        "status": "active",
-        "version": "v1",
-        "source": "builtin",
-        "position": 1,
-        "associated_tool_ids": [
-            "agent_change_mode",
-            "agent_list_modes",
-            "agent_workflow_registry",
-            "agent_hello_world",
-        ],
-    },
-    {
-        "id": "A9E1F9C15A0C4F8D9AF51F3E8B2A6D22",
-        "key": "ddr_authoring",
-        "display_name": "DDR Authoring",
-        "description": "Structured creation, refinement, and validation of Aptix DDR specifications following SYS-001.",
-        "when_to_use": "Use this mode when the user wants to create, refine, or validate Aptix DDR specifications "
-        "following SYS-001.",
-        "is_default": False,
-        "status": "active",
-        "version": "v1",
-        "source": "builtin",
-        "position": 2,
-        "associated_tool_ids": [
-            "agent_change_mode",
-            "agent_list_modes",
-            "agent_workflow_registry",
-            "agent_ddr_manager",
-        ],
-    },
-    {
-        "id": "0FB81E6A8337444BA00A0CE28E3A1F78",
-        "key": "workflow_authoring",
-        "display_name": "Workflow Authoring",
-        "description": "Creation, refinement, and validation of Aptix agent workflows using the Workflow Registry "
-        "Tool (TUL-006).",
-        "when_to_use": "Use this mode when defining, editing, or validating Aptix workflows using TUL-006.",
-        "is_default": False,
-        "status": "active",
-        "version": "v1",
-        "source": "builtin",
-        "position": 3,
-        "associated_tool_ids": [
-            "agent_change_mode",
-            "agent_list_modes",
-            "agent_workflow_registry",
-            "agent_workflow_authoring",
-        ],
-    },
+    {field: mode[re.sub(r"_(\w)", lambda match: match[1].upper(), field)] for field in FIELDS}
+    for mode in SEED_MODES.values()
 ]
-FIELDS = list(SECTION_8[0])
 
 
 def catalog_rows():

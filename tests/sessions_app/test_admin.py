@@ -174,54 +174,42 @@ def refusal_page(response):
     )
 
 
-# The admin's refusal: a page (200, as Django answers a delete it will not do), naming what stands in the way.
-REFUSED_FOR_ITS_AUDIT = (200, "Cannot delete agent session", ["mode change"])
+def assert_delete_refused(client, model, pk, heading):
+    """
+    The admin refuses the delete with a page (200, as Django answers a delete it will not do) naming the mode
+    change that stands in the way; the row and the audit stay as they were.
+    """
+    before = audit_rows()
+    response = client.post(delete_url(model, pk), {"post": "yes"})
+    assert refusal_page(response) == (200, heading, ["mode change"])
+    assert model.objects.filter(pk=pk).exists()
+    assert audit_rows() == before
 
 
 def test_deleting_a_session_with_mode_changes_is_refused_and_its_audit_stays(admin_client, changed_session):
-    before = audit_rows()
-    response = admin_client.post(delete_url(AgentSession, changed_session.pk), {"post": "yes"})
-    assert refusal_page(response) == REFUSED_FOR_ITS_AUDIT
-    assert AgentSession.objects.filter(pk=changed_session.pk).exists()
-    assert audit_rows() == before
+    assert_delete_refused(admin_client, AgentSession, changed_session.pk, "Cannot delete agent session")
 
 
 def test_deleting_a_branch_session_is_refused_and_the_parents_audit_keeps_it(admin_client, alice, alice_session):
     change = set_session_mode(
         session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="Branch.", user=alice, branch=True
     )
-    before = audit_rows()
-    response = admin_client.post(delete_url(AgentSession, change.branch_session_id), {"post": "yes"})
-    assert refusal_page(response) == REFUSED_FOR_ITS_AUDIT
-    assert AgentSession.objects.filter(pk=change.branch_session_id).exists()
-    assert audit_rows() == before
+    assert_delete_refused(admin_client, AgentSession, change.branch_session_id, "Cannot delete agent session")
 
 
 def test_deleting_an_organization_named_by_the_audit_is_refused(admin_client, alice, alice_org, alice_session):
     set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="R.", user=alice)
-    before = audit_rows()
-    response = admin_client.post(delete_url(type(alice_org), alice_org.pk), {"post": "yes"})
-    assert refusal_page(response) == (200, "Cannot delete organization", ["mode change"])
-    assert type(alice_org).objects.filter(pk=alice_org.pk).exists()
-    assert audit_rows() == before
+    assert_delete_refused(admin_client, type(alice_org), alice_org.pk, "Cannot delete organization")
 
 
 def test_deleting_a_user_who_changed_modes_is_refused(admin_client, alice, changed_session):
-    before = audit_rows()
-    response = admin_client.post(delete_url(type(alice), alice.pk), {"post": "yes"})
-    assert refusal_page(response) == (200, "Cannot delete user", ["mode change"])
-    assert type(alice).objects.filter(pk=alice.pk).exists()
-    assert audit_rows() == before
+    assert_delete_refused(admin_client, type(alice), alice.pk, "Cannot delete user")
 
 
 def test_deleting_a_user_named_as_changed_by_on_someone_elses_session_is_refused(admin_client, bob, changed_session):
     # Today only owners change their sessions' modes; the audit must keep who did it even if that changes.
     ModeChange.objects.filter(session=changed_session).update(changed_by=bob)
-    before = audit_rows()
-    response = admin_client.post(delete_url(type(bob), bob.pk), {"post": "yes"})
-    assert refusal_page(response) == (200, "Cannot delete user", ["mode change"])
-    assert type(bob).objects.filter(pk=bob.pk).exists()
-    assert audit_rows() == before
+    assert_delete_refused(admin_client, type(bob), bob.pk, "Cannot delete user")
 
 
 def test_a_session_without_mode_changes_can_still_be_deleted(admin_client, alice_session):

@@ -280,8 +280,7 @@ THREADS = 8
 CHANGES_PER_THREAD = 25
 
 
-@pytest.mark.postgres
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL row locks")
+@pytest.mark.postgres(reason="needs PostgreSQL row locks")
 @pytest.mark.usefixtures("modes_restored_after_flush")
 class TestConcurrentModeChanges:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)

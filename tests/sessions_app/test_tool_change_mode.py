@@ -15,7 +15,7 @@ from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.tools import ModeChangeTool
 
-from ..expected import DDR_ID, GENERAL_ID, WORKFLOW_ID
+from ..expected import CHANGE_MODE_SCHEMA, CHANGE_MODE_USAGE_METADATA, DDR_ID, GENERAL_ID, WORKFLOW_ID
 
 pytestmark = pytest.mark.django_db
 
@@ -29,21 +29,6 @@ NO_MODE = "ModeChangeTool requires a non-empty 'mode' string."
 NO_BRANCH = "ModeChangeTool requires a 'branch' boolean flag."
 NO_REASON = "ModeChangeTool requires a non-empty 'reason' string explaining why the mode change is needed."
 FAILED = "ModeChangeTool failed to change the session mode."
-
-# TUL-007 §5.2 and §5.3, verbatim.
-USAGE_METADATA = (
-    "Use this tool to change the current agent session mode, but only after the user "
-    "has explicitly agreed to switch. First, propose a specific target mode and ask "
-    "whether the user wants to (1) stay in the current mode, (2) switch this session "
-    "to that mode, or (3) switch and start a new session. "
-    "Call this tool only for options (2) or (3): use branch=false for switching the "
-    "current session, and branch=true when the user wants to switch and start a new session."
-)
-SCHEMA_DESCRIPTION = (
-    "Changes the mode for the current agent session to the specified mode string. Call only after the user "
-    "confirms a mode change, and provide a short 'reason' describing why this mode fits the current request. "
-    "Set branch=true when the user wants the new work to start as a separate session."
-)
 
 VALID = {"mode": "ddr_authoring", "branch": False, "reason": "The user wants to write a DDR."}
 
@@ -84,11 +69,11 @@ def test_identity_and_registration():
 
 
 def test_usage_metadata_is_section_5_2_verbatim():
-    assert ModeChangeTool.TOOL_USAGE_METADATA == USAGE_METADATA
+    assert ModeChangeTool.TOOL_USAGE_METADATA == CHANGE_MODE_USAGE_METADATA
 
 
 def test_schema_description_is_section_5_3_verbatim():
-    assert ModeChangeTool.get_schema()["description"] == SCHEMA_DESCRIPTION
+    assert ModeChangeTool.get_schema()["description"] == CHANGE_MODE_SCHEMA["description"]
 
 
 def test_schema_requires_mode_string_branch_boolean_and_reason_string_and_nothing_else():
