@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from asgiref.local import Local
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import request_finished, request_started
-from django.db import connection
 
 from agent_tools.contract import AgentTool, ClientTool
 from agent_tools.registry import UnknownToolError, registry
+from aptix_site import fixed_sql
 from aptix_site.service_errors import NotFound
 from aptix_site.text import compact_json
 
@@ -243,13 +243,6 @@ class CatalogState:
         return self.version != self.recorded_version
 
 
-# The version row's columns but its id, in CatalogState's order (the model's).
-STATE_TABLE = CatalogVersion._meta.db_table
-STATE_SQL = (
-    f"SELECT {', '.join(field.column for field in CatalogVersion._meta.concrete_fields if field.name != 'id')} "
-    f"FROM {STATE_TABLE} WHERE id = 1"
-)
-
 _latest: CatalogSnapshot | None = None
 _load_lock = threading.Lock()
 
@@ -329,10 +322,9 @@ def working_catalog() -> CatalogSnapshot:
 
 
 def read_state() -> CatalogState | None:
-    # Raw SQL: this runs on every request, and compiling the ORM query would cost more than the query itself.
-    with connection.cursor() as cursor:
-        cursor.execute(STATE_SQL)
-        row = cursor.fetchone()
+    # Fixed SQL: this runs on every request, and compiling the ORM query would cost more than the query itself.
+    # The version row's columns but its id come in the model's order, CatalogState's.
+    row = fixed_sql.fetch_one(fixed_sql.singleton_sql(CatalogVersion))
     return CatalogState(*row) if row else None
 
 
