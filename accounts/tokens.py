@@ -85,7 +85,7 @@ def token_of_key(*, key: str) -> ApiToken | None:
     adapt = connection.ops.adapt_datetimefield_value
     user_model = get_user_model()
     sql = fixed_sql.token_user_sql(ApiToken, user_model)
-    row = fixed_sql.fetch_one(sql, [adapt(now - LAST_USED_PRECISION), digest, adapt(now)])
+    row = fixed_sql.execute(sql, [adapt(now - LAST_USED_PRECISION), digest, adapt(now)])
     if row is None:
         return None
     *user_values, token_id, last_used_is_stale = row

@@ -21,10 +21,6 @@ def _column(model, name: str) -> str:
     return model._meta.get_field(name).column
 
 
-def _columns(model) -> str:
-    return ", ".join(field.column for field in model._meta.concrete_fields)
-
-
 def stored_pk(model, pk):
     """A primary key as the database stores it (SQLite keeps UUIDs as hexadecimal text)."""
     return model._meta.pk.get_db_prep_value(pk, connection)
@@ -61,10 +57,11 @@ def fetch(model, sql: str, parameters) -> list:
         return [load(model, row) for row in cursor.fetchall()]
 
 
-def fetch_one(sql: str, parameters=()) -> tuple | None:
+def execute(sql: str, parameters=()) -> tuple | None:
+    """Runs sql; the first row it reads, if it reads any."""
     with connection.cursor() as cursor:
         cursor.execute(sql, parameters)
-        return cursor.fetchone()
+        return cursor.fetchone() if cursor.description else None
 
 
 @cache
@@ -88,12 +85,10 @@ def token_user_sql(tokens, users) -> str:
 
 
 @cache
-def owned_row_sql(model) -> str:
-    """Every column of the row of model with a primary key (first parameter) and an owner (second)."""
-    return (
-        f"SELECT {_columns(model)} FROM {model._meta.db_table} "
-        f"WHERE {model._meta.pk.column} = %s AND {_column(model, 'owner')} = %s"
-    )
+def _owned_row_sql(model) -> str:
+    columns = ", ".join(field.column for field in model._meta.concrete_fields)
+    where = f"{model._meta.pk.column} = %s AND {_column(model, 'owner')} = %s"
+    return f"SELECT {columns} FROM {model._meta.db_table} WHERE {where}"
 
 
 def owned_row(model, *, pk, owner_pk, for_update: bool = False):
@@ -101,7 +96,7 @@ def owned_row(model, *, pk, owner_pk, for_update: bool = False):
     The row of model with this primary key and owner, loaded as the ORM loads it, or None. for_update locks it
     until the surrounding transaction ends, as select_for_update() would (the caller makes sure there is one).
     """
-    sql = owned_row_sql(model)
+    sql = _owned_row_sql(model)
     if for_update and connection.features.has_select_for_update:  # SQLite locks the whole database instead
         sql += " FOR UPDATE"
     found = fetch(model, sql, [stored_pk(model, pk), owner_pk])
@@ -120,10 +115,10 @@ def singleton_sql(model, *names: str) -> str:
 
 class ModeChangeSql:
     """
-    The statements of a mode change (sessions_app.services): a session row (sessions) moved to another mode and
-    its audit row (changes) written from the mode the locked row had, with the caller's organization (memberships)
-    and the catalog revision in force (versions). Every field of the audit row but its id is written, each from
-    audit_values; a field added to the model without a value there stops the import (audit_row_sql).
+    The statements of a mode change (sessions_app.services): a session row moved to another mode, and its audit row
+    written from the mode the locked row had, with the caller's organization and the catalog revision in force.
+    Every field of the audit row but its id is written, each from audit_values: a field added to the model without
+    a value there stops the import (audit_row_sql).
     """
 
     def __init__(self, *, sessions, changes, memberships, versions):
@@ -138,7 +133,7 @@ class ModeChangeSql:
             "branch": "%(branch)s",
             "branch_session": "%(branch_session)s",
             "changed_by": "%(user)s",
-            # The caller's organization as the audit row records it: the user's membership at the moment of the change.
+            # The caller's organization: the user's membership at the moment of the change.
             "org": f"(SELECT {_column(memberships, 'organization')} FROM {memberships._meta.db_table} "
             f"WHERE {_column(memberships, 'user')} = %(user)s)",
             # The catalog revision in force: the one published to agents.
@@ -165,18 +160,19 @@ WITH moved AS (
 {self.audit_row_sql(source="moved", changed_at=s_updated)}
 """
         # Elsewhere (SQLite, and a branch on either database) the change is a transaction: the audit row written from
-        # the session row read under the transaction's lock, then the move.
+        # the session row read under the transaction's lock (FOR UPDATE where the database has it), then the move.
+        lock = "FOR UPDATE" if connection.features.has_select_for_update else ""
+        latest = "GREATEST" if connection.vendor == "postgresql" else "MAX"
         self.record_sql = self.audit_row_sql(
-            source=f"{table} WHERE {s_id} = %(session)s AND {s_owner} = %(user)s {{lock}}",
-            changed_at=f"{{latest}}(%(now)s, {s_updated})",
+            source=f"{table} WHERE {s_id} = %(session)s AND {s_owner} = %(user)s {lock}",
+            changed_at=f"{latest}(%(now)s, {s_updated})",
         )
         self.move_recorded_sql = (
             f"UPDATE {table} SET {s_mode} = %(mode)s, {s_updated} = %(changed_at)s WHERE {s_id} = %(session)s"
         )
 
     def audit_row_sql(self, *, source: str, changed_at: str) -> str:
-        """INSERT ... SELECT of one audit row from source (a row with the session's mode and updated_at columns),
-        RETURNING it whole."""
+        """INSERT ... SELECT of one audit row from source (a row with the session's mode, updated_at), RETURNING it."""
         values = {**self.audit_values, "changed_at": changed_at}
         fields = [field for field in self.changes._meta.concrete_fields if not field.primary_key]
         unwritten = {field.name for field in fields} ^ set(values)
@@ -189,20 +185,3 @@ WITH moved AS (
             f"SELECT {', '.join(values[field.name] for field in fields)} FROM {source} "
             f"RETURNING {', '.join(field.column for field in self.changes._meta.concrete_fields)}"
         )
-
-    def move(self, parameters) -> list:
-        """PostgreSQL's one statement: the audit row it wrote, or none if it moved nothing."""
-        return fetch(self.changes, self.move_sql, parameters)
-
-    def record(self, parameters) -> list:
-        """The audit row written from the session row (locked where the database has FOR UPDATE), or none."""
-        sql = self.record_sql.format(
-            latest="GREATEST" if connection.vendor == "postgresql" else "MAX",
-            lock="FOR UPDATE" if connection.features.has_select_for_update else "",
-        )
-        return fetch(self.changes, sql, parameters)
-
-    def move_recorded(self, parameters) -> None:
-        """The session moved to the mode and time of the audit row record() wrote."""
-        with connection.cursor() as cursor:
-            cursor.execute(self.move_recorded_sql, parameters)

@@ -32,15 +32,14 @@ def create_session(*, owner, org, mode_key: str | None = None, title: str = "") 
 
 def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: bool = False) -> ModeChange:
     """
-    Move the user's session to mode and record the change, atomically: who (the user, and the user's
-    organization at that moment), when, from which mode, to which, and why.
+    Move the user's session to mode and record the change, atomically: who (the user, and the user's organization
+    at that moment), when, from which mode, to which, and why.
 
-    The session row is locked first, so concurrent changes queue: each audit row's
-    from_mode is the mode the session really had, and the session ends in the
-    mode of its last audit row. With branch=True a new session in the target mode
-    is created as a child of this one. The published mode graph is judged on the
-    mode the locked row has: ModeSwitchRefused, and nothing changes, for a move it
-    forbids. Raises AgentSession.DoesNotExist for a session that is not the user's.
+    The session row is locked first, so concurrent changes queue: each audit row's from_mode is the mode the
+    session really had, and the session ends in the mode of its last audit row. With branch=True a new session in
+    the target mode is created as a child of this one. The published mode graph is judged on the mode the locked
+    row has: ModeSwitchRefused, and nothing changes, for a move it forbids. AgentSession.DoesNotExist for a session
+    that is not the user's.
     """
     catalog = current_catalog()
     parameters = {
@@ -76,10 +75,11 @@ def _change_locked_session(session, catalog, mode, parameters, *, user, branch) 
         )
         parameters["branch_session"] = fixed_sql.stored_pk(AgentSession, branch_session.pk)
     adapt = connection.ops.adapt_datetimefield_value
-    written = MODE_CHANGE_SQL.record({**parameters, "now": adapt(timezone.now())})  # the time once the lock is held
+    now = adapt(timezone.now())  # read once the lock is held
+    written = fixed_sql.fetch(ModeChange, MODE_CHANGE_SQL.record_sql, {**parameters, "now": now})
     if not written:
         raise AgentSession.DoesNotExist(f"No session {session.pk} of this user.")
-    MODE_CHANGE_SQL.move_recorded({**parameters, "changed_at": adapt(written[0].changed_at)})
+    fixed_sql.execute(MODE_CHANGE_SQL.move_recorded_sql, {**parameters, "changed_at": adapt(written[0].changed_at)})
     return written[0]
 
 
@@ -108,7 +108,7 @@ def _move_session(catalog, mode, parameters, *, session_id, user) -> ModeChange:
         # server bounds each transaction's wait for the session's lock (aptix_site.database). Inside another
         # transaction, no savepoint: a statement that fails leaves nothing of itself to roll back to.
         with transaction.atomic(savepoint=False) if bounds_per_transaction() else nullcontext():
-            found = MODE_CHANGE_SQL.move(parameters)
+            found = fixed_sql.fetch(ModeChange, MODE_CHANGE_SQL.move_sql, parameters)
         if found:
             return found[0]
         session = AgentSession.objects.filter(pk=parameters["session"], owner=user)
