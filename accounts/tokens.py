@@ -9,7 +9,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import is_password_usable
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from knox.crypto import hash_token
@@ -80,22 +80,10 @@ def token_of_key(*, key: str) -> ApiToken | None:
     """
     if not KEY_FORMAT.fullmatch(key):
         return None
-    digest = hash_token(key)
     now = timezone.now()
-    adapt = connection.ops.adapt_datetimefield_value
-    user_model = get_user_model()
-    sql = fixed_sql.token_user_sql(ApiToken, user_model)
-    row = fixed_sql.execute(sql, [adapt(now - LAST_USED_PRECISION), digest, adapt(now)])
-    if row is None:
-        return None
-    *user_values, token_id, last_used_is_stale = row
-    user = fixed_sql.load(user_model, user_values)
-    # The token as the ORM would load it with only these fields (in the model's order); the others load if read.
-    loaded = {"id": token_id, "digest": digest, "user_id": user.pk}
-    names = [field.attname for field in ApiToken._meta.concrete_fields if field.attname in loaded]
-    token = ApiToken.from_db(connection.alias, names, [loaded[name] for name in names])
-    token.user = user
-    token.last_used_is_stale = bool(last_used_is_stale)
+    token = fixed_sql.token_with_user(ApiToken, get_user_model(), digest=hash_token(key), now=now)
+    if token is not None:
+        token.last_used_is_stale = token.last_used_at is None or token.last_used_at < now - LAST_USED_PRECISION
     return token
 
 

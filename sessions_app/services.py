@@ -42,14 +42,8 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
     that is not the user's.
     """
     catalog = current_catalog()
-    parameters = {
-        "session": fixed_sql.stored_pk(AgentSession, parse_session_id(session_id)),
-        "user": user.pk,
-        "mode": mode.pk,
-        "reason": reason,
-        "branch": branch,
-        "branch_session": None,
-    }
+    session_pk = fixed_sql.stored_pk(AgentSession, parse_session_id(session_id))
+    parameters = dict(session=session_pk, user=user.pk, mode=mode.pk, reason=reason, branch=branch, branch_session=None)
     if not branch and connection.vendor == "postgresql":
         return _move_session(catalog, mode, parameters, session_id=session_id, user=user)
     with transaction.atomic():
@@ -66,11 +60,7 @@ def _change_locked_session(session, catalog, mode, parameters, *, user, branch) 
     """The change of a session whose row this transaction has locked: the audit row, then the move."""
     if branch:
         branch_session = AgentSession.objects.create(
-            owner=user,
-            org_id=session.org_id,
-            mode=mode,
-            parent=session,
-            title=session.title,
+            owner=user, org_id=session.org_id, mode=mode, parent=session, title=session.title,
             catalog_revision=catalog.revision,
         )
         parameters["branch_session"] = fixed_sql.stored_pk(AgentSession, branch_session.pk)
@@ -96,12 +86,8 @@ MOVE_ATTEMPTS = 3
 def _move_session(catalog, mode, parameters, *, session_id, user) -> ModeChange:
     """PostgreSQL's one statement; when it moves nothing, the session is not the user's or the mode graph refused."""
     sources, from_elsewhere = catalog.entry_sources(mode)
-    parameters = {
-        **parameters,
-        "entry_sources": sources,
-        "enters_from_elsewhere": from_elsewhere,
-        "catalog_ids": list(catalog.by_id),
-    }
+    parameters = dict(parameters, entry_sources=sources, enters_from_elsewhere=from_elsewhere)
+    parameters["catalog_ids"] = list(catalog.by_id)
     for _ in range(MOVE_ATTEMPTS):
         # One statement is atomic by itself, so it needs no BEGIN and COMMIT, and a change that times out writes
         # nothing. Behind a pooler in transaction mode it gets a transaction of its own all the same: there a
