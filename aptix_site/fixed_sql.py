@@ -57,11 +57,17 @@ def fetch(model, sql: str, parameters) -> list:
         return [load(model, row) for row in cursor.fetchall()]
 
 
-def execute(sql: str, parameters=()) -> tuple | None:
-    """Runs sql; the first row it reads, if it reads any."""
+def fetch_one(sql: str, parameters=()) -> tuple | None:
     with connection.cursor() as cursor:
         cursor.execute(sql, parameters)
-        return cursor.fetchone() if cursor.description else None
+        return cursor.fetchone()
+
+
+def execute(sql: str, parameters) -> None:
+    # Apart from fetch_one(): psycopg refuses fetchone() after a statement that reads nothing, and asking its
+    # cursor.description first cost the session context about 300 K instructions a request (benchmarks/RESULTS.md).
+    with connection.cursor() as cursor:
+        cursor.execute(sql, parameters)
 
 
 @cache
@@ -83,7 +89,7 @@ def token_with_user(tokens, users, *, digest: str, now):
     One query on a cursor: building it through the ORM on every request took longer than the database took to
     run it, and so did reading it through raw() (about 45 µs more per request on SQLite).
     """
-    row = execute(_token_user_sql(tokens, users), [digest, connection.ops.adapt_datetimefield_value(now)])
+    row = fetch_one(_token_user_sql(tokens, users), [digest, connection.ops.adapt_datetimefield_value(now)])
     if row is None:
         return None
     width = len(tokens._meta.concrete_fields)

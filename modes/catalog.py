@@ -318,7 +318,7 @@ def working_catalog() -> CatalogSnapshot:
 def read_state() -> CatalogState | None:
     # Fixed SQL: this runs on every request, and compiling the ORM query would cost more than the query itself.
     # The version row's columns but its id come in the model's order, CatalogState's.
-    row = fixed_sql.execute(fixed_sql.singleton_sql(CatalogVersion))
+    row = fixed_sql.fetch_one(fixed_sql.singleton_sql(CatalogVersion))
     return CatalogState(*row) if row else None
 
 
