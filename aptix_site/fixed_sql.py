@@ -65,7 +65,7 @@ def fetch_one(sql: str, parameters=()) -> tuple | None:
 
 def execute(sql: str, parameters) -> None:
     # Apart from fetch_one(): psycopg refuses fetchone() after a statement that reads nothing, and asking its
-    # cursor.description first cost the session context about 300 K instructions a request (benchmarks/RESULTS.md).
+    # cursor.description first cost the session context about 240 K instructions a request (benchmarks/RESULTS.md).
     with connection.cursor() as cursor:
         cursor.execute(sql, parameters)
 
