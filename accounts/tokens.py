@@ -5,15 +5,16 @@ at most once a minute, and revoked one name at a time, all at once, or when the 
 
 import re
 from datetime import timedelta
-from functools import cache
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import is_password_usable
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from knox.crypto import hash_token
+
+from aptix_site import fixed_sql
 
 from .models import ApiToken
 
@@ -79,38 +80,11 @@ def token_of_key(*, key: str) -> ApiToken | None:
     """
     if not KEY_FORMAT.fullmatch(key):
         return None
-    digest = hash_token(key)
     now = timezone.now()
-    adapt = connection.ops.adapt_datetimefield_value
-    with connection.cursor() as cursor:
-        cursor.execute(_token_user_sql(), [adapt(now - LAST_USED_PRECISION), digest, adapt(now)])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    *user_values, token_id, last_used_is_stale = row
-    user = get_user_model().from_db(connection.alias, None, _as_the_orm_reads(user_values))
-    # The token as the ORM would load it with only these fields (in the model's order); the others load if read.
-    loaded = {"id": token_id, "digest": digest, "user_id": user.pk}
-    names = [field.attname for field in ApiToken._meta.concrete_fields if field.attname in loaded]
-    token = ApiToken.from_db(connection.alias, names, [loaded[name] for name in names])
-    token.user = user
-    token.last_used_is_stale = bool(last_used_is_stale)
+    token = fixed_sql.token_with_user(ApiToken, get_user_model(), digest=hash_token(key), now=now)
+    if token is not None:
+        token.last_used_is_stale = token.last_used_at is None or token.last_used_at < now - LAST_USED_PRECISION
     return token
-
-
-def _as_the_orm_reads(user_values: list) -> list:
-    """The user's columns as the ORM would give them to the model (SQLite's dates, for one, come as text)."""
-    values = list(user_values)
-    for position, column in enumerate(_user_columns()):
-        for converter in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
-            values[position] = converter(values[position], column, connection)
-    return values
-
-
-@cache
-def _user_columns() -> list:
-    user_model = get_user_model()
-    return [field.get_col(user_model._meta.db_table) for field in user_model._meta.concrete_fields]
 
 
 def mark_used(*, token: ApiToken) -> None:
@@ -123,23 +97,3 @@ def mark_used(*, token: ApiToken) -> None:
         Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_PRECISION), digest=token.digest
     ).update(last_used_at=now)
 
-
-@cache
-def _token_user_sql() -> str:
-    """
-    The user of the unexpired token of a digest, the token's id, and whether the token's last use was recorded
-    before a time. Written once, and run on a cursor: building it through the ORM on every request took longer
-    than the database took to run it (benchmarks/RESULTS.md), and so did reading it through raw() (about 45 µs
-    more per request on SQLite).
-    """
-    user_model = get_user_model()
-    token = {name: ApiToken._meta.get_field(name).column for name in ("id", "digest", "expiry", "last_used_at")}
-    token_to_user = ApiToken._meta.get_field("user")
-    columns = ", ".join(f'u."{field.column}"' for field in user_model._meta.concrete_fields)
-    return (
-        f'SELECT {columns}, t."{token["id"]}" AS token_id, '
-        f'(t."{token["last_used_at"]}" IS NULL OR t."{token["last_used_at"]}" < %s) AS token_last_used_is_stale '
-        f'FROM "{user_model._meta.db_table}" u JOIN "{ApiToken._meta.db_table}" t '
-        f'ON t."{token_to_user.column}" = u."{token_to_user.target_field.column}" '
-        f'WHERE t."{token["digest"]}" = %s AND (t."{token["expiry"]}" IS NULL OR t."{token["expiry"]}" > %s)'
-    )

@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from asgiref.local import Local
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import request_finished, request_started
-from django.db import connection
 
 from agent_tools.contract import AgentTool, ClientTool
 from agent_tools.registry import UnknownToolError, registry
+from aptix_site import fixed_sql
 from aptix_site.service_errors import NotFound
 from aptix_site.text import compact_json
 
@@ -132,20 +132,15 @@ class CatalogSnapshot:
 
     def listing(self, *, text: str = "", include_examples: bool = False) -> dict:
         """The agent_list_modes payload; the unfiltered one is built once per snapshot."""
-        if text.strip():
-            return self._listing_of(self.find(text), include_examples)
-        return self.memoized(("listing", include_examples), lambda: self._listing_of(self.modes, include_examples))
+        build = lambda: mode_list_payload(  # noqa: E731
+            self.find(text), include_examples=include_examples, catalog_revision=self.revision
+        )
+        return build() if text.strip() else self.memoized(("listing", include_examples), build)
 
     def listing_json(self, *, text: str = "", include_examples: bool = False) -> str:
         """listing() as JSON text; the unfiltered one is built once per snapshot."""
-        if text.strip():
-            return compact_json(self.listing(text=text, include_examples=include_examples))
-        return self.memoized(
-            ("listing-json", include_examples), lambda: compact_json(self.listing(include_examples=include_examples))
-        )
-
-    def _listing_of(self, modes, include_examples: bool) -> dict:
-        return mode_list_payload(modes, include_examples=include_examples, catalog_revision=self.revision)
+        build = lambda: compact_json(self.listing(text=text, include_examples=include_examples))  # noqa: E731
+        return build() if text.strip() else self.memoized(("listing-json", include_examples), build)
 
     @property
     def default(self) -> AgentMode:
@@ -243,13 +238,6 @@ class CatalogState:
         return self.version != self.recorded_version
 
 
-# The version row's columns but its id, in CatalogState's order (the model's).
-STATE_TABLE = CatalogVersion._meta.db_table
-STATE_SQL = (
-    f"SELECT {', '.join(field.column for field in CatalogVersion._meta.concrete_fields if field.name != 'id')} "
-    f"FROM {STATE_TABLE} WHERE id = 1"
-)
-
 _latest: CatalogSnapshot | None = None
 _load_lock = threading.Lock()
 
@@ -323,16 +311,14 @@ def snapshot_of(number: int, entries, *, version: str | None = None, was_publish
 
 def working_catalog() -> CatalogSnapshot:
     """The catalog as admins have left the rows, published or not: what the admin previews. Never cached."""
-    return CatalogSnapshot(
-        version=None, revision=None, modes=tuple(AgentMode.objects.all()), declared_tools=tuple(DeclaredTool.objects.all())
-    )
+    modes, tools = tuple(AgentMode.objects.all()), tuple(DeclaredTool.objects.all())
+    return CatalogSnapshot(version=None, revision=None, modes=modes, declared_tools=tools)
 
 
 def read_state() -> CatalogState | None:
-    # Raw SQL: this runs on every request, and compiling the ORM query would cost more than the query itself.
-    with connection.cursor() as cursor:
-        cursor.execute(STATE_SQL)
-        row = cursor.fetchone()
+    # Fixed SQL: this runs on every request, and compiling the ORM query would cost more than the query itself.
+    # The version row's columns but its id come in the model's order, CatalogState's.
+    row = fixed_sql.fetch_one(fixed_sql.singleton_sql(CatalogVersion))
     return CatalogState(*row) if row else None
 
 

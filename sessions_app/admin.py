@@ -28,12 +28,6 @@ LATEST_MODE_CHANGES = 20  # on a session's page; the rest are one link away, on 
 GRAPH_DAYS = 30  # the period whose switches the mode graph's arrows count
 
 
-def latest_mode_changes(*, session: AgentSession, limit: int) -> list[ModeChange]:
-    """The session's last `limit` mode changes, newest first, with the modes, user and organization they name."""
-    changes = session.mode_changes.select_related("from_mode", "to_mode", "changed_by", "org")
-    return list(changes.order_by("-id")[:limit])
-
-
 class SessionFilter(admin.SimpleListFilter):
     """
     The mode changes of one session, as the link on its page opens them. It offers only the session chosen:
@@ -73,8 +67,9 @@ class AgentSessionAdmin(LargeTableAdmin):
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:  # shown under the form by admin/sessions_app/agentsession/change_form.html
             all_changes = reverse("admin:sessions_app_modechange_changelist")
+            latest = obj.mode_changes.select_related("from_mode", "to_mode", "changed_by", "org").order_by("-id")
             context.update(
-                latest_mode_changes=latest_mode_changes(session=obj, limit=LATEST_MODE_CHANGES),
+                latest_mode_changes=list(latest[:LATEST_MODE_CHANGES]),
                 mode_change_count=obj.mode_changes.count(),
                 mode_changes_url=f"{all_changes}?{urlencode({SessionFilter.parameter_name: obj.pk})}",
             )

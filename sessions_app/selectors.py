@@ -5,18 +5,11 @@ import uuid
 from django.db import connection
 from django.db.transaction import TransactionManagementError
 
+from aptix_site import fixed_sql
 from aptix_site.service_errors import InvalidInput
 from modes.catalog import get_mode_by_id
 
 from .models import AgentSession, ModeChange
-
-# Every session endpoint and tool call with a session starts here. Fixed SQL, its columns from the model: the ORM
-# query cost about 1.2 M instructions more per request, 45 % of a session context (benchmarks/RESULTS.md);
-# tests/test_fixed_sql.py checks that it reads what the ORM reads.
-OWNED_SESSION_SQL = (
-    f"SELECT {', '.join(field.column for field in AgentSession._meta.concrete_fields)} "
-    f"FROM {AgentSession._meta.db_table} WHERE id = %s AND owner_id = %s"
-)
 
 
 class InvalidSessionId(InvalidInput, ValueError):
@@ -40,17 +33,12 @@ def get_owned_session(*, session_id, user, for_update: bool = False) -> AgentSes
     for_update locks its row until the surrounding transaction ends, as select_for_update() would.
     """
     pk = parse_session_id(session_id)
-    sql = OWNED_SESSION_SQL
-    if for_update:
-        if connection.get_autocommit():  # a lock outside a transaction would end with the query
-            raise TransactionManagementError("get_owned_session(for_update=True) needs a transaction.")
-        if connection.features.has_select_for_update:  # SQLite locks the whole database instead
-            sql += " FOR UPDATE"
-    pk_param = AgentSession._meta.pk.get_db_prep_value(pk, connection)  # SQLite stores UUIDs as hex text
-    found = list(AgentSession.objects.raw(sql, [pk_param, user.pk]))
-    if not found:
+    if for_update and connection.get_autocommit():  # a lock outside a transaction would end with the query
+        raise TransactionManagementError("get_owned_session(for_update=True) needs a transaction.")
+    # Fixed SQL: every session endpoint and tool call with a session starts here (benchmarks/RESULTS.md).
+    session = fixed_sql.owned_row(AgentSession, pk=pk, owner_pk=user.pk, for_update=for_update)
+    if session is None:
         raise AgentSession.DoesNotExist(f"No session {pk} of this user.")
-    session = found[0]
     session.mode = get_mode_by_id(session.mode_id)  # from the catalog snapshot, rather than a join
     return session
 

@@ -36,7 +36,9 @@ class ModeChangeSerializer(ModelShape):
     to_mode = serializers.CharField(source="to_mode.key")
     branch_session_id = serializers.UUIDField(allow_null=True)
     changed_by = serializers.CharField(source="changed_by.get_username", allow_null=True)
-    catalog_revision = serializers.IntegerField(allow_null=True, help_text="The catalog revision in force at the change.")
+    catalog_revision = serializers.IntegerField(
+        allow_null=True, help_text="The catalog revision in force at the change."
+    )
     changed_at = serializers.DateTimeField()
 
     class Meta:

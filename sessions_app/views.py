@@ -16,13 +16,8 @@ from modes.catalog import UnknownModeError
 
 from .ownership import owned_session
 from .selectors import mode_changes_of, sessions_of
-from .serializers import (
-    TRANSITIONS_RESPONSE,
-    AgentSessionSerializer,
-    ModeChangeSerializer,
-    SessionCreate,
-    TransitionsQuery,
-)
+from .serializers import TRANSITIONS_RESPONSE, AgentSessionSerializer, ModeChangeSerializer
+from .serializers import SessionCreate, TransitionsQuery
 from .services import create_session
 from .transitions import transition_counts
 
@@ -46,7 +41,10 @@ class SessionListCreateView(generics.ListAPIView):
     def get_queryset(self):
         return sessions_of(user=self.request.user)
 
-    @extend_schema(operation_id="listSessions", responses={200: AgentSessionSerializer(many=True), **error_responses(400, 401, 404)})
+    @extend_schema(
+        operation_id="listSessions",
+        responses={200: AgentSessionSerializer(many=True), **error_responses(400, 401, 404)},
+    )
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 

@@ -1,7 +1,7 @@
 """
-The lookups every request makes are fixed SQL, kept for their measured gain over the ORM (benchmarks/RESULTS.md):
-the token with its user (accounts.tokens), the catalog version row (modes.catalog), the owned session
-(sessions_app.selectors). Each must read exactly what the ORM reads, every field of its models included, and find
+The lookups every request makes are fixed SQL (aptix_site.fixed_sql), kept for their measured gain over the ORM
+(benchmarks/RESULTS.md): the token with its user (accounts.tokens), the catalog version row (modes.catalog), the
+owned session (sessions_app.selectors). Each must read exactly what the ORM reads, every field of its models included, and find
 nothing where the ORM finds nothing.
 """
 

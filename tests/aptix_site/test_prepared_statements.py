@@ -7,9 +7,12 @@ per connection, not once per request.
 import pytest
 from django.db import connection
 
-from modes.catalog import STATE_SQL
+from aptix_site.fixed_sql import singleton_sql
+from modes.models import CatalogVersion
 
 pytestmark = pytest.mark.django_db
+
+STATE_SQL = singleton_sql(CatalogVersion)
 
 
 def prepared_statements() -> list[str]:

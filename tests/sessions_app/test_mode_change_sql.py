@@ -1,6 +1,6 @@
 """
-The mode change's hand-written SQL (sessions_app.services, kept for the instructions it saves: benchmarks/
-RESULTS.md) held to the ORM: the same change made by set_session_mode and by the ORM (select_for_update, create,
+The mode change's hand-written SQL (aptix_site.fixed_sql, run by sessions_app.services, kept for the instructions
+it saves: benchmarks/RESULTS.md) held to the ORM: the same change made by set_session_mode and by the ORM (select_for_update, create,
 update in one atomic) writes the same audit row and leaves the session the same, field by field, whichever
 statement wrote it (PostgreSQL's one statement, the transaction elsewhere, a branch on both). A field added to
 either model is compared too, and one the SQL does not write stops the import (tested below).
@@ -68,7 +68,8 @@ def test_the_sql_writes_the_audit_row_and_moves_the_session_as_the_orm_does(alic
 
 
 def test_a_model_field_the_sql_does_not_write_stops_the_import(monkeypatch):
-    values = {name: value for name, value in services.AUDIT_VALUES.items() if name != "reason"}
-    monkeypatch.setattr(services, "AUDIT_VALUES", values)
+    statements = services.MODE_CHANGE_SQL
+    values = {name: value for name, value in statements.audit_values.items() if name != "reason"}
+    monkeypatch.setattr(statements, "audit_values", values)
     with pytest.raises(ImproperlyConfigured, match=r"writes no value for ModeChange fields \['reason'\]"):
-        services.audit_row_sql(source="anywhere", changed_at="now")
+        statements.audit_row_sql(source="anywhere", changed_at="now")
