@@ -2,7 +2,9 @@
 
 import logging
 
-from agent_tools.contract import AgentTool, InvokeResult, ToolRateLimited, load_arguments, reject_unknown_arguments
+from agent_tools.contract import (
+    AgentTool, InvokeResult, ToolRateLimited, function_schema, load_arguments, reject_unknown_arguments
+)
 from agent_tools.registry import registry
 from aptix_site.text import compact_json
 from aptix_site.throttling import WindowRateThrottle
@@ -33,31 +35,26 @@ class ModeChangeTool(AgentTool):
 
     @staticmethod
     def get_schema() -> dict:
-        return {
-            "type": "function",
-            "name": ModeChangeTool.TOOL_NAME,
+        return function_schema(
+            name=ModeChangeTool.TOOL_NAME,
             # TUL-007 §5.3.
-            "description": "Changes the mode for the current agent session to the specified mode string. "
+            description="Changes the mode for the current agent session to the specified mode string. "
             "Call only after the user confirms a mode change, and provide a short 'reason' describing why "
             "this mode fits the current request. Set branch=true when the user wants the new work to start "
             "as a separate session.",
-            "parameters": {
-                "type": "object",
-                "properties": {
-                    "mode": {"type": "string", "description": "Key of the mode to switch to, e.g. ddr_authoring."},
-                    "branch": {
-                        "type": "boolean",
-                        "description": "false: switch this session; true: switch and start a new session.",
-                    },
-                    "reason": {
-                        "type": "string",
-                        "description": "Short explanation of why this mode fits the user's request.",
-                    },
+            properties={
+                "mode": {"type": "string", "description": "Key of the mode to switch to, e.g. ddr_authoring."},
+                "branch": {
+                    "type": "boolean",
+                    "description": "false: switch this session; true: switch and start a new session.",
                 },
-                "required": ["mode", "branch", "reason"],
-                "additionalProperties": False,
+                "reason": {
+                    "type": "string",
+                    "description": "Short explanation of why this mode fits the user's request.",
+                },
             },
-        }
+            required=("mode", "branch", "reason"),
+        )
 
     def schema_for_session(self, *, mode_keys):
         # The model is shown the keys it may choose from (the mode graph's targets of the session's mode, the
