@@ -52,8 +52,10 @@ def revision_status(revision: CatalogRevision, state: CatalogVersion) -> str:
     return ReleaseStatus.UNPUBLISHED
 
 
-def catalog_state() -> CatalogVersion:
-    return CatalogVersion.objects.get(pk=1)
+def catalog_state(*, locked: bool = False) -> CatalogVersion:
+    # Locked: one release at a time, approvals and publications queue on the version row.
+    rows = CatalogVersion.objects.select_for_update() if locked else CatalogVersion.objects
+    return rows.get(pk=1)
 
 
 def get_revision(number: int) -> CatalogRevision:
@@ -68,11 +70,6 @@ def authors_since_published(number: int, state: CatalogVersion) -> set:
     """The ids of the users who made the changes after the published revision, up to revision number."""
     changes = CatalogRevision.objects.filter(number__gt=state.published, number__lte=number)
     return set(changes.exclude(created_by=None).values_list("created_by", flat=True))
-
-
-def _locked_state() -> CatalogVersion:
-    # One release at a time: approvals and publications queue on the version row.
-    return CatalogVersion.objects.select_for_update().get(pk=1)
 
 
 def may(user, permission: str) -> bool:
@@ -102,7 +99,7 @@ def approve_revision(*, number: int, user) -> CatalogRevision:
     """Record user's approval of the pending revision number; approving it again changes nothing."""
     _require(user, "approve_revision", "approve catalog revisions")
     with transaction.atomic():
-        state = _locked_state()
+        state = catalog_state(locked=True)
         revision = get_revision(number)
         status = revision_status(revision, state)
         if status != ReleaseStatus.PENDING:
@@ -128,7 +125,7 @@ def publish_revision(*, number: int, user) -> CatalogRevision:
     if not unreviewed_allowed:
         _require(user, "publish_revision", "publish catalog revisions")
     with transaction.atomic():
-        state = _locked_state()
+        state = catalog_state(locked=True)
         revision = get_revision(number)
         status = revision_status(revision, state)
         if status == ReleaseStatus.PUBLISHED:
@@ -159,7 +156,7 @@ def _roll_back(revision: CatalogRevision, user) -> CatalogRevision:
         restored = restore_revision_rows(number=revision.number, document=revision.catalog, restored_by=user)
     except ModeDeletionRefused as error:
         raise ReleaseConflict(str(error)) from None
-    state = _locked_state()
+    state = catalog_state(locked=True)
     latest = CatalogRevision.objects.get(number=restored or state.revision)
     if state.published != latest.number:
         mark_published(state, latest, by=user, unreviewed=False)
