@@ -15,8 +15,6 @@ from .graph import graph_problems
 from .models import AgentMode, DeclaredTool
 from .portable import (
     MODE_SECTION,
-    PORTABLE_FIELDS,
-    TOOL_FIELDS,
     TOOL_SECTION,
     ModeFile,
     PortableFileError,
@@ -128,15 +126,15 @@ def restore_revision_rows(*, number: int, document: dict, restored_by) -> int | 
         # The revision's default first (here if it is a row already, else once it is one, below): a default the
         # revision has not is then a mode like any other, deleted by the same rules.
         _switch_default_to(default, changed_by=restored_by)
-        for model, rows, name, portable in ((AgentMode, modes, "pk", PORTABLE_FIELDS), (DeclaredTool, tools, "name", TOOL_FIELDS)):
-            gone = model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]})
+        for section, rows, name in ((MODE_SECTION, modes, "pk"), (TOOL_SECTION, tools, "name")):
+            gone = section.model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]})
             _delete_rows(gone, deleted_by=restored_by)
-            existing = {getattr(row, name): row for row in model.objects.all()}
+            existing = {getattr(row, name): row for row in section.model.objects.all()}
             for wanted in rows:
                 row = existing.get(getattr(wanted, name))
                 if row is None:  # the default is switched below, once every mode is there
                     row, wanted.is_default = wanted, False
-                if _apply(row, {field: getattr(wanted, field) for field in portable}) or row is wanted:
+                if _apply(row, {field: getattr(wanted, field) for field in section.fields}) or row is wanted:
                     row._history_user = restored_by
                     row.save()
         _switch_default_to(default, changed_by=restored_by)
