@@ -53,16 +53,15 @@ class TokenView(APIView):
         responses={200: TokenResponse, **error_responses(400, 411, 413, 415, 429)},
     )
     def post(self, request, *args, **kwargs):
-        credentials = Credentials(data=request.data, context={"request": request, "view": self})
         try:
-            credentials.is_valid(raise_exception=True)
+            credentials = Credentials.validated(request.data, request=request, view=self)
         except exceptions.ValidationError:
             # django-axes refused the login (the password was not even checked) and marked the request.
             if getattr(request, "axes_locked_out", False):
                 raise exceptions.Throttled(wait=lockout_seconds(), detail=lockout_message(request=request)) from None
             raise
-        user = credentials.validated_data["user"]
-        _, key = replace_token(user=user, name=credentials.validated_data["name"])
+        user = credentials["user"]
+        _, key = replace_token(user=user, name=credentials["name"])
         # A token is a login: django-axes forgets the failures before it, and last_login is kept.
         user_logged_in.send(sender=type(user), request=request._request, user=user)
         return Response({"token": key})

@@ -29,9 +29,8 @@ class ToolListView(APIView):
         responses={200: ToolSchemaListResponse, **error_responses(400, 401)},
     )
     def get(self, request):
-        query = ToolFormatQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        return Response(tool_list_payload(tool_format=query.validated_data["tool_format"]))
+        query = ToolFormatQuery.validated(request.query_params)
+        return Response(tool_list_payload(tool_format=query["tool_format"]))
 
 
 # Every refusal, whatever raised it, is this envelope (aptix_site.errors.error_body).
@@ -60,13 +59,12 @@ class ToolInvokeView(APIView):
         "unknown (404), the agent's client executes the tool (409), or the tool failed unexpectedly (500).",
     )
     def post(self, request, name):
-        invocation = Invocation(data=request.data)
-        invocation.is_valid(raise_exception=True)
+        invocation = Invocation.validated(request.data)
         result = invoke_tool(
             name=name,
-            arguments=invocation.validated_data["arguments"],
-            session=invocation_session(session_id=invocation.validated_data["sessionId"], user=request.user),
-            conversation_id=invocation.validated_data["conversationId"],
+            arguments=invocation["arguments"],
+            session=invocation_session(session_id=invocation["sessionId"], user=request.user),
+            conversation_id=invocation["conversationId"],
             user=request.user,
         )
         code = 200 if result.successful else 500 if result.server_fault else 400
@@ -86,9 +84,8 @@ class SessionContextView(APIView):
     )
     def get(self, request, session_id):
         session = owned_session(session_id=session_id, user=request.user)
-        query = SessionContextQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        tool_format, revision = query.validated_data["tool_format"], query.validated_data["revision"]
+        query = SessionContextQuery.validated(request.query_params)
+        tool_format, revision = query["tool_format"], query["revision"]
         if revision is None:
             body = llm_context_json(mode=session.mode, tool_format=tool_format)
         else:

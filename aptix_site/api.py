@@ -44,6 +44,13 @@ class RequestSerializer(serializers.Serializer):
     def fields(self):
         return _bound_fields(type(self))
 
+    @classmethod
+    def validated(cls, data, **context) -> dict:
+        """The request's data, validated: a ValidationError (a 400) if it is not valid."""
+        serializer = cls(data=data, context=context)
+        serializer.is_valid(raise_exception=True)
+        return serializer.validated_data
+
 
 @functools.cache
 def _bound_fields(serializer_class):

@@ -46,13 +46,8 @@ class ModeListView(APIView):
     )
     @conditional_on_catalog
     def get(self, request):
-        query = ModeListQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        return Response(
-            current_catalog().listing(
-                text=query.validated_data["filter"], include_examples=query.validated_data["includeExamples"]
-            )
-        )
+        query = ModeListQuery.validated(request.query_params)
+        return Response(current_catalog().listing(text=query["filter"], include_examples=query["includeExamples"]))
 
 
 class ModeDetailView(APIView):
@@ -83,10 +78,9 @@ class SystemPromptView(APIView):
     )
     @conditional_on_catalog
     def get(self, request):
-        query = SystemPromptQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
+        query = SystemPromptQuery.validated(request.query_params)
         return HttpResponse(
-            build_system_prompt(query.validated_data["currentMode"]), content_type="text/plain; charset=utf-8"
+            build_system_prompt(query["currentMode"]), content_type="text/plain; charset=utf-8"
         )
 
 
@@ -166,9 +160,8 @@ class CatalogRevisionDiffView(APIView):
         "its fields, its system-prompt block (unified diff lines) and the tools it enables. For staff only.",
     )
     def get(self, request, number):
-        query = RevisionDiffQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        return Response(revision_diff(number=_revision_number(number), against=query.validated_data["against"]))
+        query = RevisionDiffQuery.validated(request.query_params)
+        return Response(revision_diff(number=_revision_number(number), against=query["against"]))
 
 
 class ReleaseActionView(APIView):
