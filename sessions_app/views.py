@@ -54,14 +54,13 @@ class SessionListCreateView(generics.ListAPIView):
         responses={201: AgentSessionSerializer, **error_responses(400, 401, 403, 411, 413, 415, 429)},
     )
     def post(self, request):
-        body = SessionCreate(data=request.data)
-        body.is_valid(raise_exception=True)
+        body = SessionCreate.validated(request.data)
         try:
             session = create_session(
                 owner=request.user,
                 org=organization_of(request.user),
-                mode_key=body.validated_data["mode"] or None,
-                title=body.validated_data["title"],
+                mode_key=body["mode"] or None,
+                title=body["title"],
             )
         except UnknownModeError as error:
             raise exceptions.ValidationError({"mode": [str(error)]}) from None
@@ -101,6 +100,4 @@ class TransitionsView(APIView):
         "Modes are named by their keys. For staff only.",
     )
     def get(self, request):
-        query = TransitionsQuery(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        return Response(transition_counts(days=query.validated_data["days"]))
+        return Response(transition_counts(days=TransitionsQuery.validated(request.query_params)["days"]))
