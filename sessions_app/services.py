@@ -86,8 +86,9 @@ MOVE_ATTEMPTS = 3
 def _move_session(catalog, mode, parameters, *, session_id, user) -> ModeChange:
     """PostgreSQL's one statement; when it moves nothing, the session is not the user's or the mode graph refused."""
     sources, from_elsewhere = catalog.entry_sources(mode)
-    parameters = dict(parameters, entry_sources=sources, enters_from_elsewhere=from_elsewhere)
-    parameters["catalog_ids"] = list(catalog.by_id)
+    parameters = dict(
+        parameters, entry_sources=sources, enters_from_elsewhere=from_elsewhere, catalog_ids=list(catalog.by_id)
+    )
     for _ in range(MOVE_ATTEMPTS):
         # One statement is atomic by itself, so it needs no BEGIN and COMMIT, and a change that times out writes
         # nothing. Behind a pooler in transaction mode it gets a transaction of its own all the same: there a
