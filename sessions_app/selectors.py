@@ -2,12 +2,15 @@
 
 import uuid
 
+from django.contrib.auth import get_user_model
 from django.db import connection
+from django.db.models import OuterRef, Subquery
 from django.db.transaction import TransactionManagementError
 
 from aptix_site import fixed_sql
 from aptix_site.service_errors import InvalidInput
 from modes.catalog import get_mode_by_id
+from modes.models import AgentMode
 
 from .models import AgentSession, ModeChange
 
@@ -48,7 +51,17 @@ def sessions_of(*, user):
 
 
 def mode_changes_of(*, session: AgentSession):
-    return ModeChange.objects.filter(session=session).select_related("from_mode", "to_mode", "changed_by")
+    """
+    The session's changes, each with from_mode_key, to_mode_key and changed_by_name. Those are read by subqueries,
+    not joins: once psycopg prepares the query, PostgreSQL may plan it for an average session of a few changes,
+    and with joins that plan sorts every change of a long session to return a page (benchmarks/RESULTS.md).
+    """
+    user = get_user_model()
+    return ModeChange.objects.filter(session=session).annotate(
+        from_mode_key=Subquery(AgentMode.objects.filter(pk=OuterRef("from_mode")).values("key")),
+        to_mode_key=Subquery(AgentMode.objects.filter(pk=OuterRef("to_mode")).values("key")),
+        changed_by_name=Subquery(user.objects.filter(pk=OuterRef("changed_by")).values(user.USERNAME_FIELD)),
+    )
 
 
 def mode_id_at_revision(*, session: AgentSession, revision: int) -> str | None:

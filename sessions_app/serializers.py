@@ -32,10 +32,10 @@ class AgentSessionSerializer(ModelShape):
 
 
 class ModeChangeSerializer(ModelShape):
-    from_mode = serializers.CharField(source="from_mode.key")
-    to_mode = serializers.CharField(source="to_mode.key")
+    from_mode = serializers.CharField(source="from_mode_key")  # annotations of selectors.mode_changes_of
+    to_mode = serializers.CharField(source="to_mode_key")
     branch_session_id = serializers.UUIDField(allow_null=True)
-    changed_by = serializers.CharField(source="changed_by.get_username", allow_null=True)
+    changed_by = serializers.CharField(source="changed_by_name", allow_null=True)
     catalog_revision = serializers.IntegerField(
         allow_null=True, help_text="The catalog revision in force at the change."
     )
