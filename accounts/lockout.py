@@ -121,10 +121,8 @@ def lockout_minutes() -> int:
 
 def lockout_message(*, request) -> str:
     """What a client refused by the lockout reads: which rule holds it, for how long, and who can lift it."""
-    return (
-        f"{request.axes_lockout_rule.refused} Try again in {lockout_minutes()} minutes, "
-        "or ask an administrator to unlock it."
-    )
+    refused = request.axes_lockout_rule.refused
+    return f"{refused} Try again in {lockout_minutes()} minutes, or ask an administrator to unlock it."
 
 
 def admin_lockout_response(request, original_response=None, credentials=None):
