@@ -42,9 +42,7 @@ class LockoutRule(enum.Enum):
     ADDRESS = ("address", "LOGIN_FAILURES_PER_ADDRESS", ("ip_address",), "Too many failed logins from your address.")
     USERNAME = ("username", "LOGIN_FAILURES_PER_USERNAME", ("username",), "Too many failed logins for this user name.")
     PAIR = (
-        "username and address",
-        "AXES_FAILURE_LIMIT",
-        ("username", "ip_address"),
+        "username and address", "AXES_FAILURE_LIMIT", ("username", "ip_address"),
         "Too many failed logins for this user name from your address.",
     )
 
@@ -55,11 +53,6 @@ class LockoutRule(enum.Enum):
     def limit(self) -> int:
         return getattr(settings, self.limit_setting)
 
-    def matching(self, *, username: str | None, address: str | None) -> Q:
-        """The AccessAttempt rows this rule counts for a login by `username` from `address`."""
-        login = {"username": username, "ip_address": address}
-        return Q(**{field: login[field] for field in self.fields})
-
 
 def client_address(request) -> str:
     """The address DRF's throttles identify a client by: X-Forwarded-For is trusted only from API_NUM_PROXIES."""
@@ -68,14 +61,11 @@ def client_address(request) -> str:
 
 def count_recent_failures(*, username: str | None, address: str | None, since: datetime) -> dict[LockoutRule, int]:
     """Failed logins since `since` that each rule counts for a login by `username` from `address`: one query."""
-    conditions = {rule: rule.matching(username=username, address=address) for rule in LockoutRule}
-    totals = (
-        AccessAttempt.objects.filter(conditions[LockoutRule.ADDRESS] | conditions[LockoutRule.USERNAME])
-        .filter(attempt_time__gte=since)
-        .aggregate(
-            **{rule.name: Sum("failures_since_start", filter=conditions[rule], default=0) for rule in LockoutRule}
-        )
-    )
+    login = {"username": username, "ip_address": address}
+    conditions = {rule: Q(**{field: login[field] for field in rule.fields}) for rule in LockoutRule}
+    attempts = AccessAttempt.objects.filter(conditions[LockoutRule.ADDRESS] | conditions[LockoutRule.USERNAME])
+    sums = {rule.name: Sum("failures_since_start", filter=conditions[rule], default=0) for rule in LockoutRule}
+    totals = attempts.filter(attempt_time__gte=since).aggregate(**sums)
     return {rule: totals[rule.name] for rule in LockoutRule}
 
 
@@ -131,10 +121,8 @@ def lockout_minutes() -> int:
 
 def lockout_message(*, request) -> str:
     """What a client refused by the lockout reads: which rule holds it, for how long, and who can lift it."""
-    return (
-        f"{request.axes_lockout_rule.refused} Try again in {lockout_minutes()} minutes, "
-        "or ask an administrator to unlock it."
-    )
+    refused = request.axes_lockout_rule.refused
+    return f"{refused} Try again in {lockout_minutes()} minutes, or ask an administrator to unlock it."
 
 
 def admin_lockout_response(request, original_response=None, credentials=None):

@@ -30,7 +30,6 @@ class Membership(models.Model):
 
 
 def organization_of(user) -> Organization | None:
-    """The user's organization, or None for a user outside any organization."""
     if get_user_model().membership.is_cached(user):
         try:
             return user.membership.organization
@@ -42,9 +41,8 @@ def organization_of(user) -> Organization | None:
 
 class ApiToken(AbstractAuthToken):
     """
-    An API key, stored as knox stores it: the sha512 digest of the key and the key's first 15 characters
-    (token_key, to tell tokens apart), never the key itself. A user holds several, one per agent back-end,
-    told apart by name.
+    An API key, stored as knox stores it: the sha512 digest of the key and the key's first 15 characters (token_key,
+    to tell tokens apart), never the key itself; one per agent back-end, told apart by name.
     """
 
     # knox makes the digest the primary key; a number is, here, so that the admin's links and forms (which

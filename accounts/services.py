@@ -9,8 +9,6 @@ from aptix_site.service_errors import ServiceError
 from .models import Membership, Organization
 from .tokens import create_token
 
-AGENT_TOKEN_NAME = "agent"
-
 
 class AccountRefused(ServiceError, ValueError):
     """An account that cannot be created as asked; the message says why and what to do instead."""
@@ -45,5 +43,5 @@ def create_agent_user(*, username: str, organization_slug: str | None) -> str:
         user.save()
         if organization is not None:
             Membership.objects.create(user=user, organization=organization)
-        _, key = create_token(user=user, name=AGENT_TOKEN_NAME)
+        _, key = create_token(user=user, name="agent")
         return key

@@ -16,19 +16,14 @@ from .lockout import lockout_message, lockout_seconds
 from .models import ApiToken
 from .tokens import replace_token
 
-DEFAULT_TOKEN_NAME = "api"
 
-
-# DRF's credentials check, refusing unknown fields and non-text values like every other body here.
 class Credentials(StrictSerializer, AuthTokenSerializer):
     """The username and password of an account, and a name for the new token; other fields are refused."""
 
     username = StrictCharField(max_length=150, write_only=True)
     password = StrictCharField(max_length=4096, trim_whitespace=False, write_only=True)
     name = StrictCharField(
-        max_length=ApiToken._meta.get_field("name").max_length,
-        default=DEFAULT_TOKEN_NAME,
-        write_only=True,
+        max_length=ApiToken._meta.get_field("name").max_length, default="api", write_only=True,
         help_text="What the token is for, to find it among the user's tokens later (default: api).",
     )
     token = None

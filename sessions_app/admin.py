@@ -86,11 +86,9 @@ class ModeChangeAdmin(ReadOnlyAdmin, LargeTableAdmin):
 
     def get_urls(self):
         view = self.admin_site.admin_view(require_safe(self.mode_graph_view))
-        graph = path("graph/", view, name="sessions_app_mode_graph")
-        return [graph, *super().get_urls()]
+        return [path("graph/", view, name="sessions_app_mode_graph"), *super().get_urls()]
 
     def mode_graph_view(self, request):
-        """The published mode graph, each arrow with its switches of the last GRAPH_DAYS days (a page to read)."""
         if not (self.has_view_permission(request) and request.user.has_perm("modes.view_agentmode")):
             raise PermissionDenied
         catalog = current_catalog()

@@ -48,23 +48,18 @@ class AgentSession(models.Model):
 
 class ModeChange(models.Model):
     """
-    One row per mode change; rows are only ever added. Every reference is PROTECT:
-    deleting a session, mode, user or organization that the audit names is refused
-    rather than erasing or blanking the record.
+    One row per mode change; rows are only ever added. Every reference is PROTECT: deleting a session, mode, user
+    or organization that the audit names is refused rather than erasing or blanking the record.
     """
 
     # Indexed by modechange_session_id, which leads with it.
-    session = models.ForeignKey(
-        AgentSession, on_delete=models.PROTECT, related_name="mode_changes", db_index=False
-    )
+    session = models.ForeignKey(AgentSession, on_delete=models.PROTECT, related_name="mode_changes", db_index=False)
     # Indexed in Meta, as AgentSession.mode is.
     from_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+", db_index=False)
     to_mode = models.ForeignKey(AgentMode, on_delete=models.PROTECT, related_name="+", db_index=False)
     reason = models.TextField()
     branch = models.BooleanField(default=False)
-    branch_session = models.ForeignKey(
-        AgentSession, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
-    )
+    branch_session = models.ForeignKey(AgentSession, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
     org = models.ForeignKey(Organization, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     catalog_revision = models.PositiveIntegerField(

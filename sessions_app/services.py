@@ -52,7 +52,7 @@ def set_session_mode(*, session_id, mode: AgentMode, reason: str, user, branch: 
         if refusal is None:
             return _change_locked_session(session, catalog, mode, parameters, user=user, branch=branch)
     # Recorded once the transaction is over, so that raising the refusal does not roll the record back.
-    _record_refusal(session_pk=session.pk, from_mode_id=session.mode_id, to_mode=mode)
+    ModeChangeRefusal.objects.create(session_id=session.pk, from_mode_id=session.mode_id, to_mode_id=mode.pk)
     raise refusal
 
 
@@ -71,11 +71,6 @@ def _change_locked_session(session, catalog, mode, parameters, *, user, branch) 
         raise AgentSession.DoesNotExist(f"No session {session.pk} of this user.")
     fixed_sql.execute(MODE_CHANGE_SQL.move_recorded_sql, {**parameters, "changed_at": adapt(written[0].changed_at)})
     return written[0]
-
-
-def _record_refusal(*, session_pk, from_mode_id: str, to_mode: AgentMode) -> None:
-    """A switch the mode graph refused, for the transition counts; the session and its audit stay untouched."""
-    ModeChangeRefusal.objects.create(session_id=session_pk, from_mode_id=from_mode_id, to_mode_id=to_mode.pk)
 
 
 # How many times a refused move is tried again when the session, read after it, is in a mode the move is
@@ -104,6 +99,6 @@ def _move_session(catalog, mode, parameters, *, session_id, user) -> ModeChange:
             raise AgentSession.DoesNotExist(f"No session {session_id} of this user.")
         refusal = catalog.switch_refusal(from_mode_id=mode_id, target=mode)
         if refusal is not None:
-            _record_refusal(session_pk=parameters["session"], from_mode_id=mode_id, to_mode=mode)
+            ModeChangeRefusal.objects.create(session_id=parameters["session"], from_mode_id=mode_id, to_mode_id=mode.pk)
             raise refusal
     raise RuntimeError(f"Session {session_id} kept changing mode during {MOVE_ATTEMPTS} attempts to move it.")

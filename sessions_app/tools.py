@@ -94,11 +94,7 @@ class ModeChangeTool(AgentTool):
 
         try:
             change = set_session_mode(
-                session_id=context.session_id,
-                mode=target,
-                reason=reason,
-                user=context.user,
-                branch=branch,
+                session_id=context.session_id, mode=target, reason=reason, user=context.user, branch=branch
             )
         except ModeSwitchRefused as refusal:
             return InvokeResult.from_error(str(refusal))

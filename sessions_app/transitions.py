@@ -51,14 +51,8 @@ def transition_counts(*, days: int, now: datetime | None = None) -> dict:
         pairs[pair] += row["n"]
         branches[pair] += row["b"]
         per_day[row["day"]] += row["n"]
-    refusals = Counter(
-        {
-            (row["from_mode_id"], row["to_mode_id"]): row["n"]
-            for row in ModeChangeRefusal.objects.filter(refused_at__gte=since)
-            .values("from_mode_id", "to_mode_id")
-            .annotate(n=Count("id"))
-        }
-    )
+    refused = ModeChangeRefusal.objects.filter(refused_at__gte=since).values("from_mode_id", "to_mode_id")
+    refusals = Counter({(row["from_mode_id"], row["to_mode_id"]): row["n"] for row in refused.annotate(n=Count("id"))})
 
     keys = dict(AgentMode.objects.values_list("id", "key"))
     named = lambda mode_id: keys.get(mode_id, mode_id)  # noqa: E731 - a deleted mode is named by its id

@@ -3,7 +3,7 @@ REST endpoints for a user's own agent sessions (anyone else's session is answere
 transition counts over every session.
 """
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import exceptions, generics, status
 from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
@@ -30,6 +30,12 @@ class ModeChangePages(CursorPagination):
     ordering = "id"  # in the order the changes were made; index modechange_session_id
 
 
+@extend_schema_view(
+    get=extend_schema(
+        operation_id="listSessions",
+        responses={200: AgentSessionSerializer(many=True), **error_responses(400, 401, 404)},
+    )
+)
 class SessionListCreateView(generics.ListAPIView):
     serializer_class = AgentSessionSerializer
     pagination_class = SessionPages
@@ -42,13 +48,6 @@ class SessionListCreateView(generics.ListAPIView):
         return sessions_of(user=self.request.user)
 
     @extend_schema(
-        operation_id="listSessions",
-        responses={200: AgentSessionSerializer(many=True), **error_responses(400, 401, 404)},
-    )
-    def get(self, request, *args, **kwargs):
-        return super().get(request, *args, **kwargs)
-
-    @extend_schema(
         operation_id="createSession",
         request=SessionCreate,
         responses={201: AgentSessionSerializer, **error_responses(400, 401, 403, 411, 413, 415, 429)},
@@ -57,9 +56,7 @@ class SessionListCreateView(generics.ListAPIView):
         body = SessionCreate.validated(request.data)
         try:
             session = create_session(
-                owner=request.user,
-                org=organization_of(request.user),
-                mode_key=body["mode"] or None,
+                owner=request.user, org=organization_of(request.user), mode_key=body["mode"] or None,
                 title=body["title"],
             )
         except UnknownModeError as error:
@@ -73,16 +70,15 @@ class SessionDetailView(APIView):
         return Response(AgentSessionSerializer(owned_session(session_id=session_id, user=request.user)).data)
 
 
-class ModeChangeListView(generics.ListAPIView):
-    serializer_class = ModeChangeSerializer
-    pagination_class = ModeChangePages
-
-    @extend_schema(
+@extend_schema_view(
+    get=extend_schema(
         operation_id="listSessionModeChanges",
         responses={200: ModeChangeSerializer(many=True), **error_responses(400, 401, 404)},
     )
-    def get(self, request, *args, **kwargs):
-        return super().get(request, *args, **kwargs)
+)
+class ModeChangeListView(generics.ListAPIView):
+    serializer_class = ModeChangeSerializer
+    pagination_class = ModeChangePages
 
     def get_queryset(self):
         return mode_changes_of(session=owned_session(session_id=self.kwargs["session_id"], user=self.request.user))

@@ -1,7 +1,4 @@
-"""
-Creates the account an agent back-end calls the API with (a user and its token, named "agent") in one step,
-and prints the token's key.
-"""
+"""Creates the account an agent back-end calls the API with (a user and its token, named "agent") and prints its key."""
 
 from accounts.services import create_agent_user
 from aptix_site.commands import ServiceCommand

@@ -19,9 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("username")
         parser.add_argument("--name", required=True, help="What the token is for, such as the agent back-end using it.")
         parser.add_argument(
-            "--expires-days",
-            type=int,
-            metavar="DAYS",
+            "--expires-days", type=int, metavar="DAYS",
             help="Days until the token expires (default: API_TOKEN_TTL_DAYS, unset meaning never).",
         )
 
