@@ -39,13 +39,8 @@ def format_tool(schema: dict, *, annotations: dict, tool_format: str | None) -> 
     if tool_format == "openai-chat":
         return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
     if tool_format == "openai-responses":
-        return {
-            "type": "function",
-            "name": name,
-            "description": description,
-            "parameters": strict_parameters(parameters),
-            "strict": True,
-        }
+        strict = strict_parameters(parameters)
+        return {"type": "function", "name": name, "description": description, "parameters": strict, "strict": True}
     if tool_format == "anthropic":
         return {"name": name, "description": description, "input_schema": parameters}
     if tool_format == "mcp":
