@@ -138,14 +138,8 @@ class AgentTool:
 
 def function_schema(*, name: str, description: str, properties: dict, required: tuple[str, ...] = ()) -> dict:
     """A tool's TUL-011 schema: its parameters are an object of these properties, and of no others."""
-    return {
-        "type": "function",
-        "name": name,
-        "description": description,
-        "parameters": {
-            "type": "object", "properties": properties, "required": list(required), "additionalProperties": False
-        },
-    }
+    parameters = {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
+    return {"type": "function", "name": name, "description": description, "parameters": parameters}
 
 
 def load_arguments(arguments_json: str | None, *, empty_message: str | None, label: str) -> dict:

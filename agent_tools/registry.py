@@ -62,8 +62,7 @@ def _contract_problem(tool_class) -> str | None:
     name = own.get("TOOL_NAME")
     if not (isinstance(name, str) and re.match(TOOL_NAME_PATTERN, name)):
         return f"TOOL_NAME must be defined on the class and match ^{TOOL_NAME_CHARACTERS}$."
-    metadata = own.get("TOOL_USAGE_METADATA")
-    if not isinstance(metadata, str) or not metadata.strip():
+    if not _is_text(own.get("TOOL_USAGE_METADATA")):
         return "TOOL_USAGE_METADATA must be defined on the class and not be empty."
     get_schema = own.get("get_schema")
     if not isinstance(get_schema, staticmethod):
