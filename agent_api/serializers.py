@@ -11,8 +11,6 @@ from agent_tools.formats import TOOL_FORMATS
 from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField, StrictSerializer
 from aptix_site.shapes import Shape
 
-_VALID = ", ".join(TOOL_FORMATS)
-
 
 class ToolFormatField(PresentIfEmpty, serializers.ChoiceField):
     pass
@@ -20,10 +18,8 @@ class ToolFormatField(PresentIfEmpty, serializers.ChoiceField):
 
 class ToolFormatQuery(RequestSerializer):
     tool_format = ToolFormatField(
-        choices=TOOL_FORMATS,
-        required=False,
-        default=None,
-        error_messages={"invalid_choice": f'"{{input}}" is not a tool format; use one of: {_VALID}.'},
+        choices=TOOL_FORMATS, required=False, default=None,
+        error_messages={"invalid_choice": f'"{{input}}" is not a tool format; use one of: {", ".join(TOOL_FORMATS)}.'},
         help_text="The shape of each tool: left out, the TUL-011 registry schema; openai-chat (Chat Completions), "
         "openai-responses (the Responses API, strict mode), anthropic (the Messages API) or mcp (an MCP tool).",
     )
@@ -45,21 +41,14 @@ class Invocation(StrictSerializer):
     """A tool call: its arguments, and the session and conversation it belongs to; other fields are refused."""
 
     arguments = ArgumentsField(
-        required=False,
-        allow_null=True,
-        default=None,
+        required=False, allow_null=True, default=None,
         help_text="The tool's arguments: a JSON object, or a string holding one.",
     )
     sessionId = SessionIdField(
         required=False, allow_null=True, default=None, max_length=64, help_text="Id of one of your sessions."
     )
     conversationId = StrictCharField(
-        required=False,
-        allow_null=True,
-        allow_blank=True,
-        trim_whitespace=False,
-        default=None,
-        max_length=200,
+        required=False, allow_null=True, allow_blank=True, trim_whitespace=False, default=None, max_length=200,
         help_text="Passed to the tool as it is.",
     )
 
@@ -88,10 +77,7 @@ class QueryRevisionField(PresentIfEmpty, serializers.IntegerField):
 
 class SessionContextQuery(ToolFormatQuery):
     revision = QueryRevisionField(
-        required=False,
-        default=None,
-        min_value=1,
-        max_value=2**31 - 1,
+        required=False, default=None, min_value=1, max_value=2**31 - 1,
         help_text="Rebuild the context exactly as it was at this catalog revision, for the mode the session was "
         "in then; left out, the context now.",
     )

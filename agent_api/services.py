@@ -22,10 +22,8 @@ from .serializers import SessionContextResponse, ToolSchemaListResponse
 
 
 def tool_list_payload(*, tool_format: str | None) -> dict:
-    """
-    GET /api/tools/: every tool, registered or declared, in tool_format; and which ones the client runs.
-    Built once per catalog version.
-    """
+    """GET /api/tools/: every tool, registered or declared, in tool_format, and which ones the client runs; built
+    once per catalog version."""
     catalog = current_catalog()
 
     def build():
@@ -37,7 +35,7 @@ def tool_list_payload(*, tool_format: str | None) -> dict:
     return catalog.memoized(("tool-list", tool_format), build)
 
 
-def llm_context_json(*, mode, tool_format: str | None = None, catalog: CatalogSnapshot | None = None) -> str:
+def llm_context_json(*, mode, tool_format: str | None, catalog: CatalogSnapshot | None = None) -> str:
     """
     What an agent needs for its next LLM call in a session of this mode (SessionContextResponse), as JSON text:
     from the published catalog unless another is given; built once per catalog version. A mode that catalog
@@ -71,9 +69,7 @@ def llm_context_json(*, mode, tool_format: str | None = None, catalog: CatalogSn
     return catalog.memoized(("llm-context", served.key, tool_format), build)
 
 
-def llm_context_json_at_revision(
-    *, session: AgentSession, revision: int, viewer, tool_format: str | None = None
-) -> str:
+def llm_context_json_at_revision(*, session: AgentSession, revision: int, viewer, tool_format: str | None) -> str:
     """
     llm_context_json as it was at a catalog revision, for the mode the session was in then: any revision that
     was published; one that never was (pending or unpublished) only as a preview for staff.

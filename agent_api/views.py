@@ -12,12 +12,7 @@ from aptix_site.throttling import WindowRateThrottle
 from sessions_app.ownership import owned_session
 
 from .serializers import (
-    Invocation,
-    InvocationResponse,
-    SessionContextQuery,
-    SessionContextResponse,
-    ToolFormatQuery,
-    ToolSchemaListResponse,
+    Invocation, InvocationResponse, SessionContextQuery, SessionContextResponse, ToolFormatQuery, ToolSchemaListResponse
 )
 from .services import invocation_session, invoke_tool, llm_context_json, llm_context_json_at_revision, tool_list_payload
 
@@ -48,10 +43,7 @@ class ToolInvokeView(APIView):
     @extend_schema(
         operation_id="invokeTool",
         request=Invocation,
-        responses={
-            200: InvocationResponse,
-            **error_responses(*INVOKE_ERROR_CODES, body=InvocationResponse),
-        },
+        responses={200: InvocationResponse, **error_responses(*INVOKE_ERROR_CODES, body=InvocationResponse)},
         description="Runs a tool and answers with its envelope (successful, result, errorMessage). Every refusal "
         "has that envelope too, with successful false and a message for a person in errorMessage: "
         "the tool rejected its arguments (400), the API refused the request (400: a malformed body, an unknown "

@@ -1,11 +1,7 @@
-"""
-The agent tool contract of TUL-011: the AgentTool base class, InvokeResult and
-the execution context every tool receives.
-"""
+"""The agent tool contract of TUL-011: the AgentTool base class, InvokeResult and the context every tool receives."""
 
 import json
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -20,11 +16,6 @@ logger = logging.getLogger(__name__)
 # than ^ and $: "$" would let a trailing newline through in Python, and PostgreSQL reads \A and \Z alike.
 TOOL_NAME_CHARACTERS = "[a-zA-Z0-9_-]{1,64}"
 TOOL_NAME_PATTERN = rf"\A{TOOL_NAME_CHARACTERS}\Z"
-_tool_name = re.compile(TOOL_NAME_PATTERN)
-
-
-def is_tool_name(name) -> bool:
-    return isinstance(name, str) and _tool_name.match(name) is not None
 
 
 @dataclass(frozen=True)
@@ -46,10 +37,7 @@ class InvokeResult:
 
 @dataclass(frozen=True)
 class AgentToolExecutionContext:
-    """
-    What a tool knows of its call. The caller's organization is looked up only when a tool reads org (most
-    never do): load_org is called then, once.
-    """
+    """What a tool knows of its call. The caller's organization is looked up (load_org) once, if a tool reads org."""
 
     user: Any
     session_id: str | None
@@ -150,14 +138,8 @@ class AgentTool:
 
 def function_schema(*, name: str, description: str, properties: dict, required: tuple[str, ...] = ()) -> dict:
     """A tool's TUL-011 schema: its parameters are an object of these properties, and of no others."""
-    return {
-        "type": "function",
-        "name": name,
-        "description": description,
-        "parameters": {
-            "type": "object", "properties": properties, "required": list(required), "additionalProperties": False
-        },
-    }
+    parameters = {"type": "object", "properties": properties, "required": list(required), "additionalProperties": False}
+    return {"type": "function", "name": name, "description": description, "parameters": parameters}
 
 
 def load_arguments(arguments_json: str | None, *, empty_message: str | None, label: str) -> dict:

@@ -39,13 +39,8 @@ def format_tool(schema: dict, *, annotations: dict, tool_format: str | None) -> 
     if tool_format == "openai-chat":
         return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
     if tool_format == "openai-responses":
-        return {
-            "type": "function",
-            "name": name,
-            "description": description,
-            "parameters": strict_parameters(parameters),
-            "strict": True,
-        }
+        strict = strict_parameters(parameters)
+        return {"type": "function", "name": name, "description": description, "parameters": strict, "strict": True}
     if tool_format == "anthropic":
         return {"name": name, "description": description, "input_schema": parameters}
     if tool_format == "mcp":
@@ -54,10 +49,7 @@ def format_tool(schema: dict, *, annotations: dict, tool_format: str | None) -> 
 
 
 def format_tools(tools, *, tool_format: str | None, mode_keys: tuple[str, ...] | None = None) -> list[dict]:
-    """
-    Each tool's schema in tool_format. With mode_keys (the modes a session may switch to), each tool's schema
-    is the one a session's model is given (schema_for_session), not the plain registry one.
-    """
+    """Each tool's schema in tool_format; with mode_keys (the modes a session may switch to), as its model sees it."""
     return [
         format_tool(
             tool.get_schema() if mode_keys is None else tool.schema_for_session(mode_keys=mode_keys),
@@ -106,10 +98,7 @@ def _make_nullable(spec: dict) -> None:
 
 
 def strict_mode_problem(parameters: dict) -> str | None:
-    """
-    The first way a parameters schema breaks what strict mode can carry after strict_parameters(),
-    phrased for the person who wrote it; None if there is none.
-    """
+    """The first way the schema breaks what strict mode carries after strict_parameters(), for its author; or None."""
     count = 0
 
     def problem(node, where, depth):

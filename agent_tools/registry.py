@@ -1,16 +1,14 @@
-"""
-The tool registry of TUL-011 §2: register() checks a tool class against the
-contract and refuses a malformed one with ImproperlyConfigured.
-"""
+"""The tool registry of TUL-011 §2: register() refuses a tool class that breaks the contract (ImproperlyConfigured)."""
 
 import inspect
 import json
+import re
 
 from django.core.exceptions import ImproperlyConfigured
 
 from aptix_site.service_errors import NotFound
 
-from .contract import TOOL_NAME_CHARACTERS, AgentTool, is_tool_name
+from .contract import TOOL_NAME_CHARACTERS, TOOL_NAME_PATTERN, AgentTool
 
 SIMPLE_TYPES = {"string", "number", "integer", "boolean", "object", "array"}
 
@@ -26,7 +24,6 @@ class ToolRegistry:
         self._tools: dict[str, AgentTool] = {}
 
     def register(self, tool_class: type[AgentTool]) -> type[AgentTool]:
-        """Check tool_class against the contract and add it."""
         label = getattr(tool_class, "__qualname__", repr(tool_class))
         problem = _contract_problem(tool_class)
         if problem:
@@ -63,10 +60,9 @@ def _contract_problem(tool_class) -> str | None:
         return "it must be a subclass of AgentTool."
     own = vars(tool_class)
     name = own.get("TOOL_NAME")
-    if not is_tool_name(name):
+    if not (isinstance(name, str) and re.match(TOOL_NAME_PATTERN, name)):
         return f"TOOL_NAME must be defined on the class and match ^{TOOL_NAME_CHARACTERS}$."
-    metadata = own.get("TOOL_USAGE_METADATA")
-    if not isinstance(metadata, str) or not metadata.strip():
+    if not _is_text(own.get("TOOL_USAGE_METADATA")):
         return "TOOL_USAGE_METADATA must be defined on the class and not be empty."
     get_schema = own.get("get_schema")
     if not isinstance(get_schema, staticmethod):

@@ -36,15 +36,9 @@ class HelloWorldTool(AgentTool):
         if len(name) > NAME_MAX_LENGTH:
             return InvokeResult.from_error(f"{label} accepts a 'name' of at most {NAME_MAX_LENGTH} characters.")
         reject_unknown_arguments(arguments, allowed={"name"}, label=label)
-        return InvokeResult.create(
-            compact_json(
-                {
-                    "message": f"Hello, {name.strip()}! Welcome to Aptix.",
-                    "conversationId": context.conversation_id,
-                    "sessionId": context.session_id,
-                }
-            )
-        )
+        greeting = f"Hello, {name.strip()}! Welcome to Aptix."
+        payload = {"message": greeting, "conversationId": context.conversation_id, "sessionId": context.session_id}
+        return InvokeResult.create(compact_json(payload))
 
 
 registry.register(HelloWorldTool)

@@ -1,8 +1,6 @@
 """
-What the MCP server answers, method by method, for a user and (on a session's endpoint) one of their
-sessions. Every answer comes from the services the REST API uses: the tool registry and invoke_tool, the
-catalog's prompt block, listing and mode details. The services' refusals become MCP's answers here
-(tool_refusal), the one place they do.
+What the MCP server answers, method by method, for a user and (on a session's endpoint) one of their sessions,
+from the services the REST API uses. Their refusals become MCP's answers here (tool_refusal), the one place they do.
 """
 
 import json
@@ -100,9 +98,8 @@ def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
 
 def tool_refusal(error: ServiceError) -> dict:
     """
-    A tool call a service refused, nothing having run: a spent limit (the tool-invoke limit, or a branch's
-    session-create limit) is MCP's throttled error, in the words REST's 429 uses; any other refusal (the catalog
-    changed since the tool list was read) is the tool's error result.
+    A tool call a service refused, nothing having run: a spent limit (tool calls, a branch's sessions) is MCP's
+    throttled error, in REST's 429 words; any other refusal (the catalog changed since tools/list) is a tool error.
     """
     if isinstance(error, RateLimited):
         message = str(Throttled(wait=error.retry_after, detail=str(error)).detail)
