@@ -126,7 +126,6 @@ class CatalogHistoryAdmin(SimpleHistoryAdmin):
         return list(latest.values())
 
 
-
 class AgentModeForm(forms.ModelForm):
     """The change form, which also keeps the mode graph's invariants for the catalog the save would leave."""
 
@@ -294,17 +293,9 @@ def release_banner(request) -> None:
     if pending is None:
         return
     published, number, approvals = pending
-    messages.warning(
-        request,
-        format_html(
-            'Agents see revision {}; revision {} is pending with {} of {} approvals. <a href="{}">Catalog releases</a>',
-            published,
-            number,
-            approvals,
-            settings.CATALOG_APPROVALS,
-            reverse("admin:modes_catalogrevision_releases"),
-        ),
-    )
+    text = 'Agents see revision {}; revision {} is pending with {} of {} approvals. <a href="{}">Catalog releases</a>'
+    link = reverse("admin:modes_catalogrevision_releases")
+    messages.warning(request, format_html(text, published, number, approvals, settings.CATALOG_APPROVALS, link))
 
 
 RELEASE_ACTIONS = {
@@ -312,9 +303,7 @@ RELEASE_ACTIONS = {
     "approve": (approve_revision, "Approve revision {number}?", "Yes, approve it"),
     "publish": (publish_revision, "Publish revision {number} to agents?", "Yes, publish it"),
     "roll-back": (
-        publish_revision,
-        "Roll the catalog back to revision {number}? Agents are served it at once.",
-        "Yes, roll back",
+        publish_revision, "Roll the catalog back to revision {number}? Agents are served it at once.", "Yes, roll back"
     ),
 }
 

@@ -26,22 +26,13 @@ from .catalog import current_catalog, read_state, working_catalog
 from .graph import GRAPH_HINT, graph_problems
 from .models import AgentMode, CatalogVersion
 from .validators import (
-    MODE_KEY_CHARACTERS,
-    one_of,
-    passes,
-    tool_parameters_problem,
-    validate_mode_id,
-    validate_mode_key,
-    validate_not_blank,
-    validate_single_line,
-    validate_string_list,
+    MODE_KEY_CHARACTERS, one_of, passes, tool_parameters_problem, validate_mode_id, validate_mode_key,
+    validate_not_blank, validate_single_line, validate_string_list
 )
 
 
 def check_mode_catalog(app_configs=None, databases=None, **kwargs):
-    if not databases or DEFAULT_DB_ALIAS not in databases:
-        return []
-    if not catalog_is_migrated(DEFAULT_DB_ALIAS):
+    if not databases or DEFAULT_DB_ALIAS not in databases or not catalog_is_migrated(DEFAULT_DB_ALIAS):
         return []
     working = working_catalog()
     published = published_catalog_errors()
@@ -55,7 +46,6 @@ def check_mode_catalog(app_configs=None, databases=None, **kwargs):
 
 
 def catalog_is_migrated(using):
-    """True once every migration of the modes app is applied to the database."""
     loader = MigrationLoader(connections[using], ignore_no_migrations=True)
     modes_migrations = {node for node in loader.graph.nodes if node[0] == "modes"}
     return modes_migrations <= set(loader.applied_migrations)
@@ -97,7 +87,6 @@ def working_copy_warnings(modes, published_errors):
 
 
 def catalog_errors(modes):
-    """Every invariant the given modes break, as check errors."""
     return [
         *_check_each_mode(modes, ID_FORMAT),
         *_check_duplicates(modes, "id", "modes.E002"),
@@ -241,12 +230,7 @@ UNRESOLVED_TOOLS_HINT = (
 
 def _check_tool_ids(catalog):
     return [
-        Warning(
-            unresolved_tools_message(mode.key, unresolved),
-            hint=UNRESOLVED_TOOLS_HINT,
-            obj=mode,
-            id="modes.W001",
-        )
+        Warning(unresolved_tools_message(mode.key, unresolved), hint=UNRESOLVED_TOOLS_HINT, obj=mode, id="modes.W001")
         for mode in catalog.modes
         if isinstance(mode.associated_tool_ids, list)  # anything else is modes.E009's
         for unresolved in [catalog.unresolved_tool_ids(mode.associated_tool_ids)]

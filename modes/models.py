@@ -13,21 +13,9 @@ from agent_tools.registry import registry
 
 from .fields import StringListField
 from .validators import (
-    MODE_ID_PATTERN,
-    MODE_KEY_PATTERN,
-    WHEN_TO_USE_PATTERN,
-    empty_parameters,
-    new_mode_id,
-    one_of,
-    tool_parameters_problem,
-    validate_mode_id,
-    validate_mode_key,
-    validate_mode_keys,
-    validate_not_blank,
-    validate_single_line,
-    validate_tool_name,
-    validate_tool_names,
-    validate_tool_parameters,
+    MODE_ID_PATTERN, MODE_KEY_PATTERN, WHEN_TO_USE_PATTERN, empty_parameters, new_mode_id, one_of,
+    tool_parameters_problem, validate_mode_id, validate_mode_key, validate_mode_keys, validate_not_blank,
+    validate_single_line, validate_tool_name, validate_tool_names, validate_tool_parameters
 )
 
 
@@ -91,8 +79,7 @@ class AgentMode(models.Model):
         help_text="One sentence, rendered in the system prompt as '- key: sentence'.",
     )
     is_default = models.BooleanField(
-        default=False,
-        help_text="Exactly one mode is the default. Change it with the 'Make default' action.",
+        default=False, help_text="Exactly one mode is the default. Change it with the 'Make default' action."
     )
     status = models.CharField(
         max_length=16,
@@ -138,8 +125,7 @@ class AgentMode(models.Model):
                 fields=["is_default"],
                 condition=Q(is_default=True),
                 name="modes_agentmode_single_default",
-                violation_error_message="Another mode is already the default; "
-                "only one mode can be the default.",
+                violation_error_message="Another mode is already the default; only one mode can be the default.",
             ),
             models.CheckConstraint(
                 condition=Q(status__in=ModeStatus.values),
@@ -168,8 +154,7 @@ class AgentMode(models.Model):
 
     def save(self, *args, **kwargs):
         if self.position is None:
-            last = AgentMode.objects.aggregate(last=Max("position"))["last"]
-            self.position = 1 if last is None else last + 1
+            self.position = (AgentMode.objects.aggregate(last=Max("position"))["last"] or 0) + 1
         super().save(*args, **kwargs)
 
     @classmethod

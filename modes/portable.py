@@ -1,11 +1,10 @@
 """
 The portable mode file moved by export_modes and import_modes.
 
-A file is YAML or JSON: ``{"format": "aptix-modes", "version": 1, "modes": [...],
-"declared_tools": [...]}`` with one mapping per mode and per declared tool, keyed by
-the models' field names; ``declared_tools`` may be left out. ``source`` and the
-timestamps stay out: only migrations make built-in modes. A catalog revision keeps
-its catalog in this format (modes.revisions).
+A file is YAML or JSON: ``{"format": "aptix-modes", "version": 1, "modes": [...], "declared_tools": [...]}`` with one
+mapping per mode and per declared tool, keyed by the models' field names; ``declared_tools`` may be left out.
+``source`` and the timestamps stay out: only migrations make built-in modes. A catalog revision keeps its catalog in
+this format (modes.revisions).
 """
 
 import difflib
@@ -55,13 +54,9 @@ ADDED_MODE_FIELDS = ("llm_can_enter", "switch_targets")
 
 def upgrade_document(document: dict) -> dict:
     """A document as this format writes it now: an older one's modes get the defaults of the fields added since."""
-    return {
-        **document,
-        "modes": [
-            {**{name: AgentMode._meta.get_field(name).get_default() for name in ADDED_MODE_FIELDS}, **entry}
-            for entry in document["modes"]
-        ],
-    }
+    added = [AgentMode._meta.get_field(name) for name in ADDED_MODE_FIELDS]
+    modes = [{**{field.name: field.get_default() for field in added}, **entry} for entry in document["modes"]]
+    return {**document, "modes": modes}
 
 
 def document_rows(document: dict) -> tuple[list[AgentMode], list[DeclaredTool]]:
@@ -198,13 +193,9 @@ def _check_entry(index: int, entry, section: Section) -> FileEntry:
             if problem:
                 problems[name] = problem
     fields = {name: value for name, value in entry.items() if name in section.fields and name not in problems}
-    return FileEntry(
-        index=index,
-        where=where,
-        fields=fields,
-        rejected=frozenset(problems) & set(section.fields),
-        problems=tuple(f"{name}: {problem}" for name, problem in problems.items()),
-    )
+    rejected = frozenset(problems) & set(section.fields)
+    lines = tuple(f"{name}: {problem}" for name, problem in problems.items())
+    return FileEntry(index=index, where=where, fields=fields, rejected=rejected, problems=lines)
 
 
 def _type_problem(field, value) -> str | None:

@@ -24,20 +24,16 @@ class QueryBooleanField(PresentIfEmpty, serializers.BooleanField):
 
 class ModeListQuery(RequestSerializer):
     filter = StrictCharField(
-        required=False,
         allow_blank=True,
         max_length=FILTER_MAX_LENGTH,
         default="",
         help_text="Only modes whose key, name, description or when-to-use contains this text (any case).",
     )
-    includeExamples = QueryBooleanField(
-        required=False, default=False, help_text="Include each mode's example utterances."
-    )
+    includeExamples = QueryBooleanField(default=False, help_text="Include each mode's example utterances.")
 
 
 class SystemPromptQuery(RequestSerializer):
     currentMode = StrictCharField(
-        required=False,
         allow_blank=True,
         max_length=64,
         default="",
@@ -77,7 +73,7 @@ class CatalogRevisionSummary(ModelShape):
 
 class RevisionDiffQuery(RequestSerializer):
     against = serializers.IntegerField(
-        required=False, min_value=1, default=None, help_text="The revision to compare with; the published one if left out."
+        min_value=1, default=None, help_text="The revision to compare with; the published one if left out."
     )
 
 

@@ -23,8 +23,7 @@ MODE_KEY_CHARACTERS = "lower-case letters, digits and underscores"
 
 validate_mode_id = RegexValidator(
     MODE_ID_PATTERN,
-    "A mode id is a GUID without hyphens: exactly 32 upper-case hexadecimal "
-    "characters (0-9, A-F).",
+    "A mode id is a GUID without hyphens: exactly 32 upper-case hexadecimal characters (0-9, A-F).",
     code="invalid_mode_id",
 )
 
@@ -70,10 +69,8 @@ def is_single_line(text: str) -> bool:
 
 def validate_single_line(value):
     if not is_single_line(value):
-        raise ValidationError(
-            "This must be a single line: it is rendered inline in the system prompt.",
-            code="multiline",
-        )
+        message = "This must be a single line: it is rendered inline in the system prompt."
+        raise ValidationError(message, code="multiline")
 
 
 def is_string_list(value) -> bool:
@@ -93,11 +90,8 @@ def validate_string_list(value):
 
 
 def validate_tool_names(value):
-    _refuse_items(
-        value,
-        validate_tool_name,
-        "These are not valid tool names (letters, digits, '_' and '-', at most 64 characters): %(items)s.",
-    )
+    message = "These are not valid tool names (letters, digits, '_' and '-', at most 64 characters): %(items)s."
+    _refuse_items(value, validate_tool_name, message)
 
 
 def validate_mode_keys(value):
@@ -121,9 +115,8 @@ MAX_PARAMETERS_NESTING = 40
 
 def tool_parameters_problem(value) -> str | None:
     """
-    What is wrong with a declared tool's parameters, for the person who wrote them; None if nothing.
-    They must be plain, storable JSON, a valid JSON Schema, keep TUL-011's rules and what OpenAI's
-    strict mode can carry.
+    What is wrong with a declared tool's parameters, for the person who wrote them; None if nothing. They must be
+    plain, storable JSON, a valid JSON Schema, keep TUL-011's rules and what OpenAI's strict mode can carry.
     """
     problem = unstorable_text(value)
     if problem:

@@ -79,9 +79,7 @@ class SystemPromptView(APIView):
     @conditional_on_catalog
     def get(self, request):
         query = SystemPromptQuery.validated(request.query_params)
-        return HttpResponse(
-            build_system_prompt(query["currentMode"]), content_type="text/plain; charset=utf-8"
-        )
+        return HttpResponse(build_system_prompt(query["currentMode"]), content_type="text/plain; charset=utf-8")
 
 
 class RevisionPages(CursorPagination):
@@ -103,11 +101,9 @@ class CatalogRevisionListView(generics.ListAPIView):
     serializer_class = CatalogRevisionSummary
     pagination_class = RevisionPages
     permission_classes = [IsAdminUser]
-
-    def get_queryset(self):
-        return CatalogRevision.objects.select_related("created_by", "published_by").prefetch_related(
-            Prefetch("approvals", CatalogApproval.objects.select_related("user"))
-        )
+    queryset = CatalogRevision.objects.select_related("created_by", "published_by").prefetch_related(
+        Prefetch("approvals", CatalogApproval.objects.select_related("user"))
+    )
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "state": catalog_state()}

@@ -2,6 +2,7 @@
 
 from argparse import ArgumentTypeError
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
 from aptix_site.commands import ServiceCommand
@@ -29,16 +30,6 @@ def catalog_at(revision: int | None) -> CatalogSnapshot:
     return current_catalog() if revision is None else catalog_at_revision(revision)
 
 
-def acting_user(username: str):
-    """The user --user names, whose permissions a release command is checked against; CommandError if none."""
-    from django.contrib.auth import get_user_model
-
-    user = get_user_model()._default_manager.filter(username=username).first()
-    if user is None:
-        raise CommandError(f"There is no user {username!r}.")
-    return user
-
-
 class ReleaseCommand(ServiceCommand):
     """approve_revision and publish_revision: one revision, the user acting, one line on refusal."""
 
@@ -50,5 +41,8 @@ class ReleaseCommand(ServiceCommand):
         parser.add_argument("--user", required=True, help="Username of the staff user acting; their permissions apply.")
 
     def handle(self, *args, number, user, **options):
-        revision = type(self).action(number=number, user=acting_user(user))
+        acting = get_user_model()._default_manager.filter(username=user).first()
+        if acting is None:
+            raise CommandError(f"There is no user {user!r}.")
+        revision = type(self).action(number=number, user=acting)
         self.stdout.write(self.done.format(revision=revision))

@@ -25,9 +25,8 @@ class Command(ServiceCommand):
             raise CommandError("--custom-only cannot be combined with --revision: a revision is exported whole.")
         catalog = catalog_at(revision)
         modes = [mode for mode in catalog.modes if not custom_only or mode.source == AgentMode.Source.CUSTOM]
-        text = dump_document(
-            export_document(modes=modes, declared_tools=list(catalog.declared_tools)), file_format=format
-        )
+        document = export_document(modes=modes, declared_tools=list(catalog.declared_tools))
+        text = dump_document(document, file_format=format)
         if not output:
             self.stdout.write(text, ending="")
             return

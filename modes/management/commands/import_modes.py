@@ -47,7 +47,4 @@ class Command(BaseCommand):
         else:
             self.stdout.write(f"{counts[0].upper()}{counts[1:]} unchanged. Catalog revision: {result.revision}.")
         for key, unresolved in result.unresolved_tool_ids.items():
-            self.stderr.write(
-                f"Warning (modes.W001): {unresolved_tools_message(key, unresolved)}",
-                self.style.WARNING,
-            )
+            self.stderr.write(f"Warning (modes.W001): {unresolved_tools_message(key, unresolved)}", self.style.WARNING)
