@@ -13,14 +13,7 @@ from simple_history.utils import bulk_update_with_history
 from .catalog import working_catalog
 from .graph import graph_problems
 from .models import AgentMode, DeclaredTool
-from .portable import (
-    MODE_SECTION,
-    TOOL_SECTION,
-    ModeFile,
-    PortableFileError,
-    Section,
-    document_rows,
-)
+from .portable import MODE_SECTION, TOOL_SECTION, ModeFile, PortableFileError, Section, document_rows
 from .revisions import recording_revision
 
 
@@ -95,8 +88,7 @@ def set_default_mode(*, mode: AgentMode, changed_by=None) -> None:
 
 
 def _lock_catalog() -> None:
-    # Every row, in one order: concurrent writers queue here instead of each
-    # clearing a default the other has just set.
+    # Every row, in one order: concurrent writers queue here instead of each clearing a default the other has just set.
     list(AgentMode.objects.select_for_update().order_by("pk").values_list("pk", flat=True))
 
 
