@@ -32,11 +32,7 @@ def tools_preview(mode: AgentMode) -> str:
         }
         for tool in catalog.tools_for_mode(mode)
     ]
+    warning = unresolved_tools_warning(mode.key, unresolved) if unresolved else ""
     return render_to_string(
-        "modes/admin/tools_preview.html",
-        {
-            "tools": tools,
-            "unresolved": unresolved,
-            "warning": unresolved_tools_warning(mode.key, unresolved) if unresolved else "",
-        },
+        "modes/admin/tools_preview.html", {"tools": tools, "unresolved": unresolved, "warning": warning}
     )

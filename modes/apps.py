@@ -1,9 +1,4 @@
-"""
-The modes app's start: the catalog checks (modes.checks), the check that the mode graph can be drawn
-(modes.graph_drawing), the triggers that version the catalog, the recording of a revision after a migration and
-after any save or delete of a mode or declared tool made outside the services (modes.revisions), and the deletion
-rules for a mode deleted outside them (modes.services).
-"""
+"""The modes app's start: its checks and its signal receivers, each documented where it is defined."""
 
 from django.apps import AppConfig
 from django.core import checks

@@ -73,11 +73,8 @@ class ModeBeingRemovedError(UnknownModeError):
 class UnknownRevisionError(NotFound, LookupError):
     def __init__(self, number, latest):
         self.number = number
-        super().__init__(
-            f"There is no catalog revision {number}; revisions run from 1 to {latest}."
-            if latest
-            else f"There is no catalog revision {number}; none has been recorded yet."
-        )
+        known = f"revisions run from 1 to {latest}" if latest else "none has been recorded yet"
+        super().__init__(f"There is no catalog revision {number}; {known}.")
 
 
 @dataclass(frozen=True)
@@ -103,19 +100,10 @@ class CatalogSnapshot:
         set_(self, "by_key", {mode.key: mode for mode in self.modes})
         set_(self, "by_id", {mode.pk: mode for mode in self.modes})
         set_(self, "available_modes_lines", tuple(f"- {mode.key}: {mode.when_to_use}" for mode in self.modes))
-        set_(
-            self,
-            "search_texts",
-            tuple(
-                tuple(text.casefold() for text in (mode.key, mode.display_name, mode.description, mode.when_to_use))
-                for mode in self.modes
-            ),
-        )
-        set_(
-            self,
-            "client_tools",
-            {tool.name: tool.as_client_tool() for tool in self.declared_tools if tool.is_usable()},
-        )
+        searched = [(mode.key, mode.display_name, mode.description, mode.when_to_use) for mode in self.modes]
+        set_(self, "search_texts", tuple(tuple(text.casefold() for text in texts) for texts in searched))
+        usable = [tool for tool in self.declared_tools if tool.is_usable()]
+        set_(self, "client_tools", {tool.name: tool.as_client_tool() for tool in usable})
 
     def memoized(self, key, build):
         """build(), computed once for this snapshot: for anything that depends only on the catalog."""
@@ -221,10 +209,7 @@ class CatalogSnapshot:
 
 @dataclass(frozen=True)
 class CatalogState:
-    """
-    The catalog version row: the version the triggers set, the revision recorded last and its version, and
-    the revision published with the token drawn at its publication.
-    """
+    """The catalog version row as read_state() reads it; CatalogVersion's docstring says what each field is."""
 
     version: str
     revision: int
@@ -383,7 +368,6 @@ def mode_enables(mode: AgentMode, tool: AgentTool | ClientTool) -> bool:
 
 
 def get_all_modes() -> list[AgentModeSummary]:
-    """Every mode in catalog order, as summaries."""
     return [mode.create_summary() for mode in current_catalog().modes]
 
 

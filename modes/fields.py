@@ -17,9 +17,7 @@ class LineListFormField(forms.Field):
         super().__init__(help_text=f"{help_text} {self.LINES_HELP}".strip(), **kwargs)
 
     def prepare_value(self, value):
-        if isinstance(value, list):
-            return "\n".join(str(item) for item in value)
-        return value
+        return "\n".join(str(item) for item in value) if isinstance(value, list) else value
 
     def to_python(self, value):
         if value in self.empty_values:

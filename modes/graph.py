@@ -19,7 +19,6 @@ class ModeSwitchRefused(Exception):
 
 
 def may_switch(source: AgentMode, target: AgentMode) -> bool:
-    """Whether the model may switch a session in source to target."""
     if source.pk == target.pk:
         return True
     return target.llm_can_enter and (not source.switch_targets or target.key in source.switch_targets)

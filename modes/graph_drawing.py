@@ -127,11 +127,6 @@ def check_graphviz(app_configs=None, **kwargs) -> list:
     try:
         render_svg("digraph { a -> b }\n")
     except GraphUnavailable as error:
-        return [
-            checks.Warning(
-                f"The admin cannot draw the mode graph: {error}",
-                hint="Run make install, which unpacks Graphviz from Debian's packages into .venv/graphviz.",
-                id="modes.W006",
-            )
-        ]
+        hint = "Run make install, which unpacks Graphviz from Debian's packages into .venv/graphviz."
+        return [checks.Warning(f"The admin cannot draw the mode graph: {error}", hint=hint, id="modes.W006")]
     return []

@@ -35,7 +35,6 @@ class ExampleUtterancesField(serializers.ListField):
 
 # A mode as listings show it: its AgentModeSummary (AGN-014 §4). (Shapes have no docstring: see aptix_site.shapes.)
 class ModeSummaryResponse(Shape):
-
     id = serializers.CharField()
     key = serializers.CharField()
     display_name = serializers.CharField()
@@ -111,7 +110,6 @@ class IsoDateTimeField(serializers.DateTimeField):
 
 # Every field of a mode, for GET /api/modes/<key>/ and the MCP resource of a mode.
 class ModeDetailResponse(Shape):
-
     id = serializers.CharField()
     key = serializers.CharField()
     display_name = serializers.CharField()

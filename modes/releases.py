@@ -175,11 +175,8 @@ def revision_diff(*, number: int, against: int | None = None) -> dict:
     against = read_state().published if against is None else against
     before, after = catalog_at_revision(against), catalog_at_revision(number)
     ids = [*after.by_id, *(pk for pk in before.by_id if pk not in after.by_id)]
-    return {
-        "revision": number,
-        "against": against,
-        "modes": [_mode_diff(before, after, pk, against, number) for pk in ids],
-    }
+    modes = [_mode_diff(before, after, pk, against, number) for pk in ids]
+    return {"revision": number, "against": against, "modes": modes}
 
 
 def _mode_diff(before: CatalogSnapshot, after: CatalogSnapshot, pk: str, old: int, new: int) -> dict:
@@ -193,12 +190,10 @@ def _mode_diff(before: CatalogSnapshot, after: CatalogSnapshot, pk: str, old: in
     change = "added" if old_mode is None else "removed" if new_mode is None else "changed" if fields else "unchanged"
     old_tools = {tool.name for tool in before.tools_for_mode(old_mode)} if old_mode else set()
     new_tools = {tool.name for tool in after.tools_for_mode(new_mode)} if new_mode else set()
+    old_prompt = before.system_prompt(old_mode.key).splitlines() if old_mode else []
+    new_prompt = after.system_prompt(new_mode.key).splitlines() if new_mode else []
     prompt = difflib.unified_diff(
-        before.system_prompt(old_mode.key).splitlines() if old_mode else [],
-        after.system_prompt(new_mode.key).splitlines() if new_mode else [],
-        fromfile=f"revision {old}",
-        tofile=f"revision {new}",
-        lineterm="",
+        old_prompt, new_prompt, fromfile=f"revision {old}", tofile=f"revision {new}", lineterm=""
     )
     return {
         "key": (new_mode or old_mode).key,

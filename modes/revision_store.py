@@ -84,14 +84,9 @@ def entries_of(document: dict, modes: list[AgentMode]) -> list[CatalogRevisionEn
 
 def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntry], after: list[CatalogRevisionEntry]):
     """Store, as revision's, the entries of after that differ from before's, and a removal for each one gone."""
-    old = {(entry.kind, entry.identity): entry for entry in before}
+    old = {(entry.kind, entry.identity): (entry.content, entry.stamp) for entry in before}
     new = {(entry.kind, entry.identity) for entry in after}
-    changed = [
-        entry
-        for entry in after
-        if (previous := old.get((entry.kind, entry.identity))) is None
-        or (previous.content, previous.stamp) != (entry.content, entry.stamp)
-    ]
+    changed = [entry for entry in after if old.get((entry.kind, entry.identity)) != (entry.content, entry.stamp)]
     removed = [CatalogRevisionEntry(kind=kind, identity=identity) for kind, identity in old if (kind, identity) not in new]
     for entry in (*changed, *removed):
         entry.revision = revision

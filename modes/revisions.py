@@ -8,18 +8,16 @@ yet. The service's own writes (the admin, imports, the default switch) record th
 with the user who made them, so one admin save or one import is one revision; a model save or delete outside
 them (a shell, a fixture) is one revision of its own. A change made around the ORM (QuerySet.update(), raw
 SQL) is recorded by the next write, or by `manage.py record_revision`; until then agents are not served it,
-since they are served only revisions (modes.catalog). Each new revision is published at once when the review
-policy asks for no approvals (CATALOG_APPROVALS = 0) and otherwise waits for its release (modes.releases).
-The version row is locked while a revision is recorded, so two writers get consecutive numbers.
+since they are served only revisions (modes.catalog), once published (modes.releases). The version row is locked
+while a revision is recorded, so two writers get consecutive numbers.
 """
 
 import uuid
 from contextlib import contextmanager
 
 from asgiref.local import Local
-from django.db import connections, transaction
-
 from django.conf import settings
+from django.db import connections, transaction
 from django.utils import timezone
 
 from .models import AgentMode, CatalogRevision, CatalogRevisionEntry, CatalogVersion, DeclaredTool
@@ -74,10 +72,7 @@ def record_pending_revision(*, created_by=None, restores: int | None = None) -> 
         if catalog != previous:
             state.revision += 1
             revision = CatalogRevision.objects.create(
-                number=state.revision,
-                created_by=created_by,
-                summary=summarize(previous, catalog),
-                restores=restores,
+                number=state.revision, created_by=created_by, summary=summarize(previous, catalog), restores=restores
             )
             store_changes(revision, before=before, after=entries_of(catalog, modes))
             if settings.CATALOG_APPROVALS == 0 or state.published == 0:

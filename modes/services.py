@@ -13,14 +13,7 @@ from simple_history.utils import bulk_update_with_history
 from .catalog import working_catalog
 from .graph import graph_problems
 from .models import AgentMode, DeclaredTool
-from .portable import (
-    MODE_SECTION,
-    TOOL_SECTION,
-    ModeFile,
-    PortableFileError,
-    Section,
-    document_rows,
-)
+from .portable import MODE_SECTION, TOOL_SECTION, ModeFile, PortableFileError, Section, document_rows
 from .revisions import recording_revision
 
 
@@ -95,8 +88,7 @@ def set_default_mode(*, mode: AgentMode, changed_by=None) -> None:
 
 
 def _lock_catalog() -> None:
-    # Every row, in one order: concurrent writers queue here instead of each
-    # clearing a default the other has just set.
+    # Every row, in one order: concurrent writers queue here instead of each clearing a default the other has just set.
     list(AgentMode.objects.select_for_update().order_by("pk").values_list("pk", flat=True))
 
 
@@ -221,7 +213,6 @@ def _plan(mode_file: ModeFile, existing, *, update):
                 id_problem = f"{entry_id} belongs to mode {ids_in_use[entry_id]!r}; import cannot rename a mode."
             seen_ids.setdefault(entry_id, entry.index)
             if id_problem:
-                # The rest of the entry would be checked against the wrong row: one clear problem is enough.
                 problems.append(f"{entry.where}: id: {id_problem}")
                 return False
         if mode is not None and key == current_default and entry.fields.get("is_default") is False and not defaults:
@@ -285,7 +276,11 @@ def _checked_rows(entries, section: Section, existing: dict, *, update, problems
             # A field given with a wrong type is reported already, and was not set: not checked again.
             row.full_clean(exclude=entry.rejected, validate_unique=False)
         except ValidationError as error:
-            problems += _messages(where, error)
+            problems += [
+                f"{where}: {message}" if field_name == NON_FIELD_ERRORS else f"{where}: {field_name}: {message}"
+                for field_name, messages in error.message_dict.items()
+                for message in messages
+            ]
             continue
         yield entry, name, row, changed_fields
 
@@ -312,11 +307,3 @@ def _apply(row, fields) -> list[str]:
             setattr(row, name, value)
             changed.append(name)
     return changed
-
-
-def _messages(where, error: ValidationError) -> list[str]:
-    return [
-        f"{where}: {message}" if name == NON_FIELD_ERRORS else f"{where}: {name}: {message}"
-        for name, messages in error.message_dict.items()
-        for message in messages
-    ]

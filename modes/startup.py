@@ -29,8 +29,6 @@ def ensure_catalog_is_valid():
         # A server may fork workers after this; they must not share this connection.
         connections.close_all()
     if errors:
-        raise ImproperlyConfigured(
-            "Refusing to serve: the mode catalog is broken.\n" + "\n".join(str(error) for error in errors)
-        )
+        raise ImproperlyConfigured("Refusing to serve: the mode catalog is broken.\n" + "\n".join(map(str, errors)))
     for warning in warnings:
         logger.warning("%s", warning)

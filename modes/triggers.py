@@ -1,18 +1,15 @@
 """
-Database triggers that give the catalog version row a new random value on every
-write to a catalog table (the modes and the declared tools), whoever writes: the
-admin, an import, a migration, QuerySet.update() or raw SQL. Random rather than
-counted, so a rolled-back change can never be mistaken for a later one.
+Database triggers that give the catalog version row a new random value on every write to a catalog table (the modes
+and the declared tools), whoever writes: the admin, an import, a migration, QuerySet.update() or raw SQL. Random
+rather than counted, so a rolled-back change can never be mistaken for a later one.
 
-Migrations install them as each table appears (0003, 0005, each with its own copy
-of the SQL as it was then); post_migrate installs them again because SQLite drops a
-table's triggers whenever a migration rebuilds the table.
+Migrations install them as each table appears (0003, 0005, each with its own copy of the SQL as it was then);
+post_migrate installs them again because SQLite drops a table's triggers whenever a migration rebuilds the table.
 
-Why triggers rather than comparing the rows with the newest revision: they make "a
-change no revision records" two columns of the row every request reads anyway, so
-recording skips unchanged catalogs and a new session's mode is checked without a
-query (modes.catalog.mode_for_session); a comparison costs an export of the rows and
-the revision's entries each time.
+Why triggers rather than comparing the rows with the newest revision: they make "a change no revision records" two
+columns of the row every request reads anyway, so recording skips unchanged catalogs and a new session's mode is
+checked without a query (modes.catalog.mode_for_session); a comparison costs an export of the rows and the
+revision's entries each time.
 """
 
 from django.db import connections
