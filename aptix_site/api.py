@@ -46,7 +46,6 @@ class RequestSerializer(serializers.Serializer):
 
     @classmethod
     def validated(cls, data, **context) -> dict:
-        """The request's data, validated: a ValidationError (a 400) if it is not valid."""
         serializer = cls(data=data, context=context)
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
@@ -79,10 +78,7 @@ class PresentIfEmpty:
 
 
 class StrictCharField(serializers.CharField):
-    """
-    A string field that refuses numbers and booleans instead of turning them into
-    text, and applies max_length to what was sent, before whitespace is trimmed.
-    """
+    """Refuses numbers and booleans instead of turning them into text; max_length counts what was sent, untrimmed."""
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
@@ -118,10 +114,8 @@ class CursorPagination(pagination.CursorPagination):
         if raw is None:
             return self.page_size
         # The length check first: int() refuses strings of thousands of digits with a ValueError.
-        if not (
-            raw.isascii() and raw.isdigit() and len(raw) <= len(str(self.max_page_size))
-            and 1 <= int(raw) <= self.max_page_size
-        ):
+        well_formed = raw.isascii() and raw.isdigit() and len(raw) <= len(str(self.max_page_size))
+        if not (well_formed and 1 <= int(raw) <= self.max_page_size):
             raise exceptions.ValidationError(
                 {self.page_size_query_param: [f"Must be a whole number from 1 to {self.max_page_size}."]}
             )
