@@ -10,8 +10,6 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import execute_from_command_line
 from django.db import DatabaseError
 
-EXIT_FAILURE = 1
-
 
 def main(argv: list[str]) -> None:
     if "--traceback" in argv:
@@ -39,4 +37,4 @@ def _first_line(error: Exception) -> str:
 
 def _fail(message: str) -> None:
     sys.stderr.write(message + "\n")
-    sys.exit(EXIT_FAILURE)
+    sys.exit(1)

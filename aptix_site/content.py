@@ -50,9 +50,8 @@ class StrictJSONParser(JSONParser):
 
 class FallbackContentNegotiation(DefaultContentNegotiation):
     """
-    When a client's Accept header (or ?format=) names no media type a view offers,
-    answer in the view's first one instead of 406: every endpoint here speaks one
-    language, and the schema names it.
+    When a client's Accept header (or ?format=) names no media type a view offers, answer in the view's first one
+    instead of 406: every endpoint here speaks one language, and the schema names it.
     """
 
     def select_renderer(self, request, renderers, format_suffix=None):
