@@ -17,13 +17,7 @@ from rest_framework.fields import empty
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from .errors import (
-    SERVER_ERROR_DETAIL,
-    database_unavailable_response,
-    error_body,
-    log_suspicious_request,
-    refusal_detail,
-)
+from .errors import SERVER_ERROR_DETAIL, database_unavailable_response, error_body, refusal_detail
 from .service_errors import Conflict, InvalidInput, NotAllowed, NotFound, RateLimited, ServiceError
 from .shapes import template
 
@@ -170,9 +164,10 @@ def api_exception_handler(exc, context):
     if isinstance(exc, ServiceError):
         exc = rest_exception(exc)
     if isinstance(exc, SuspiciousOperation):
-        # Django's own request limits, raised while a view reads the query or body: answered and logged as
-        # Django answers them outside a view, but 413 for a body over the limit.
-        log_suspicious_request(exc)
+        # Django's own request limits, raised while a view reads the query or body: answered as Django answers them
+        # outside a view, but 413 for a body over the limit, and logged where Django logs them
+        # (django.security.DisallowedHost, ...), so that alerts keep working.
+        logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
         status_code = 413 if isinstance(exc, RequestDataTooBig) else 400
         return Response(error_body(view, refusal_detail(exc), status_code), status=status_code)
     unavailable = database_unavailable_response(context["request"], exc, view)
