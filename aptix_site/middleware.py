@@ -25,8 +25,7 @@ class RequestBodyLimitMiddleware(Middleware):
 
     def __call__(self, request):
         if request.path.startswith(LIMITED_PATHS) and request.method not in ("GET", "HEAD", "OPTIONS"):
-            refusal = self._refusal(request.META)
-            if refusal:
+            if refusal := self._refusal(request.META):
                 return api_error_response(request, *refusal)
         return self.get_response(request)
 
