@@ -17,13 +17,7 @@ from rest_framework.fields import empty
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
-from .errors import (
-    SERVER_ERROR_DETAIL,
-    database_unavailable_response,
-    error_body,
-    log_suspicious_request,
-    refusal_detail,
-)
+from .errors import SERVER_ERROR_DETAIL, database_unavailable_response, error_body, refusal_detail
 from .service_errors import Conflict, InvalidInput, NotAllowed, NotFound, RateLimited, ServiceError
 from .shapes import template
 
@@ -46,7 +40,6 @@ class RequestSerializer(serializers.Serializer):
 
     @classmethod
     def validated(cls, data, **context) -> dict:
-        """The request's data, validated: a ValidationError (a 400) if it is not valid."""
         serializer = cls(data=data, context=context)
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
@@ -79,10 +72,7 @@ class PresentIfEmpty:
 
 
 class StrictCharField(serializers.CharField):
-    """
-    A string field that refuses numbers and booleans instead of turning them into
-    text, and applies max_length to what was sent, before whitespace is trimmed.
-    """
+    """Refuses numbers and booleans instead of turning them into text; max_length counts what was sent, untrimmed."""
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
@@ -118,10 +108,8 @@ class CursorPagination(pagination.CursorPagination):
         if raw is None:
             return self.page_size
         # The length check first: int() refuses strings of thousands of digits with a ValueError.
-        if not (
-            raw.isascii() and raw.isdigit() and len(raw) <= len(str(self.max_page_size))
-            and 1 <= int(raw) <= self.max_page_size
-        ):
+        well_formed = raw.isascii() and raw.isdigit() and len(raw) <= len(str(self.max_page_size))
+        if not (well_formed and 1 <= int(raw) <= self.max_page_size):
             raise exceptions.ValidationError(
                 {self.page_size_query_param: [f"Must be a whole number from 1 to {self.max_page_size}."]}
             )
@@ -176,9 +164,10 @@ def api_exception_handler(exc, context):
     if isinstance(exc, ServiceError):
         exc = rest_exception(exc)
     if isinstance(exc, SuspiciousOperation):
-        # Django's own request limits, raised while a view reads the query or body: answered and logged as
-        # Django answers them outside a view, but 413 for a body over the limit.
-        log_suspicious_request(exc)
+        # Django's own request limits, raised while a view reads the query or body: answered as Django answers them
+        # outside a view, but 413 for a body over the limit, and logged where Django logs them
+        # (django.security.DisallowedHost, ...), so that alerts keep working.
+        logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
         status_code = 413 if isinstance(exc, RequestDataTooBig) else 400
         return Response(error_body(view, refusal_detail(exc), status_code), status=status_code)
     unavailable = database_unavailable_response(context["request"], exc, view)

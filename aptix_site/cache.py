@@ -11,6 +11,7 @@ the outage's state) is kept per Redis location, shared by the threads of a worke
 import logging
 import threading
 import time
+from functools import partialmethod
 
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
@@ -20,14 +21,6 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 logger = logging.getLogger("aptix_site.cache")
 
 OUTAGE_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError)
-
-
-def _with_failover(method):
-    def call(self, *args, **kwargs):
-        return self._failover(method, *args, **kwargs)
-
-    call.__name__ = method
-    return call
 
 
 class _Outage:
@@ -86,4 +79,4 @@ FAILOVER_METHODS = (
     "add", "get", "set", "touch", "delete", "clear", "get_many", "set_many", "delete_many", "has_key", "incr"
 )
 for _method in FAILOVER_METHODS:
-    setattr(FailoverRedisCache, _method, _with_failover(_method))
+    setattr(FailoverRedisCache, _method, partialmethod(FailoverRedisCache._failover, _method))

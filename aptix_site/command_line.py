@@ -10,8 +10,6 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management import execute_from_command_line
 from django.db import DatabaseError
 
-EXIT_FAILURE = 1
-
 
 def main(argv: list[str]) -> None:
     if "--traceback" in argv:
@@ -20,9 +18,9 @@ def main(argv: list[str]) -> None:
     try:
         execute_from_command_line(argv)
     except ImproperlyConfigured as error:
-        _fail(f"Configuration error: {error}")
+        sys.exit(f"Configuration error: {error}")
     except DatabaseError as error:
-        _fail(f"Database error: {_first_line(error)} ({database_advice(error)})")
+        sys.exit(f"Database error: {_first_line(error)} ({database_advice(error)})")
 
 
 def database_advice(error: DatabaseError) -> str:
@@ -35,8 +33,3 @@ def database_advice(error: DatabaseError) -> str:
 
 def _first_line(error: Exception) -> str:
     return (str(error).strip().splitlines() or [type(error).__name__])[0]
-
-
-def _fail(message: str) -> None:
-    sys.stderr.write(message + "\n")
-    sys.exit(EXIT_FAILURE)

@@ -24,35 +24,28 @@ class StrictJSONParser(JSONParser):
     """
 
     def parse(self, stream, media_type=None, parser_context=None):
+        # JSONParser.parse, with the duplicate-key hook, the text checked, and plainer words for two failures.
+        decoded = codecs.getreader(get_encoding(parser_context or {}))(stream)
+        parse_constant = json.strict_constant if self.strict else None
         try:
-            data = self._load(stream, parser_context)
+            data = json.load(decoded, parse_constant=parse_constant, object_pairs_hook=refuse_duplicate_keys)
             problem = unstorable_text(data)
         except RecursionError:
             raise exceptions.ParseError("JSON parse error - the body is nested too deeply.") from None
-        except exceptions.ParseError as error:
+        except ValueError as error:
             # Python's own wording for an over-long integer ends in advice about sys.set_int_max_str_digits().
-            if "int_max_str_digits" in str(error.detail):
+            if "int_max_str_digits" in str(error):
                 raise exceptions.ParseError("JSON parse error - a number in the body has too many digits.") from None
-            raise
+            raise exceptions.ParseError(f"JSON parse error - {error}") from None
         if problem:
             raise exceptions.ParseError(f"Text in the request body must not contain {problem}.")
         return data
 
-    def _load(self, stream, parser_context):
-        # JSONParser.parse, with the duplicate-key hook.
-        decoded = codecs.getreader(get_encoding(parser_context or {}))(stream)
-        parse_constant = json.strict_constant if self.strict else None
-        try:
-            return json.load(decoded, parse_constant=parse_constant, object_pairs_hook=refuse_duplicate_keys)
-        except ValueError as error:
-            raise exceptions.ParseError(f"JSON parse error - {error}") from None
-
 
 class FallbackContentNegotiation(DefaultContentNegotiation):
     """
-    When a client's Accept header (or ?format=) names no media type a view offers,
-    answer in the view's first one instead of 406: every endpoint here speaks one
-    language, and the schema names it.
+    When a client's Accept header (or ?format=) names no media type a view offers, answer in the view's first one
+    instead of 406: every endpoint here speaks one language, and the schema names it.
     """
 
     def select_renderer(self, request, renderers, format_suffix=None):

@@ -61,5 +61,4 @@ def bound_transaction(execute, sql, params, many, context):
 
 def database_busy(exception) -> bool:
     """Whether exception is a statement stopped by one of these limits (a lock held too long, a slow statement)."""
-    cause = getattr(exception, "__cause__", None)
-    return isinstance(exception, OperationalError) and getattr(cause, "sqlstate", None) in BUSY_SQLSTATES
+    return isinstance(exception, OperationalError) and getattr(exception.__cause__, "sqlstate", None) in BUSY_SQLSTATES

@@ -114,11 +114,6 @@ def refusal_detail(exception) -> str:
     return "The request was refused as malformed."
 
 
-def log_suspicious_request(exception) -> None:
-    # The logger Django itself uses for these (django.security.DisallowedHost, ...), so alerts keep working.
-    logging.getLogger(f"django.security.{type(exception).__name__}").error(str(exception))
-
-
 def bad_request(request, exception):
     if request.path.startswith(API_PREFIX):
         return api_error_response(request, refusal_detail(exception), 400)

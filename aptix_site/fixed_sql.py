@@ -1,10 +1,7 @@
 """
-The hand-written SQL that stays (issue 31), all of it: the reads every agent request makes (the token with its
-user, the owned session, the catalog version row) and the mode change. Each is kept for its measured gain over the
-ORM on its endpoint, far past 10 % (benchmarks/RESULTS.md). Statements are built from the models the apps pass in
-(this module imports no app), every column from their _meta, so a new field or a renamed column follows; rows
-are loaded as the ORM loads them (load()). tests/test_fixed_sql.py and tests/sessions_app/test_mode_change_sql.py
-hold each statement to what the ORM reads and writes.
+All the hand-written SQL that stays, each statement for its measured gain over the ORM (ARCHITECTURE.md). Built
+from the models the apps pass in (this module imports no app), every column from their _meta, so a new field or
+a renamed column follows; rows are loaded as the ORM loads them (load()).
 """
 
 from functools import cache

@@ -25,8 +25,7 @@ class RequestBodyLimitMiddleware(Middleware):
 
     def __call__(self, request):
         if request.path.startswith(LIMITED_PATHS) and request.method not in ("GET", "HEAD", "OPTIONS"):
-            refusal = self._refusal(request.META)
-            if refusal:
+            if refusal := self._refusal(request.META):
                 return api_error_response(request, *refusal)
         return self.get_response(request)
 
@@ -58,18 +57,11 @@ class RejectNulCharactersMiddleware(Middleware):
             or "%00" in request.META.get("QUERY_STRING", "")
             # Django decodes a quoted cookie's octal escapes, so a plain-ASCII header can carry a NUL.
             or any("\x00" in value for value in request.COOKIES.values())
-            or self._form_has_nul(request)
+            or (request.method == "POST" and request.content_type == "application/x-www-form-urlencoded"
+                and b"%00" in request.body)
         ):
             return api_error_response(request, "NUL characters are not allowed in URLs, cookies or form data.", 400)
         return self.get_response(request)
-
-    @staticmethod
-    def _form_has_nul(request):
-        return (
-            request.method == "POST"
-            and request.content_type == "application/x-www-form-urlencoded"
-            and b"%00" in request.body
-        )
 
 
 # The admin's pages are read with GET and written with POST; any other method it would take for a GET.
@@ -77,11 +69,7 @@ ADMIN_METHODS = ("GET", "HEAD", "POST")
 
 
 def serves_methods(*methods: str):
-    """
-    Marks a view outside DRF as serving only these methods: any other gets a JSON 405 with Allow from
-    ServedMethodsMiddleware, before CSRF is checked (a POST to a read-only page is a wrong method, not a
-    forged form).
-    """
+    """Marks a view outside DRF as serving only these methods: any other gets ServedMethodsMiddleware's JSON 405."""
 
     def mark(view):
         view.served_methods = methods
@@ -97,7 +85,7 @@ class ServedMethodsMiddleware(Middleware):
     """
     The JSON 405 of the views outside DRF (DRF's views answer their own): the admin's, those marked with
     serves_methods, and the static files (before WhiteNoise, which answers an empty 405). Before
-    CsrfViewMiddleware, so that the wrong method is what a client is told.
+    CsrfViewMiddleware: a POST to a read-only page is a wrong method, not a forged form.
     """
 
     def __init__(self, get_response):
@@ -111,10 +99,8 @@ class ServedMethodsMiddleware(Middleware):
 
     @staticmethod
     def process_view(request, view_func, view_args, view_kwargs):
-        if request.resolver_match.namespace == "admin":
-            allowed = ADMIN_METHODS
-        else:
-            allowed = getattr(view_func, "served_methods", None)
+        admin = request.resolver_match.namespace == "admin"
+        allowed = ADMIN_METHODS if admin else getattr(view_func, "served_methods", None)
         if allowed is None or request.method in allowed:
             return None
         return method_not_allowed_response(method=request.method, allowed=allowed)

@@ -156,10 +156,7 @@ CONTENT_SECURITY_POLICY = {
 
 # Password guessing (django-axes, with the three lockout rules of accounts.lockout). Admins unlock under
 # "Access attempts", with axes_reset_username or with axes_reset_ip.
-AUTHENTICATION_BACKENDS = [
-    "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
-]
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_HANDLER = "accounts.lockout.LockoutRulesHandler"
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_FAILURES_PER_ADDRESS = env_int("LOGIN_FAILURES_PER_ADDRESS", 30)
@@ -180,7 +177,6 @@ ROOT_URLCONF = "aptix_site.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -209,9 +205,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Concurrent writers wait for the write lock instead of failing with "database is locked"; WAL lets reads
     # proceed while one of them writes.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        transaction_mode="IMMEDIATE",
-        timeout=20,
-        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        transaction_mode="IMMEDIATE", timeout=20, init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
     )
 elif env_flag("DATABASE_PREPARED_STATEMENTS", True):
     # psycopg prepares a statement once it has run 5 times on a connection: the queries every request makes are
@@ -307,27 +301,18 @@ CATALOG_APPROVALS = env_int("CATALOG_APPROVALS", 0)
 # While Redis cannot be reached, each process counts throttles on its own (aptix_site.cache); short timeouts, so
 # that a Redis that hangs does not hold requests.
 REDIS_URL = os.environ.get("REDIS_URL", "")
-CACHES = {
-    "default": (
-        {
-            "BACKEND": "aptix_site.cache.FailoverRedisCache",
-            "LOCATION": REDIS_URL,
-            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
-        }
-        if REDIS_URL
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
-    )
-}
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+if REDIS_URL:
+    CACHES["default"] = {
+        "BACKEND": "aptix_site.cache.FailoverRedisCache",
+        "LOCATION": REDIS_URL,
+        "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+    }
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": "WARNING"},
-    "loggers": {
-        "modes": {"level": "INFO"},
-        "sessions_app": {"level": "INFO"},
-        "agent_tools": {"level": "INFO"},
-        "aptix_site": {"level": "INFO"},
-    },
+    "loggers": {name: {"level": "INFO"} for name in ("modes", "sessions_app", "agent_tools", "aptix_site")},
 }

@@ -18,17 +18,10 @@ def unstorable_text(value) -> str | None:
             value.encode("utf-8")
         except UnicodeEncodeError:
             return "invalid Unicode (a lone surrogate)"
-        return None
-    if isinstance(value, dict):
-        items = [*value.keys(), *value.values()]
-    elif isinstance(value, list):
-        items = value
-    else:
-        return None
-    for item in items:
-        problem = unstorable_text(item)
-        if problem:
-            return problem
+    elif isinstance(value, (dict, list)):
+        for item in [*value.keys(), *value.values()] if isinstance(value, dict) else value:
+            if problem := unstorable_text(item):
+                return problem
     return None
 
 

@@ -13,6 +13,9 @@ admin.site.site_header = "Aptix Modes administration"
 admin.site.site_title = "Aptix Modes admin"
 admin.site.index_title = "Modes, tools, sessions and accounts"
 
+# Swagger UI's start-up script in a second request (?script) rather than inline, for the page's CSP.
+swagger_ui = SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="front_door/api_docs.html")
+
 # The API first: most requests are API requests, and patterns are tried in order.
 api_urlpatterns = [
     path("", include("agent_api.urls")),
@@ -21,14 +24,7 @@ api_urlpatterns = [
     path("token/", TokenView.as_view(), name="api-token"),
     # Read-only pages whose DRF 405 would be YAML or an HTML error: the JSON 405 of the pages outside the API.
     path("schema/", serves_methods("GET", "HEAD")(SpectacularAPIView.as_view()), name="api-schema"),
-    # Swagger UI's start-up script in a second request (?script) rather than inline, for the page's CSP.
-    path(
-        "docs/",
-        serves_methods("GET", "HEAD")(
-            SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="front_door/api_docs.html")
-        ),
-        name="api-docs",
-    ),
+    path("docs/", serves_methods("GET", "HEAD")(swagger_ui), name="api-docs"),
 ]
 
 urlpatterns = [

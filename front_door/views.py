@@ -15,13 +15,7 @@ from .entry_points import api_entry_points, index_payload, operator_entry_points
 def front_door(request):
     if request.get_preferred_type(["text/html", "application/json"]) == "application/json":
         return JsonResponse(index_payload())
-    return render(
-        request,
-        "front_door/index.html",
-        {
-            "api_entry_points": api_entry_points(),
-            "operator_entry_points": operator_entry_points(),
-            # As a shell command: $SESSION is the variable the README's walk-through sets.
-            "mcp_session_url": request.build_absolute_uri(reverse("mcp-session", args=["$SESSION"]) + "/"),
-        },
-    )
+    context = {"api_entry_points": api_entry_points(), "operator_entry_points": operator_entry_points()}
+    # As a shell command: $SESSION is the variable the README's walk-through sets.
+    context["mcp_session_url"] = request.build_absolute_uri(reverse("mcp-session", args=["$SESSION"]) + "/")
+    return render(request, "front_door/index.html", context)

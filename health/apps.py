@@ -3,4 +3,3 @@ from django.apps import AppConfig
 
 class HealthConfig(AppConfig):
     name = "health"
-    verbose_name = "Health"
