@@ -186,6 +186,13 @@ def test_a_worker_killed_with_sigkill_is_replaced_and_fails_no_more_than_it_held
             10,
             lambda: f"not replaced within 10 s: {served.workers()}; {served.server.output()[-1500:]}",
         )
+        # Until the replacement has loaded the code (Granian logs "Started worker-N" once it serves), a deploy the
+        # next test writes to disk would be what it loads.
+        wait_for(
+            lambda: "Started worker" in served.server.output().rpartition("Respawning worker")[2],
+            30,
+            lambda: f"the replacement did not start within 30 s: {served.server.output()[-1500:]}",
+        )
         time.sleep(1.5)  # the load goes on against the replacement
     assert load.answered > 50
     assert len(load.failures) <= THREADS_PER_WORKER, load.failures
