@@ -18,7 +18,7 @@ from .tokens import replace_token
 
 
 class Credentials(StrictSerializer, AuthTokenSerializer):
-    """DRF's check of an account's username and password, and a name for the new token; other fields are refused."""
+    """The username and password of an account, and a name for the new token; other fields are refused."""
 
     username = StrictCharField(max_length=150, write_only=True)
     password = StrictCharField(max_length=4096, trim_whitespace=False, write_only=True)
