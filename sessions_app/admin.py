@@ -107,6 +107,5 @@ class ModeChangeAdmin(ReadOnlyAdmin, LargeTableAdmin):
             "problem": problem,
             "days": GRAPH_DAYS,
             "revision": catalog.revision,
-            "counts": counts,
         }
         return TemplateResponse(request, "admin/sessions_app/mode_graph.html", context)
