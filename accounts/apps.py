@@ -7,7 +7,6 @@ from django.db.models.signals import pre_save
 
 class AccountsConfig(AppConfig):
     name = "accounts"
-    verbose_name = "Accounts"
 
     def ready(self):
         # Imported here: both modules read models (axes' and ours), which exist only once the apps are loaded.

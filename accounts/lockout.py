@@ -63,6 +63,7 @@ def count_recent_failures(*, username: str | None, address: str | None, since: d
     """Failed logins since `since` that each rule counts for a login by `username` from `address`: one query."""
     login = {"username": username, "ip_address": address}
     conditions = {rule: Q(**{field: login[field] for field in rule.fields}) for rule in LockoutRule}
+    # The rows of the address rule and of the user name rule: the pair's rows are among both.
     attempts = AccessAttempt.objects.filter(conditions[LockoutRule.ADDRESS] | conditions[LockoutRule.USERNAME])
     sums = {rule.name: Sum("failures_since_start", filter=conditions[rule], default=0) for rule in LockoutRule}
     totals = attempts.filter(attempt_time__gte=since).aggregate(**sums)

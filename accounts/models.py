@@ -4,7 +4,6 @@ several, each named, stored as a digest only.
 """
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import models
 from knox.models import AbstractAuthToken
 from knox.settings import CONSTANTS
@@ -30,11 +29,7 @@ class Membership(models.Model):
 
 
 def organization_of(user) -> Organization | None:
-    if get_user_model().membership.is_cached(user):
-        try:
-            return user.membership.organization
-        except Membership.DoesNotExist:
-            return None
+    """The user's organization, or None for a user outside any organization: one query."""
     membership = Membership.objects.filter(user_id=user.pk).select_related("organization").first()
     return membership.organization if membership else None
 

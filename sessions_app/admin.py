@@ -86,6 +86,7 @@ class ModeChangeAdmin(ReadOnlyAdmin, LargeTableAdmin):
 
     def get_urls(self):
         view = self.admin_site.admin_view(require_safe(self.mode_graph_view))
+        # First: the admin's own "<path:object_id>/" would otherwise take graph/ for a change's id.
         return [path("graph/", view, name="sessions_app_mode_graph"), *super().get_urls()]
 
     def mode_graph_view(self, request):
@@ -107,6 +108,5 @@ class ModeChangeAdmin(ReadOnlyAdmin, LargeTableAdmin):
             "problem": problem,
             "days": GRAPH_DAYS,
             "revision": catalog.revision,
-            "counts": counts,
         }
         return TemplateResponse(request, "admin/sessions_app/mode_graph.html", context)

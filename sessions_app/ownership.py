@@ -1,8 +1,16 @@
 """A session that is not yours is not found: the one place that says so, for every way of serving."""
 
-from .exceptions import SessionNotFound
+from aptix_site.service_errors import NotFound
+
 from .models import AgentSession
 from .selectors import InvalidSessionId, get_owned_session
+
+
+class SessionNotFound(NotFound):
+    """Also the answer for another user's session: the two must be indistinguishable."""
+
+    def __init__(self, session_id):
+        super().__init__(f"No session {session_id} was found for you.")
 
 
 def owned_session(*, session_id, user) -> AgentSession:

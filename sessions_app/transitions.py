@@ -34,9 +34,9 @@ ROLLUP_MARGIN = timedelta(minutes=5)
 ROLLUP_CHUNK = timedelta(hours=6)
 
 
-def transition_counts(*, days: int, now: datetime | None = None) -> dict:
+def transition_counts(*, days: int) -> dict:
     """The switches of the last `days` days: {days, transitions, refusals, byDay}, as the endpoint answers."""
-    now = now or timezone.now()
+    now = timezone.now()
     first_day = now.astimezone(UTC).date() - timedelta(days=days - 1)
     since = datetime.combine(first_day, time.min, tzinfo=UTC)
     summed_through = max(roll_up(now=now), since)

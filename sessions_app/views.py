@@ -56,8 +56,7 @@ class SessionListCreateView(generics.ListAPIView):
         body = SessionCreate.validated(request.data)
         try:
             session = create_session(
-                owner=request.user, org=organization_of(request.user), mode_key=body["mode"] or None,
-                title=body["title"],
+                owner=request.user, org=organization_of(request.user), mode_key=body["mode"], title=body["title"]
             )
         except UnknownModeError as error:
             raise exceptions.ValidationError({"mode": [str(error)]}) from None

@@ -9,7 +9,6 @@ from django.core.management.base import BaseCommand, CommandError
 from accounts.tokens import replace_token
 
 USERNAME = "admin"
-TOKEN_NAME = "local"
 
 
 class Command(BaseCommand):
@@ -29,5 +28,5 @@ class Command(BaseCommand):
             self.stdout.write(f"Local admin login: {USERNAME} / {password}  (shown once; /admin/)")
         else:
             self.stdout.write(f"Local admin login: {USERNAME} (exists; password unchanged)")
-        _, key = replace_token(user=user, name=TOKEN_NAME)
+        _, key = replace_token(user=user, name="local")
         self.stdout.write(f"API token: {key}  (Authorization: Token {key}; a new one at each start)")
