@@ -98,8 +98,9 @@ def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
 
 def tool_refusal(error: ServiceError) -> dict:
     """
-    A tool call a service refused, nothing having run: a spent limit (tool calls, a branch's sessions) is MCP's
-    throttled error, in REST's 429 words; any other refusal (the catalog changed since tools/list) is a tool error.
+    A tool call a service refused, nothing having run: a spent limit (the tool-invoke limit, or a branch's
+    session-create limit) is MCP's throttled error, in REST's 429 words; any other refusal (the catalog changed
+    since tools/list) is the tool's error result.
     """
     if isinstance(error, RateLimited):
         message = str(Throttled(wait=error.retry_after, detail=str(error)).detail)
