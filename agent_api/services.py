@@ -22,8 +22,7 @@ from .serializers import SessionContextResponse, ToolSchemaListResponse
 
 
 def tool_list_payload(*, tool_format: str | None) -> dict:
-    """GET /api/tools/: every tool, registered or declared, in tool_format, and which ones the client runs; built
-    once per catalog version."""
+    """GET /api/tools/: every tool, registered or declared, in tool_format; and which ones the client runs."""
     catalog = current_catalog()
 
     def build():

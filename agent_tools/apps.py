@@ -4,7 +4,6 @@ from django.utils.module_loading import autodiscover_modules
 
 class AgentToolsConfig(AppConfig):
     name = "agent_tools"
-    verbose_name = "Agent tools"
 
     def ready(self):
         # Each app's tools.py registers its tools; a malformed one raises ImproperlyConfigured, so nothing starts.

@@ -1,16 +1,9 @@
 """
-The one converter from a tool's TUL-011 schema to each vendor's tool format, and the rules a
-parameters schema must keep so that every format, OpenAI's strict mode included, can carry it.
-
-A TUL-011 schema is {"type": "function", "name", "description", "parameters"}. The formats:
-
-- no format: that schema as it is;
-- "openai-chat": Chat Completions, {"type": "function", "function": {name, description, parameters}};
-- "openai-responses": the Responses API with "strict": true, whose parameters need
-  "additionalProperties": false on every object and every property in "required" (an optional
-  property becomes required and may be null);
-- "anthropic": the Messages API, {name, description, input_schema};
-- "mcp": an MCP tool, {name, description, inputSchema, annotations}.
+The one converter from a tool's TUL-011 schema, {"type": "function", "name", "description", "parameters"}, to
+each vendor's tool format (OpenAI's Chat Completions and Responses API, Anthropic's Messages API, MCP), and the
+rules a parameters schema must keep so that every format can carry it. The Responses API's format is in strict
+mode, whose parameters need "additionalProperties": false on every object and every property in "required" (an
+optional property becomes required and may be null).
 """
 
 import copy
@@ -20,19 +13,21 @@ from .registry import SIMPLE_TYPES
 TOOL_FORMATS = ("openai-chat", "openai-responses", "anthropic", "mcp")
 
 # The JSON-Schema keywords OpenAI's strict mode understands; a schema with any other is refused there.
-STRICT_KEYWORDS = frozenset(
-    {
-        "type", "description", "title", "properties", "required", "additionalProperties", "items", "enum",
-        "const", "anyOf", "format", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-        "multipleOf", "minItems", "maxItems",
-    }
-)
+STRICT_KEYWORDS = frozenset({
+    "type", "description", "title", "properties", "required", "additionalProperties", "items", "enum", "const",
+    "anyOf", "format", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+    "minItems", "maxItems",
+})
 STRICT_MAX_DEPTH = 10
 STRICT_MAX_PROPERTIES = 5000
 
 
-def format_tool(schema: dict, *, annotations: dict, tool_format: str | None) -> dict:
-    """The TUL-011 schema in tool_format (None: unchanged); annotations are MCP's hints about the tool."""
+def format_tool(tool, *, tool_format: str | None, mode_keys: tuple[str, ...] | None) -> dict:
+    """
+    The tool's TUL-011 schema in tool_format (None: unchanged). With mode_keys (the modes a session may switch
+    to), the schema is the one the session's model is given (schema_for_session), not the plain registry one.
+    """
+    schema = tool.get_schema() if mode_keys is None else tool.schema_for_session(mode_keys=mode_keys)
     name, description, parameters = schema["name"], schema["description"], schema["parameters"]
     if tool_format is None:
         return schema
@@ -44,20 +39,12 @@ def format_tool(schema: dict, *, annotations: dict, tool_format: str | None) -> 
     if tool_format == "anthropic":
         return {"name": name, "description": description, "input_schema": parameters}
     if tool_format == "mcp":
-        return {"name": name, "description": description, "inputSchema": parameters, "annotations": annotations}
+        return {"name": name, "description": description, "inputSchema": parameters, "annotations": tool.annotations()}
     raise ValueError(f"Unknown tool format {tool_format!r}; use one of: {', '.join(TOOL_FORMATS)}.")
 
 
 def format_tools(tools, *, tool_format: str | None, mode_keys: tuple[str, ...] | None = None) -> list[dict]:
-    """Each tool's schema in tool_format; with mode_keys (the modes a session may switch to), as its model sees it."""
-    return [
-        format_tool(
-            tool.get_schema() if mode_keys is None else tool.schema_for_session(mode_keys=mode_keys),
-            annotations=tool.annotations(),
-            tool_format=tool_format,
-        )
-        for tool in tools
-    ]
+    return [format_tool(tool, tool_format=tool_format, mode_keys=mode_keys) for tool in tools]
 
 
 def strict_parameters(schema: dict) -> dict:

@@ -6,7 +6,6 @@ from django.core import checks
 
 class McpServerConfig(AppConfig):
     name = "mcp_server"
-    verbose_name = "MCP server"
 
     def ready(self):
         from .checks import check_allowed_origins

@@ -14,12 +14,8 @@ from django.utils.http import is_same_domain
 
 def origin_allowed(request) -> bool:
     origin = request.headers.get("Origin")
-    if origin is None:
-        return True
-    if origin == f"{request.scheme}://{request.get_host()}":
-        return True
     trusted = [*settings.CSRF_TRUSTED_ORIGINS, *settings.MCP_ALLOWED_ORIGINS]
-    if origin in trusted:
+    if origin is None or origin == f"{request.scheme}://{request.get_host()}" or origin in trusted:
         return True
     requested = urlsplit(origin)
     return any(

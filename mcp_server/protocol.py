@@ -43,13 +43,8 @@ UNSUPPORTED_PROTOCOL_VERSION = -32022
 # The HTTP status a 2026-07-28 error is sent with, as the SDK's own server does, and of a message that could not be
 # read in any version; any other code goes with 200.
 ERROR_HTTP_STATUS = {
-    PARSE_ERROR: 400,
-    INVALID_REQUEST: 400,
-    INVALID_PARAMS: 400,
-    HEADER_MISMATCH: 400,
-    UNSUPPORTED_PROTOCOL_VERSION: 400,
-    METHOD_NOT_FOUND: 404,
-    THROTTLED: 429,
+    PARSE_ERROR: 400, INVALID_REQUEST: 400, INVALID_PARAMS: 400, METHOD_NOT_FOUND: 404,
+    HEADER_MISMATCH: 400, UNSUPPORTED_PROTOCOL_VERSION: 400, THROTTLED: 429,
 }
 # 2026-07-28 results of these say how long a client may keep them, and for whom.
 CACHEABLE_METHODS = {"server/discover", "tools/list", "resources/list", "resources/templates/list", "resources/read"}

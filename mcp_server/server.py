@@ -98,8 +98,9 @@ def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
 
 def tool_refusal(error: ServiceError) -> dict:
     """
-    A tool call a service refused, nothing having run: a spent limit (tool calls, a branch's sessions) is MCP's
-    throttled error, in REST's 429 words; any other refusal (the catalog changed since tools/list) is a tool error.
+    A tool call a service refused, nothing having run: a spent limit (the tool-invoke limit, or a branch's
+    session-create limit) is MCP's throttled error, in REST's 429 words; any other refusal (the catalog changed
+    since tools/list) is the tool's error result.
     """
     if isinstance(error, RateLimited):
         message = str(Throttled(wait=error.retry_after, detail=str(error)).detail)
@@ -117,13 +118,14 @@ def _names_session(value, session) -> bool:
 def _unknown_tool_message(name: str, session) -> str:
     known = next((tool for tool in current_catalog().all_tools() if tool.name == name), None)
     shown = name[:100]
-    if known is not None and not known.is_tool_fully_executed_on_server:
+    if known is None:
+        return f"Unknown tool: {shown}."
+    if not known.is_tool_fully_executed_on_server:
         return f"Unknown tool: {shown} is run by the agent's client, not by this server."
-    if known is not None and session is None and known.requires_session:
+    # A server tool served_tools left out: without a session, one that needs a session; in one, one its mode lacks.
+    if session is None:
         return f"Unknown tool: {shown} needs a session; connect to /mcp/sessions/<session id>/ to call it."
-    if known is not None and session is not None:
-        return f"Unknown tool: {shown}. Mode {session.mode.key!r} of this session does not enable it."
-    return f"Unknown tool: {shown}."
+    return f"Unknown tool: {shown}. Mode {session.mode.key!r} of this session does not enable it."
 
 
 def catalog_resources() -> list[dict]:
