@@ -311,9 +311,8 @@ RELEASE_ACTIONS = {
 @admin.register(CatalogRevision)
 class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
     """
-    Revisions are written by the catalog itself and never changed: this lists and shows them, and its
-    Catalog releases page shows the published and the pending revision (with what it changes) and approves,
-    publishes and rolls back, each after a confirmation, through modes.releases.
+    Revisions, read-only (the catalog writes them), and the Catalog releases page: the published and the pending
+    revision with what it changes, and approve, publish and roll back, each confirmed first (modes.releases).
     """
 
     list_display = ["number", "created_at", "created_by", "summary"]
@@ -323,7 +322,6 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
 
     @admin.display(description="catalog")
     def catalog(self, revision):
-        """Every mode and declared tool at this revision, as export_modes writes them (rebuilt: modes.revision_store)."""
         return json.dumps(revision.catalog, ensure_ascii=False)
 
     def get_urls(self):

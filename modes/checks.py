@@ -183,23 +183,12 @@ def _check_duplicates(modes, field, check_id):
 def _check_single_default(modes):
     defaults = [mode for mode in modes if mode.is_default]
     if not defaults:
-        return [
-            Error(
-                "No mode is the default mode.",
-                hint="Make one mode the default with the admin's 'Make default' action.",
-                obj=AgentMode,
-                id="modes.E005",
-            )
-        ]
+        hint = "Make one mode the default with the admin's 'Make default' action."
+        return [Error("No mode is the default mode.", hint=hint, obj=AgentMode, id="modes.E005")]
     if len(defaults) > 1:
-        return [
-            Error(
-                f"Modes {_names(defaults)} are all marked default; exactly one must be.",
-                hint="Keep one default and clear the flag on the others.",
-                obj=defaults[0],
-                id="modes.E006",
-            )
-        ]
+        message = f"Modes {_names(defaults)} are all marked default; exactly one must be."
+        hint = "Keep one default and clear the flag on the others."
+        return [Error(message, hint=hint, obj=defaults[0], id="modes.E006")]
     return []
 
 

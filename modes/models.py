@@ -34,8 +34,7 @@ class AgentModeSummary:
     # Beyond §4: listings show where a mode came from and its lifecycle status.
     source: str
     status: str
-    # The mode graph (issue 29): the keys this mode may switch to (empty: any), and whether the model may
-    # switch into it at all.
+    # The mode graph (issue 29): the keys this mode may switch to (empty: any), and whether the model may enter it.
     switch_targets: tuple[str, ...]
     llm_can_enter: bool
 
@@ -239,11 +238,9 @@ class DeclaredTool(models.Model):
 
 class CatalogVersion(models.Model):
     """
-    One row that says what the catalog is, so that every process can tell with one small query whether its
-    in-memory catalog is still current: the version database triggers change on every write to the catalog
-    tables (modes.triggers), the number of the last revision recorded and the version it recorded (a
-    version other than that one is a change not recorded yet, modes.revisions), and the revision published
-    to agents with a token drawn at its publication, which labels what the processes serve (modes.catalog).
+    One row that tells every process, in one small query, whether its in-memory catalog is current: the version
+    the triggers change on every write to a catalog table (modes.triggers), the last revision recorded and the
+    version it recorded (modes.revisions), and the revision published with its token (modes.catalog).
     """
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
@@ -260,8 +257,7 @@ class CatalogVersion(models.Model):
 class CatalogRevision(models.Model):
     """
     The whole catalog as one committed change left it; never changed afterwards, but for the record of its
-    publication (modes.releases). It stores only what it changed, as entries (CatalogRevisionEntry); its
-    catalog is rebuilt from them.
+    publication (modes.releases). It stores only its changes (CatalogRevisionEntry); its catalog is rebuilt from them.
     """
 
     number = models.PositiveIntegerField(primary_key=True)

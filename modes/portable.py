@@ -75,17 +75,13 @@ def dump_document(document: dict, *, file_format: str) -> str:
 
 @dataclass(frozen=True)
 class FileEntry:
-    """
-    One entry of a mode file (a mode or a declared tool), type-checked: the known fields whose values
-    have the right type, the fields given with a wrong one (left out of ``fields``, so later checks skip
-    them rather than report them again), and the problems found, each naming its field.
-    """
+    """One entry of a mode file (a mode or a declared tool), type-checked."""
 
     index: int  # in its section
     where: str
-    fields: dict | None  # None: the entry is not a mapping at all
-    rejected: frozenset[str] = frozenset()
-    problems: tuple[str, ...] = ()
+    fields: dict | None  # the known fields whose values have the right type; None: the entry is not a mapping
+    rejected: frozenset[str] = frozenset()  # given with a wrong type: not in fields, so later checks do not report them
+    problems: tuple[str, ...] = ()  # each naming its field
 
 
 @dataclass(frozen=True)
@@ -158,17 +154,14 @@ class _YAMLLoaderWithoutRepeatedKeys(yaml.SafeLoader):
 
 @dataclass(frozen=True)
 class Section:
-    """
-    A list of entries in a mode file: its name, the field that names an entry, its fields, what an entry is
-    (noun, and the model of its rows), and what an import says of an entry whose row exists ({name}).
-    """
+    """A list of entries in a mode file ("modes" or "declared_tools"), and what reading and importing them needs."""
 
     name: str
-    naming_field: str
+    naming_field: str  # the field that names an entry
     fields: tuple[str, ...]
-    noun: str
-    model: type
-    exists: str
+    noun: str  # what an entry is
+    model: type  # the model of its rows
+    exists: str  # what an import says of an entry whose row exists ({name})
 
 
 MODE_SECTION = Section("modes", "key", PORTABLE_FIELDS, "mode", AgentMode, "mode {name!r} already exists")

@@ -39,6 +39,7 @@ validate_tool_name = RegexValidator(
     code="invalid_tool_name",
 )
 
+
 def passes(validator, value) -> bool:
     try:
         validator(value)

@@ -1,4 +1,4 @@
-"""What the catalog commands share: the --revision option (the catalog as a revision recorded it), and --user for releases."""
+"""What the catalog commands share: the --revision option, and the release commands' base with its --user."""
 
 from argparse import ArgumentTypeError
 

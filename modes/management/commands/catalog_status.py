@@ -18,10 +18,10 @@ class Command(BaseCommand):
             else "Published: none yet."
         ]
         if pending:
-            approvals = ", ".join(f"{approval.user} at {approval.at:%Y-%m-%d %H:%M:%S}" for approval in summary["approvals"])
+            approvals = [f"{approval.user} at {approval.at:%Y-%m-%d %H:%M:%S}" for approval in summary["approvals"]]
             lines.append(
-                f"Pending: revision {pending.number} ({pending.summary}), {len(summary['approvals'])} of "
-                f"{summary['needed']} approvals{': ' + approvals if approvals else ''}."
+                f"Pending: revision {pending.number} ({pending.summary}), {len(approvals)} of "
+                f"{summary['needed']} approvals{': ' + ', '.join(approvals) if approvals else ''}."
             )
         else:
             lines.append("Pending: none.")

@@ -1,4 +1,4 @@
-"""Writes the mode catalog (its modes and declared tools), or an earlier revision of it, to a file that import_modes reads back."""
+"""Writes the catalog's modes and declared tools, or an earlier revision of them, to a file import_modes reads back."""
 
 from pathlib import Path
 
