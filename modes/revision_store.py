@@ -87,7 +87,8 @@ def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntr
     old = {(entry.kind, entry.identity): (entry.content, entry.stamp) for entry in before}
     new = {(entry.kind, entry.identity) for entry in after}
     changed = [entry for entry in after if old.get((entry.kind, entry.identity)) != (entry.content, entry.stamp)]
-    removed = [CatalogRevisionEntry(kind=kind, identity=identity) for kind, identity in old if (kind, identity) not in new]
+    gone = [key for key in old if key not in new]
+    removed = [CatalogRevisionEntry(kind=kind, identity=identity) for kind, identity in gone]
     for entry in (*changed, *removed):
         entry.revision = revision
     CatalogRevisionEntry.objects.bulk_create([*changed, *removed])

@@ -225,7 +225,8 @@ def _plan(mode_file: ModeFile, existing, *, update):
     for entry, key, mode, changed_fields in _checked_rows(
         mode_file.entries, MODE_SECTION, existing, update=update, problems=problems, vet=vet
     ):
-        unresolved = [name for name in working.unresolved_tool_ids(mode.associated_tool_ids) if name not in declared_here]
+        missing = working.unresolved_tool_ids(mode.associated_tool_ids)
+        unresolved = [name for name in missing if name not in declared_here]
         if unresolved:
             result.unresolved_tool_ids[key] = unresolved
         if mode._state.adding or changed_fields:
