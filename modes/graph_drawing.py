@@ -81,10 +81,8 @@ def mode_graph_dot(*, modes, default, counts: dict) -> str:
     for refusal in counts["refusals"]:
         if refusal["from"] in node and refusal["to"] in node:
             label = f"refused {refusal['count']}"
-            lines.append(
-                f"  {node[refusal['from']]} -> {node[refusal['to']]} "
-                f"[{_attributes(label=label, style='dotted', color='#ba2121', fontcolor='#ba2121')}];"
-            )
+            red_dotted = _attributes(label=label, style="dotted", color="#ba2121", fontcolor="#ba2121")
+            lines.append(f"  {node[refusal['from']]} -> {node[refusal['to']]} [{red_dotted}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 

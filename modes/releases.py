@@ -219,11 +219,8 @@ def pending_release() -> tuple[int, int, int] | None:
 def release_summary() -> dict:
     """What catalog_status and the releases page show: the published revision, the pending one, its approvals."""
     state = catalog_state()
-    pending = None
-    if state.revision > state.published:
-        candidate = get_revision(state.revision)
-        if revision_status(candidate, state) == ReleaseStatus.PENDING:
-            pending = candidate
+    # As pending_release says: the newest revision is pending whenever it is newer than the published one.
+    pending = get_revision(state.revision) if state.revision > state.published else None
     return {
         "state": state,
         "published": get_revision(state.published) if state.published else None,
