@@ -1,14 +1,13 @@
 """
 Catalog releases: which revision agents are served, and how one gets there (review, approve, publish, roll back).
 
-Every committed change is a revision (modes.revisions). One revision at a time is published: the catalog agents
-see (modes.catalog). With CATALOG_APPROVALS = N >= 1, a change makes a pending revision that agents do not see
-until N staff users holding modes.approve_revision, none of whom authored a change since the published
-revision, approve it, and a user with modes.publish_revision publishes it; modes.publish_unreviewed_revision
-publishes without them, and the release records it as unreviewed. Publishing a revision that was published
-before is a rollback: the rows are written back to it as a new revision, published at once, so that admins
-edit what agents see. Each function here raises ReleaseForbidden or ReleaseConflict, changing nothing; each
-way of serving translates them once.
+Every committed change is a revision (modes.revisions). One revision at a time is published: the catalog agents see
+(modes.catalog). With CATALOG_APPROVALS = N >= 1, a change makes a pending revision that agents do not see until N staff
+users holding modes.approve_revision, none of whom authored a change since the published revision, approve it, and a
+user with modes.publish_revision publishes it; modes.publish_unreviewed_revision publishes without them, and the release
+records it as unreviewed. Publishing a revision that was published before is a rollback: the rows are written back to it
+as a new revision, published at once, so that admins edit what agents see. Each function here raises ReleaseForbidden or
+ReleaseConflict, changing nothing; each way of serving translates them once.
 """
 
 import difflib

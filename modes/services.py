@@ -157,9 +157,8 @@ class ImportResult:
 
 def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool, imported_by=None) -> ImportResult:
     """
-    Validate every entry, then apply all of them or none, as one catalog revision. Raises
-    PortableFileError listing every problem of the file, those read_document found included, each with
-    its entry and field.
+    Validate every entry, then apply all of them or none, as one catalog revision. Raises PortableFileError listing
+    every problem of the file, those read_document found included, each with its entry and field.
     """
     with recording_revision(created_by=imported_by) as recording:
         _lock_catalog()
