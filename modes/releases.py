@@ -72,7 +72,6 @@ def authors_since_published(number: int, state: CatalogVersion) -> set:
 
 
 def may(user, permission: str) -> bool:
-    """Whether user is active staff holding modes.<permission> (approve_revision, publish_revision, ...)."""
     return user.is_active and user.is_staff and user.has_perm(f"modes.{permission}")
 
 

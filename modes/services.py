@@ -108,8 +108,8 @@ def _switch_default_to(pk: str, *, changed_by) -> None:
 def restore_revision_rows(*, number: int, document: dict, restored_by) -> int | None:
     """
     Write the rows back to the catalog document of revision number, through their history, as one revision
-    recorded as restoring it; that revision's number, or None if the rows were that catalog already. Raises
-    ModeDeletionRefused, changing nothing, when it would delete a mode that must stay.
+    recorded as restoring it; returns the newest revision's number then (no new one if the rows were that catalog
+    already). Raises ModeDeletionRefused, changing nothing, when it would delete a mode that must stay.
     """
     modes, tools = document_rows(document)
     default = next(mode.pk for mode in modes if mode.is_default)
