@@ -18,7 +18,6 @@ unpacked into .venv/graphviz by the Makefile (`make install`); when it is missin
 says why, and modes.W006 warns at `manage.py check`.
 """
 
-import glob
 import logging
 import subprocess
 from pathlib import Path
@@ -103,7 +102,7 @@ def render_svg(dot_source: str) -> str:
     dot = GRAPHVIZ / "dot"
     if not dot.exists():
         raise GraphUnavailable(f"Graphviz is not installed ({dot} is missing): run make install.")
-    libraries = glob.glob(str(GRAPHVIZ / "usr" / "lib" / "*-linux-gnu"))
+    libraries = [str(path) for path in GRAPHVIZ.glob("usr/lib/*-linux-gnu")]
     environment = {"LD_LIBRARY_PATH": ":".join(libraries), "GVBINDIR": ":".join(f"{lib}/graphviz" for lib in libraries)}
     try:
         done = subprocess.run(

@@ -66,18 +66,16 @@ def mode_stamp(mode: AgentMode) -> dict:
 def entries_of(document: dict, modes: list[AgentMode]) -> list[CatalogRevisionEntry]:
     """Unsaved entries of every mode and tool of document, export_document's of the rows modes (with their stamps)."""
     stamps = {mode.pk: mode_stamp(mode) for mode in modes}
-    return [
-        *(
-            CatalogRevisionEntry(
-                kind=MODE, identity=content["id"], position=content["position"], name=content["key"],
-                content=content, stamp=stamps[content["id"]],
-            )
-            for content in document["modes"]
-        ),
-        *(
-            CatalogRevisionEntry(kind=TOOL, identity=content["name"], name=content["name"], content=content)
-            for content in document["declared_tools"]
-        ),
+    mode_entries = [
+        CatalogRevisionEntry(
+            kind=MODE, identity=content["id"], position=content["position"], name=content["key"],
+            content=content, stamp=stamps[content["id"]],
+        )
+        for content in document["modes"]
+    ]
+    return mode_entries + [
+        CatalogRevisionEntry(kind=TOOL, identity=content["name"], name=content["name"], content=content)
+        for content in document["declared_tools"]
     ]
 
 
