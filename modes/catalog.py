@@ -42,10 +42,8 @@ from .revision_store import entries_at, rows_of
 
 # AGN-014 §6.2, word for word (note the typographic apostrophes).
 MODE_SWITCHING_LINES = (
-    "- If the user’s request clearly matches another mode’s \"when to use\" description, "
-    "you may recommend switching.",
-    "- If the user expresses interest in switching, follow the instructions in the "
-    "agent_change_mode tool.",
+    "- If the user’s request clearly matches another mode’s \"when to use\" description, you may recommend switching.",
+    "- If the user expresses interest in switching, follow the instructions in the agent_change_mode tool.",
     "- If you need more detail about modes, call the agent_list_modes tool.",
 )
 
@@ -343,8 +341,7 @@ def get_mode_by_id(mode_id: str) -> AgentMode:
     The mode with this id (sessions store ids), as published; a mode that is not (a rollback removed it,
     or it was published after this request read the catalog) as its row; AgentMode.DoesNotExist if none.
     """
-    mode = current_catalog().by_id.get(mode_id)
-    return mode if mode is not None else AgentMode.objects.get(pk=mode_id)
+    return current_catalog().by_id.get(mode_id) or AgentMode.objects.get(pk=mode_id)
 
 
 def get_tool(name: str) -> AgentTool | ClientTool:

@@ -18,7 +18,6 @@ unpacked into .venv/graphviz by the Makefile (`make install`); when it is missin
 says why, and modes.W006 warns at `manage.py check`.
 """
 
-import glob
 import logging
 import subprocess
 from pathlib import Path
@@ -81,10 +80,8 @@ def mode_graph_dot(*, modes, default, counts: dict) -> str:
     for refusal in counts["refusals"]:
         if refusal["from"] in node and refusal["to"] in node:
             label = f"refused {refusal['count']}"
-            lines.append(
-                f"  {node[refusal['from']]} -> {node[refusal['to']]} "
-                f"[{_attributes(label=label, style='dotted', color='#ba2121', fontcolor='#ba2121')}];"
-            )
+            red_dotted = _attributes(label=label, style="dotted", color="#ba2121", fontcolor="#ba2121")
+            lines.append(f"  {node[refusal['from']]} -> {node[refusal['to']]} [{red_dotted}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -105,7 +102,7 @@ def render_svg(dot_source: str) -> str:
     dot = GRAPHVIZ / "dot"
     if not dot.exists():
         raise GraphUnavailable(f"Graphviz is not installed ({dot} is missing): run make install.")
-    libraries = glob.glob(str(GRAPHVIZ / "usr" / "lib" / "*-linux-gnu"))
+    libraries = [str(path) for path in GRAPHVIZ.glob("usr/lib/*-linux-gnu")]
     environment = {"LD_LIBRARY_PATH": ":".join(libraries), "GVBINDIR": ":".join(f"{lib}/graphviz" for lib in libraries)}
     try:
         done = subprocess.run(

@@ -26,9 +26,6 @@ def _llm_can_enter():
 class ExampleUtterancesField(serializers.ListField):
     """A mode's example utterances where the listing asks for them (its context's include_examples); else none."""
 
-    def __init__(self):
-        super().__init__(child=serializers.CharField())
-
     def to_representation(self, data):
         return super().to_representation(data) if self.context.get("include_examples") else []
 
@@ -42,7 +39,7 @@ class ModeSummaryResponse(Shape):
     system_prompt_summary = serializers.CharField()
     is_default = serializers.BooleanField()
     human_role_hints = string_list()
-    example_utterances = ExampleUtterancesField()
+    example_utterances = ExampleUtterancesField(child=serializers.CharField())
     source = serializers.ChoiceField(choices=AgentMode.Source.values)
     status = serializers.ChoiceField(choices=AgentMode.Status.values)
     switch_targets = _switch_targets()

@@ -1,14 +1,13 @@
 """
 Catalog releases: which revision agents are served, and how one gets there (review, approve, publish, roll back).
 
-Every committed change is a revision (modes.revisions). One revision at a time is published: the catalog agents
-see (modes.catalog). With CATALOG_APPROVALS = N >= 1, a change makes a pending revision that agents do not see
-until N staff users holding modes.approve_revision, none of whom authored a change since the published
-revision, approve it, and a user with modes.publish_revision publishes it; modes.publish_unreviewed_revision
-publishes without them, and the release records it as unreviewed. Publishing a revision that was published
-before is a rollback: the rows are written back to it as a new revision, published at once, so that admins
-edit what agents see. Each function here raises ReleaseForbidden or ReleaseConflict, changing nothing; each
-way of serving translates them once.
+Every committed change is a revision (modes.revisions). One revision at a time is published: the catalog agents see
+(modes.catalog). With CATALOG_APPROVALS = N >= 1, a change makes a pending revision that agents do not see until N staff
+users holding modes.approve_revision, none of whom authored a change since the published revision, approve it, and a
+user with modes.publish_revision publishes it; modes.publish_unreviewed_revision publishes without them, and the release
+records it as unreviewed. Publishing a revision that was published before is a rollback: the rows are written back to it
+as a new revision, published at once, so that admins edit what agents see. Each function here raises ReleaseForbidden or
+ReleaseConflict, changing nothing; each way of serving translates them once.
 """
 
 import difflib
@@ -73,7 +72,6 @@ def authors_since_published(number: int, state: CatalogVersion) -> set:
 
 
 def may(user, permission: str) -> bool:
-    """Whether user is active staff holding modes.<permission> (approve_revision, publish_revision, ...)."""
     return user.is_active and user.is_staff and user.has_perm(f"modes.{permission}")
 
 
@@ -219,11 +217,8 @@ def pending_release() -> tuple[int, int, int] | None:
 def release_summary() -> dict:
     """What catalog_status and the releases page show: the published revision, the pending one, its approvals."""
     state = catalog_state()
-    pending = None
-    if state.revision > state.published:
-        candidate = get_revision(state.revision)
-        if revision_status(candidate, state) == ReleaseStatus.PENDING:
-            pending = candidate
+    # As pending_release says: the newest revision is pending whenever it is newer than the published one.
+    pending = get_revision(state.revision) if state.revision > state.published else None
     return {
         "state": state,
         "published": get_revision(state.published) if state.published else None,

@@ -1,9 +1,8 @@
 """
-How catalog revisions are stored: a revision keeps one entry per mode or declared tool that it added, changed
-or removed (CatalogRevisionEntry), so an edit of one mode stores that mode, not the catalog. The catalog at
-revision N is, for each mode and tool, its newest entry at or before N, less the removed ones, in the order
-the database sorts the rows in (AgentMode by position and key, DeclaredTool by name): every revision is
-rebuilt exactly as it was recorded.
+How catalog revisions are stored: a revision keeps one entry per mode or declared tool that it added, changed or removed
+(CatalogRevisionEntry), so an edit of one mode stores that mode, not the catalog. The catalog at revision N is, for each
+mode and tool, its newest entry at or before N, less the removed ones, in the order the database sorts the rows in
+(AgentMode by position and key, DeclaredTool by name): every revision is rebuilt exactly as it was recorded.
 """
 
 from datetime import datetime
@@ -67,18 +66,16 @@ def mode_stamp(mode: AgentMode) -> dict:
 def entries_of(document: dict, modes: list[AgentMode]) -> list[CatalogRevisionEntry]:
     """Unsaved entries of every mode and tool of document, export_document's of the rows modes (with their stamps)."""
     stamps = {mode.pk: mode_stamp(mode) for mode in modes}
-    return [
-        *(
-            CatalogRevisionEntry(
-                kind=MODE, identity=content["id"], position=content["position"], name=content["key"],
-                content=content, stamp=stamps[content["id"]],
-            )
-            for content in document["modes"]
-        ),
-        *(
-            CatalogRevisionEntry(kind=TOOL, identity=content["name"], name=content["name"], content=content)
-            for content in document["declared_tools"]
-        ),
+    mode_entries = [
+        CatalogRevisionEntry(
+            kind=MODE, identity=content["id"], position=content["position"], name=content["key"],
+            content=content, stamp=stamps[content["id"]],
+        )
+        for content in document["modes"]
+    ]
+    return mode_entries + [
+        CatalogRevisionEntry(kind=TOOL, identity=content["name"], name=content["name"], content=content)
+        for content in document["declared_tools"]
     ]
 
 
@@ -87,7 +84,8 @@ def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntr
     old = {(entry.kind, entry.identity): (entry.content, entry.stamp) for entry in before}
     new = {(entry.kind, entry.identity) for entry in after}
     changed = [entry for entry in after if old.get((entry.kind, entry.identity)) != (entry.content, entry.stamp)]
-    removed = [CatalogRevisionEntry(kind=kind, identity=identity) for kind, identity in old if (kind, identity) not in new]
+    gone = [key for key in old if key not in new]
+    removed = [CatalogRevisionEntry(kind=kind, identity=identity) for kind, identity in gone]
     for entry in (*changed, *removed):
         entry.revision = revision
     CatalogRevisionEntry.objects.bulk_create([*changed, *removed])

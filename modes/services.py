@@ -108,8 +108,8 @@ def _switch_default_to(pk: str, *, changed_by) -> None:
 def restore_revision_rows(*, number: int, document: dict, restored_by) -> int | None:
     """
     Write the rows back to the catalog document of revision number, through their history, as one revision
-    recorded as restoring it; that revision's number, or None if the rows were that catalog already. Raises
-    ModeDeletionRefused, changing nothing, when it would delete a mode that must stay.
+    recorded as restoring it; returns the newest revision's number then (no new one if the rows were that catalog
+    already). Raises ModeDeletionRefused, changing nothing, when it would delete a mode that must stay.
     """
     modes, tools = document_rows(document)
     default = next(mode.pk for mode in modes if mode.is_default)
@@ -157,9 +157,8 @@ class ImportResult:
 
 def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool, imported_by=None) -> ImportResult:
     """
-    Validate every entry, then apply all of them or none, as one catalog revision. Raises
-    PortableFileError listing every problem of the file, those read_document found included, each with
-    its entry and field.
+    Validate every entry, then apply all of them or none, as one catalog revision. Raises PortableFileError listing
+    every problem of the file, those read_document found included, each with its entry and field.
     """
     with recording_revision(created_by=imported_by) as recording:
         _lock_catalog()
@@ -225,7 +224,8 @@ def _plan(mode_file: ModeFile, existing, *, update):
     for entry, key, mode, changed_fields in _checked_rows(
         mode_file.entries, MODE_SECTION, existing, update=update, problems=problems, vet=vet
     ):
-        unresolved = [name for name in working.unresolved_tool_ids(mode.associated_tool_ids) if name not in declared_here]
+        missing = working.unresolved_tool_ids(mode.associated_tool_ids)
+        unresolved = [name for name in missing if name not in declared_here]
         if unresolved:
             result.unresolved_tool_ids[key] = unresolved
         if mode._state.adding or changed_fields:
