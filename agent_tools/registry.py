@@ -45,10 +45,6 @@ class ToolRegistry:
     def has(self, name: str) -> bool:
         return name in self._tools
 
-    def unresolved(self, names, *, declared) -> list[str]:
-        """The names, in order, that are neither registered nor in declared (the declared tools' names)."""
-        return [name for name in names if name not in self._tools and name not in declared]
-
     def tools(self) -> list[AgentTool]:
         """Every registered tool, sorted by name."""
         return [self._tools[name] for name in sorted(self._tools)]

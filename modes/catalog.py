@@ -176,7 +176,7 @@ class CatalogSnapshot:
 
     def unresolved_tool_ids(self, tool_ids) -> list[str]:
         """The ids among tool_ids that name no tool, registered or declared (modes.W001)."""
-        return registry.unresolved(tool_ids, declared=self.client_tools)
+        return [name for name in tool_ids if not registry.has(name) and name not in self.client_tools]
 
     def switch_targets(self, mode: AgentMode) -> tuple[AgentMode, ...]:
         """The modes the model may switch a session in mode to, in catalog order, mode itself included."""

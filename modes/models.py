@@ -289,9 +289,9 @@ class CatalogRevision(models.Model):
     @property
     def catalog(self) -> dict:
         """Every mode and declared tool at this revision, as export_modes writes them (one query)."""
-        from .revision_store import document_at  # the store builds on the portable format, which builds on this
+        from .revision_store import document_of, entries_at  # they build on the portable format, which builds on this
 
-        return document_at(self.number)
+        return document_of(entries_at(self.number))
 
 
 class CatalogRevisionEntry(models.Model):

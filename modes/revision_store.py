@@ -38,10 +38,6 @@ def document_of(entries: list[CatalogRevisionEntry]) -> dict:
     }
 
 
-def document_at(number: int) -> dict:
-    return document_of(entries_at(number))
-
-
 def rows_of(entries: list[CatalogRevisionEntry]) -> tuple[list[AgentMode], list[DeclaredTool]]:
     """The unsaved modes (with their source and timestamps) and declared tools of these entries, in order."""
     modes, tools = [], []
