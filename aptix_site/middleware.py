@@ -52,13 +52,13 @@ class RejectNulCharactersMiddleware(Middleware):
     """
 
     def __call__(self, request):
+        form_post = request.method == "POST" and request.content_type == "application/x-www-form-urlencoded"
         if (
             "\x00" in request.path
             or "%00" in request.META.get("QUERY_STRING", "")
             # Django decodes a quoted cookie's octal escapes, so a plain-ASCII header can carry a NUL.
             or any("\x00" in value for value in request.COOKIES.values())
-            or (request.method == "POST" and request.content_type == "application/x-www-form-urlencoded"
-                and b"%00" in request.body)
+            or (form_post and b"%00" in request.body)
         ):
             return api_error_response(request, "NUL characters are not allowed in URLs, cookies or form data.", 400)
         return self.get_response(request)
