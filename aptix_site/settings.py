@@ -189,7 +189,6 @@ TEMPLATES = [
 ]
 
 WSGI_APPLICATION = "aptix_site.wsgi.application"
-ASGI_APPLICATION = "aptix_site.asgi.application"
 
 # Connections persist for 10 minutes, not health-checked (a SELECT 1 round trip per request on PostgreSQL): a
 # connection the database dropped fails the one request that meets it (503, aptix_site.errors), then is closed.
@@ -284,7 +283,6 @@ SPECTACULAR_SETTINGS = {
     "SERVE_AUTHENTICATION": [],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # Two fields named status (a mode's, a revision's release): each enum its own name.
     "ENUM_NAME_OVERRIDES": {
