@@ -56,8 +56,7 @@ class StrictSerializer(RequestSerializer):
 
     def to_internal_value(self, data):
         if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
-            if unknown:
+            if unknown := sorted(set(data) - set(self.fields)):
                 raise serializers.ValidationError(
                     {name: ["Unknown field; accepted fields are " + ", ".join(self.fields) + "."] for name in unknown}
                 )

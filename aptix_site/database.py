@@ -16,8 +16,8 @@ rolled back and nothing it did remains; `database_busy` tells it apart, and the 
 
 from django.conf import settings
 from django.db import OperationalError
-from psycopg.pq import TransactionStatus
 from django.db.backends.signals import connection_created
+from psycopg.pq import TransactionStatus
 
 # set_config's third argument: true sets it for the current transaction only (SET LOCAL), false for the session.
 SET_BOUNDS_SQL = "SELECT set_config('lock_timeout', %s, %s), set_config('statement_timeout', %s, %s)"
@@ -31,7 +31,8 @@ def bound_waits_in_requests() -> None:
 
 
 def _install_bounds(sender, connection, **kwargs) -> None:
-    if connection.vendor != "postgresql" or not (settings.DATABASE_LOCK_TIMEOUT_MS or settings.DATABASE_STATEMENT_TIMEOUT_MS):
+    bounded = settings.DATABASE_LOCK_TIMEOUT_MS or settings.DATABASE_STATEMENT_TIMEOUT_MS
+    if connection.vendor != "postgresql" or not bounded:
         return
     if bounds_per_transaction():
         connection.execute_wrappers.append(bound_transaction)

@@ -82,8 +82,7 @@ def error_body(view, detail, status: int) -> dict:
     The body of an error answer from this view (a view class or instance, or None): detail is a message, or a
     body DRF built (messages by field, or {"detail": message}).
     """
-    shape = getattr(view, "error_body", None)
-    if shape:
+    if shape := getattr(view, "error_body", None):
         return shape(error_message(detail), status)
     return detail if isinstance(detail, (dict, list)) else {"detail": detail}
 

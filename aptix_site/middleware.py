@@ -12,8 +12,6 @@ from .errors import API_PREFIX, MCP_PREFIX, api_error_response, method_not_allow
 # empty one and the request served as if nothing had been sent. The API asks for a length on every server.
 LENGTH_REQUIRED = "Send the request body with a Content-Length header; chunked bodies are not accepted."
 
-LIMITED_PATHS = (API_PREFIX, MCP_PREFIX)
-
 
 class Middleware:
     def __init__(self, get_response):
@@ -24,7 +22,7 @@ class RequestBodyLimitMiddleware(Middleware):
     """Under /api/ and /mcp, a request that sends a body must say how long it is, and stay under the limit."""
 
     def __call__(self, request):
-        if request.path.startswith(LIMITED_PATHS) and request.method not in ("GET", "HEAD", "OPTIONS"):
+        if request.path.startswith((API_PREFIX, MCP_PREFIX)) and request.method not in ("GET", "HEAD", "OPTIONS"):
             if refusal := self._refusal(request.META):
                 return api_error_response(request, *refusal)
         return self.get_response(request)
@@ -46,19 +44,18 @@ class RequestBodyLimitMiddleware(Middleware):
 
 class RejectNulCharactersMiddleware(Middleware):
     """
-    Answers 400 to a NUL character in the URL, a cookie or a form body: PostgreSQL cannot store or compare text
-    holding one, so it would otherwise surface as a 500 (in the admin's filters and actions, or looking up a
-    session cookie).
+    Answers 400 to a NUL character in the URL, a cookie or a form body: PostgreSQL cannot store or compare text holding
+    one, so it would otherwise surface as a 500 (in the admin's filters and actions, or looking up a session cookie).
     """
 
     def __call__(self, request):
+        form_post = request.method == "POST" and request.content_type == "application/x-www-form-urlencoded"
         if (
             "\x00" in request.path
             or "%00" in request.META.get("QUERY_STRING", "")
             # Django decodes a quoted cookie's octal escapes, so a plain-ASCII header can carry a NUL.
             or any("\x00" in value for value in request.COOKIES.values())
-            or (request.method == "POST" and request.content_type == "application/x-www-form-urlencoded"
-                and b"%00" in request.body)
+            or (form_post and b"%00" in request.body)
         ):
             return api_error_response(request, "NUL characters are not allowed in URLs, cookies or form data.", 400)
         return self.get_response(request)
@@ -108,9 +105,8 @@ class ServedMethodsMiddleware(Middleware):
 
 class HtmlContentSecurityPolicyMiddleware(CSPMiddleware):
     """
-    django-csp's middleware, for HTML responses only (the admin, the front door, the API docs): a JSON answer
-    runs no script, and building the policy costs about 30 µs a response, a twentieth of an API read
-    (README, Security).
+    django-csp's middleware, for HTML responses only (the admin, the front door, the API docs): a JSON answer runs no
+    script, and building the policy costs about 30 µs a response, a twentieth of an API read (README, Security).
     """
 
     def process_response(self, request, response):

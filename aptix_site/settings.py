@@ -40,12 +40,16 @@ def env_int(name, default: int) -> int:
     return number
 
 
+def env_list(name, default):
+    value = env_value(name)
+    return list(default) if value is None else [item.strip() for item in value.split(",") if item.strip()]
+
+
 def development_secret_key(path: Path) -> str:
     """
-    The key a local run (DEBUG on, no SECRET_KEY) signs with: random, made once per checkout and kept in path
-    (readable by its owner only), so that no two checkouts share it and nobody can forge cookies with a
-    published one. The file appears whole (written aside, then linked into place), so processes starting at
-    once all read the one key that won.
+    The key a local run (DEBUG on, no SECRET_KEY) signs with: random, made once per checkout and kept in path (readable
+    by its owner only), so that no two checkouts share it and nobody can forge cookies with a published one. The file
+    appears whole (written aside, then linked into place), so processes starting at once all read the one key that won.
     """
     if not path.exists():
         descriptor, draft = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.")  # mode 0600
@@ -65,11 +69,6 @@ def development_secret_key(path: Path) -> str:
             f"The development key {path} cannot be read ({error.strerror}); it must be a file of this checkout's "
             "own, not a link: remove it, and the next start makes a new one."
         ) from None
-
-
-def env_list(name, default):
-    value = env_value(name)
-    return list(default) if value is None else [item.strip() for item in value.split(",") if item.strip()]
 
 
 DEBUG = env_flag("DEBUG")
@@ -189,7 +188,6 @@ TEMPLATES = [
 ]
 
 WSGI_APPLICATION = "aptix_site.wsgi.application"
-ASGI_APPLICATION = "aptix_site.asgi.application"
 
 # Connections persist for 10 minutes, not health-checked (a SELECT 1 round trip per request on PostgreSQL): a
 # connection the database dropped fails the one request that meets it (503, aptix_site.errors), then is closed.
@@ -284,7 +282,6 @@ SPECTACULAR_SETTINGS = {
     "SERVE_AUTHENTICATION": [],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     # Two fields named status (a mode's, a revision's release): each enum its own name.
     "ENUM_NAME_OVERRIDES": {

@@ -19,7 +19,8 @@ def unstorable_text(value) -> str | None:
         except UnicodeEncodeError:
             return "invalid Unicode (a lone surrogate)"
     elif isinstance(value, (dict, list)):
-        for item in [*value.keys(), *value.values()] if isinstance(value, dict) else value:
+        items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
+        for item in items:
             if problem := unstorable_text(item):
                 return problem
     return None

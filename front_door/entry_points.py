@@ -35,20 +35,23 @@ def api_entry_points() -> list[EntryPoint]:
         EntryPoint("invokeTool", ("POST",), _path("tool-invoke", "name"), "Run a tool, in a session if one is named."),
         EntryPoint("sessions", ("GET", "POST"), _path("session-list"), "Your agent sessions; create one."),
         EntryPoint(
-            "sessionContext",
-            ("GET",),
-            _path("session-context", "sessionId"),
+            "sessionContext", ("GET",), _path("session-context", "sessionId"),
             "The system prompt and tools for a session's next LLM call; ?revision= rebuilds an earlier one.",
         ),
         EntryPoint(
-            "catalogRevisions", ("GET",), _path("catalog-revision-list"), "Every revision of the catalog, newest first (staff only)."
+            "catalogRevisions", ("GET",), _path("catalog-revision-list"),
+            "Every revision of the catalog, newest first (staff only).",
         ),
         EntryPoint(
-            "catalogRevision", ("GET",), _path("catalog-revision-detail", "number"), "One revision's whole catalog (staff only)."
+            "catalogRevision", ("GET",), _path("catalog-revision-detail", "number"),
+            "One revision's whole catalog (staff only).",
         ),
-        EntryPoint("mcp", ("POST",), _mcp_path("mcp"), "MCP (streamable HTTP): the catalog and the tools that need no session."),
         EntryPoint(
-            "mcpSession", ("POST",), _mcp_path("mcp-session", "sessionId"), "MCP for one of your sessions: its mode's tools."
+            "mcp", ("POST",), _mcp_path("mcp"), "MCP (streamable HTTP): the catalog and the tools that need no session."
+        ),
+        EntryPoint(
+            "mcpSession", ("POST",), _mcp_path("mcp-session", "sessionId"),
+            "MCP for one of your sessions: its mode's tools.",
         ),
         EntryPoint("schema", ("GET",), _path("api-schema"), "The OpenAPI schema (YAML; ?format=json for JSON)."),
         EntryPoint("docs", ("GET",), _path("api-docs"), "The API documentation (Swagger UI)."),
@@ -58,7 +61,9 @@ def api_entry_points() -> list[EntryPoint]:
 def operator_entry_points() -> list[EntryPoint]:
     """What people and monitors open."""
     return [
-        EntryPoint("admin", ("GET",), _path("admin:index"), "The admin: review and edit modes, declared tools, accounts."),
+        EntryPoint(
+            "admin", ("GET",), _path("admin:index"), "The admin: review and edit modes, declared tools, accounts."
+        ),
         EntryPoint("healthz", ("GET",), _path("healthz"), "Liveness: the process is up."),
         EntryPoint("readyz", ("GET",), _path("readyz"), "Readiness: database, mode catalog and cache."),
     ]

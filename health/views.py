@@ -1,9 +1,8 @@
 """
-GET /healthz: the process is up (it touches nothing else). GET /readyz: it can serve, which needs the
-database and a sound published catalog revision; a Redis outage makes it "degraded" but still ready, since
-throttles then count per process, and so does a catalog change made past the services that no revision
-records yet (catalog "unrecorded"): agents are served the revision before it. Both are public JSON, 200 or
-503, and name no host, error or internal detail.
+GET /healthz: the process is up (it touches nothing else). GET /readyz: it can serve, which needs the database and a
+sound published catalog revision; a Redis outage makes it "degraded" but still ready, since throttles then count per
+process, and so does a catalog change made past the services that no revision records yet (catalog "unrecorded"): agents
+are served the revision before it. Both are public JSON, 200 or 503, and name no host, error or internal detail.
 """
 
 from django.core.cache import caches
