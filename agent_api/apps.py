@@ -1,5 +1,0 @@
-from django.apps import AppConfig
-
-
-class AgentApiConfig(AppConfig):
-    name = "agent_api"
