@@ -41,6 +41,7 @@ def replace_token(*, user, name: str) -> tuple[ApiToken, str]:
 
 
 def revoke_tokens(*, user, name: str | None = None) -> int:
+    """Deletes the user's tokens, or only those of that name; how many there were."""
     tokens = ApiToken.objects.filter(user=user)
     if name is not None:
         tokens = tokens.filter(name=name)

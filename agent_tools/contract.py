@@ -37,7 +37,7 @@ class InvokeResult:
 
 @dataclass(frozen=True)
 class AgentToolExecutionContext:
-    """What a tool knows of its call; the caller's organization is looked up (load_org) only if a tool reads it."""
+    """What a tool knows of its call; the caller's organization is looked up (load_org, once) if a tool reads it."""
 
     user: Any
     session_id: str | None

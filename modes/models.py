@@ -240,7 +240,8 @@ class CatalogVersion(models.Model):
     """
     One row that tells every process, in one small query, whether its in-memory catalog is current: the version
     the triggers change on every write to a catalog table (modes.triggers), the last revision recorded and the
-    version it recorded (modes.revisions), and the revision published with its token (modes.catalog).
+    version it recorded (modes.revisions), and the revision published with the token drawn at its publication,
+    which labels the snapshot every process serves (modes.catalog).
     """
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)

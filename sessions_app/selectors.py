@@ -56,11 +56,12 @@ def mode_changes_of(*, session: AgentSession):
     not joins: once psycopg prepares the query, PostgreSQL may plan it for an average session of a few changes,
     and with joins that plan sorts every change of a long session to return a page (benchmarks/RESULTS.md).
     """
-    user = get_user_model()
+    User = get_user_model()
+    modes, users = AgentMode._default_manager.order_by(), User._default_manager.order_by()  # one row each: no ordering
     return ModeChange.objects.filter(session=session).annotate(
-        from_mode_key=Subquery(AgentMode.objects.filter(pk=OuterRef("from_mode")).values("key")),
-        to_mode_key=Subquery(AgentMode.objects.filter(pk=OuterRef("to_mode")).values("key")),
-        changed_by_name=Subquery(user.objects.filter(pk=OuterRef("changed_by")).values(user.USERNAME_FIELD)),
+        from_mode_key=Subquery(modes.filter(pk=OuterRef("from_mode")).values("key")),
+        to_mode_key=Subquery(modes.filter(pk=OuterRef("to_mode")).values("key")),
+        changed_by_name=Subquery(users.filter(pk=OuterRef("changed_by")).values(User.USERNAME_FIELD)),
     )
 
 

@@ -32,7 +32,8 @@ class AgentSessionSerializer(ModelShape):
 
 
 class ModeChangeSerializer(ModelShape):
-    from_mode = serializers.CharField(source="from_mode_key")  # annotations of selectors.mode_changes_of
+    # The mode keys and the user's name are annotations of selectors.mode_changes_of, its only source of rows.
+    from_mode = serializers.CharField(source="from_mode_key")
     to_mode = serializers.CharField(source="to_mode_key")
     branch_session_id = serializers.UUIDField(allow_null=True)
     changed_by = serializers.CharField(source="changed_by_name", allow_null=True)
