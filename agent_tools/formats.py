@@ -28,9 +28,9 @@ def format_tool(tool, *, tool_format: str | None, mode_keys: tuple[str, ...] | N
     to), the schema is the one the session's model is given (schema_for_session), not the plain registry one.
     """
     schema = tool.get_schema() if mode_keys is None else tool.schema_for_session(mode_keys=mode_keys)
-    name, description, parameters = schema["name"], schema["description"], schema["parameters"]
     if tool_format is None:
         return schema
+    name, description, parameters = schema["name"], schema["description"], schema["parameters"]
     if tool_format == "openai-chat":
         return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
     if tool_format == "openai-responses":
