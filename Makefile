@@ -39,8 +39,9 @@ run: install
 # Serves the app for production (deploy/serve): nginx on HOST:PORT in front, reading whole requests and closing
 # slow or idle connections, and Granian running the app behind it in WORKERS processes (default: one per core).
 # Settings come from the environment (SECRET_KEY, DATABASE_URL, ...). Started as root, the app and nginx's workers
-# run as SERVE_USER, never as root. A dead worker is replaced; SIGHUP to deploy/serve reloads the code (README,
-# Staying up). It exits when nginx or Granian does, for a service manager to restart (deploy/aptix-modes.service).
+# run as SERVE_USER, never as root. A dead worker is replaced; SIGHUP to deploy/serve reloads the code
+# (docs/operations.md, Staying up). It exits when nginx or Granian does, for a service manager to restart
+# (deploy/aptix-modes.service).
 SERVE_USER ?= nobody
 HOST ?= 127.0.0.1
 PORT ?= 8000

@@ -1,6 +1,6 @@
 """
 Settings for the Aptix Modes service. Everything that differs between machines comes from the environment; the
-README's Configuration table lists each variable, its default and its meaning.
+Configuration table of docs/operations.md lists each variable, its default and its meaning.
 """
 
 import os

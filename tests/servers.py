@@ -175,7 +175,7 @@ def let_serve_user_reach_the_project():
 
 
 def hand_to_serve_user(folder):
-    """Under root, the SQLite folder and files become SERVE_USER's, as the README asks of an operator."""
+    """Under root, the SQLite folder and files become SERVE_USER's, as docs/operations.md asks of an operator."""
     if os.getuid() != 0:
         return
     owner = pwd.getpwnam(SERVE_USER)
