@@ -16,7 +16,7 @@ class StrictTokenAuthentication(TokenAuthentication):
     model). A malformed key is refused (401) before any lookup. The lookup is one query, the token with its
     user by the key's digest; an expired token is refused, not deleted; the last use is written at most once a
     minute. knox's own TokenAuthentication makes a second query per request and deletes expired tokens as it
-    reads (README, "API tokens", has the figures).
+    reads (docs/security.md, "Why the lookup is our own", has the figures).
     """
 
     def authenticate_credentials(self, key):

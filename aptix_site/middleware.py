@@ -106,7 +106,7 @@ class ServedMethodsMiddleware(Middleware):
 class HtmlContentSecurityPolicyMiddleware(CSPMiddleware):
     """
     django-csp's middleware, for HTML responses only (the admin, the front door, the API docs): a JSON answer runs no
-    script, and building the policy costs about 30 µs a response, a twentieth of an API read (README, Security).
+    script, and building the policy costs about 30 µs a response, a twentieth of an API read (docs/security.md).
     """
 
     def process_response(self, request, response):
