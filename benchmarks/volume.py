@@ -112,7 +112,7 @@ def _run(workdir, scale, options) -> list[str]:
     fill(envs["full"]["DATABASE_URL"], scale=scale, hot_session=fixtures["full"]["session"], progress=_say)
     _say(f"filled in {time.monotonic() - started:.0f} s; sizes: " + ", ".join(
         f"{size} {_database_size(env)}" for size, env in envs.items()))
-    for size, env in envs.items():  # as after a restore: the trail's hours summed before any request (README)
+    for size, env in envs.items():  # as after a restore: the trail's hours summed before any request (docs/catalog.md)
         started = time.monotonic()
         manage(env, "sum_transitions")
         _say(f"summed the {size} database's mode changes for the transition counts in {time.monotonic() - started:.0f} s")

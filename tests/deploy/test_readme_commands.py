@@ -7,7 +7,7 @@ from django.core.management import get_commands
 
 ROOT = Path(__file__).resolve().parents[2]
 # The files whose "## Commands" section holds a table of commands, by topic.
-COMMAND_TABLES = [ROOT / "README.md", ROOT / "docs" / "rest.md"]
+COMMAND_TABLES = [ROOT / "docs" / "catalog.md", ROOT / "docs" / "rest.md"]
 
 
 def commands_in_the_tables() -> list[str]:
