@@ -20,7 +20,7 @@ def _path(url_name: str, *placeholders: str) -> str:
 
 
 def _mcp_path(url_name: str, *placeholders: str) -> str:
-    # The MCP routes take the trailing slash as optional (clients do not follow redirects); show it, as the README does.
+    # The MCP routes take the trailing slash as optional (clients do not follow redirects); show it, as docs/mcp.md does.
     return _path(url_name, *placeholders).rstrip("/") + "/"
 
 

@@ -1,5 +1,5 @@
 """
-The compatibility matrix of the README's MCP section, run: the MCP clients people build agents on, each at the
+The compatibility matrix of docs/mcp.md, run: the MCP clients people build agents on, each at the
 pinned versions of its own virtualenv (tests/mcp_server/client_venvs.py), drive a live server (`make serve`) through the
 scripts in tests/mcp_server/mcp_clients/, as a subprocess each. The `mcp` SDK at 1.22 (protocol 2025-06-18 at most), at 1.30
 (what langchain-mcp-adapters allows) and at 2.3 (the suite's own); LangChain's adapters and the OpenAI Agents SDK
