@@ -232,7 +232,7 @@ class Server:
     """The app served by a real server process on a free port of 127.0.0.1."""
 
     COMMANDS = {
-        # The README's production command, as an operator runs it.
+        # The production command (docs/operations.md), as an operator runs it.
         "make-serve": lambda port: ["make", "-s", "serve", "HOST=127.0.0.1", f"PORT={port}", f"PYTHON={sys.executable}"],
         "gunicorn": lambda port: [str(BIN / "gunicorn"), "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}"],
         "uvicorn": lambda port: [str(BIN / "uvicorn"), "aptix_site.asgi:application", "--port", str(port)],
