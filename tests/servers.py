@@ -1,7 +1,8 @@
 """
 Real servers for the tests that need one: a scratch database of the kind the suite runs on (an SQLite file,
 or a PostgreSQL database of its own on the suite's server), migrated by `manage.py migrate`, and the app
-served from it by gunicorn (the production command), uvicorn (ASGI) or runserver, each on a free port.
+served from it by `make serve` (the production command), Granian alone (the app server behind make serve's
+nginx), uvicorn (ASGI) or runserver, each on a free port.
 Everything is removed when the test is done; the shared PostgreSQL server itself is never stopped. A run
 ended by SIGTERM or SIGHUP stops its servers too (stop_servers_when_terminated).
 """
@@ -234,7 +235,11 @@ class Server:
     COMMANDS = {
         # The production command (docs/operations.md), as an operator runs it.
         "make-serve": lambda port: ["make", "-s", "serve", "HOST=127.0.0.1", f"PORT={port}", f"PYTHON={sys.executable}"],
-        "gunicorn": lambda port: [str(BIN / "gunicorn"), "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}"],
+        # What make serve runs behind nginx, on a port rather than its socket, as the user running the tests.
+        "granian": lambda port: [
+            str(BIN / "granian"), "--interface", "wsgi", "--host", "127.0.0.1", "--port", str(port), "--no-ws",
+            "aptix_site.wsgi:application",
+        ],
         "uvicorn": lambda port: [str(BIN / "uvicorn"), "aptix_site.asgi:application", "--port", str(port)],
         "runserver": lambda port: [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
     }

@@ -594,8 +594,9 @@ def test_a_throttled_call_is_a_json_rpc_error_answering_it_http_200_before_2026_
 # --- ASGI and runserver ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["gunicorn", "uvicorn", "runserver"])
-def test_the_mcp_server_works_under_gunicorn_asgi_and_runserver(database, alice_token, kind):
+@pytest.mark.parametrize("kind", ["uvicorn", "runserver"])
+def test_the_mcp_server_works_under_asgi_and_runserver(database, alice_token, kind):
+    # Under make serve (Granian, WSGI), every other test of this module.
     env = {**database["env"], "DEBUG": "1"} if kind == "runserver" else production_env(database["env"])
 
     async def call(session):

@@ -99,10 +99,10 @@ def root_token(shared_database):
 
 
 class Worker:
-    """One gunicorn process with a single sync worker: every request it serves goes to that worker."""
+    """One Granian process with a single worker: every request it serves goes to that worker."""
 
     def __init__(self, env):
-        self.server = Server("gunicorn", env, "--workers", "1")
+        self.server = Server("granian", env, "--workers", "1")
         self.base = self.server.base
         self.http = requests.Session()
 

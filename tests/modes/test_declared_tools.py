@@ -279,7 +279,7 @@ def run_check():
 
 
 def test_check_warns_of_each_mode_that_lists_tool_ids_naming_no_tool_and_still_passes():
-    # Servers start on this catalog too: test_startup's gunicorn serves the seed catalog, which has these warnings.
+    # Servers start on this catalog too: test_startup's Granian serves the seed catalog, which has these warnings.
     output = run_check()
     assert (
         "ddr_authoring: (modes.W001) Mode 'ddr_authoring' lists tool ids that name no tool: "

@@ -1,6 +1,7 @@
 """
-No server starts on a broken published catalog revision (AGN-014 §7.6): `make serve`, gunicorn, runserver, the
-ASGI module, `check --database`; a broken working copy that agents are not served is a warning.
+No server starts on a broken published catalog revision (AGN-014 §7.6): `make serve`, Granian (its app server)
+alone, runserver, the ASGI module, `check --database`; a broken working copy that agents are not served is a
+warning.
 
 Each test runs real processes against its own SQLite file, whatever database the suite itself uses. The
 template database is made once per module by `manage.py migrate` on an empty file, which also shows
@@ -25,7 +26,7 @@ from ..servers import free_port, hand_to_serve_user, sqlite_folder
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
-GUNICORN = str(Path(sys.executable).parent / "gunicorn")
+GRANIAN = str(Path(sys.executable).parent / "granian")
 TIMEOUT = 60
 
 
@@ -53,8 +54,10 @@ def run(args, db_file):
     return result.returncode, result.stdout + result.stderr
 
 
-def gunicorn_args(port):
-    return [GUNICORN, "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"]
+def granian_args(port):
+    """Granian serving the WSGI module, as make serve runs it behind nginx, on a port of its own."""
+    return [GRANIAN, "--interface", "wsgi", "--host", "127.0.0.1", "--port", str(port), "--workers", "1", "--no-ws",
+            "aptix_site.wsgi:application"]
 
 
 @pytest.fixture(scope="module")
@@ -128,8 +131,8 @@ def test_make_serve_refuses_to_start_on_a_catalog_without_default_and_leaves_not
     assert "modes.E005" in make_serve_refusal(db_without_default)
 
 
-def test_gunicorn_refuses_to_start_on_a_catalog_without_default(db_without_default):
-    code, output = run(gunicorn_args(free_port()), db_without_default)
+def test_granian_refuses_to_start_on_a_catalog_without_default(db_without_default):
+    code, output = run(granian_args(free_port()), db_without_default)
     assert code != 0
     assert "Refusing to serve: the mode catalog is broken." in output
     assert "modes.E005" in output
@@ -161,39 +164,15 @@ def serving(args, port, db_file):
             process.communicate()
 
 
-def test_gunicorn_serves_on_the_intact_catalog(intact_db):
+def test_granian_serves_on_the_intact_catalog(intact_db):
     port = free_port()
-    with serving(gunicorn_args(port), port, intact_db) as (_, status):
+    with serving(granian_args(port), port, intact_db) as (_, status):
         assert status == 200
-
-
-def children_of(pid):
-    """The ids of pid's child processes, from each process's /proc/<id>/stat (its parent is the 4th field)."""
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):  # a process that ended meanwhile
-            continue
-        if int(fields[1]) == pid:
-            children.append(int(stat.parent.name))
-    return children
 
 
 def cores():
     """The machine's cores as the kernel lists them, counted apart from os.cpu_count(), which the code uses."""
     return sum(line.startswith("processor") for line in Path("/proc/cpuinfo").read_text().splitlines())
-
-
-def test_gunicorn_started_as_the_readme_says_runs_one_worker_per_core(intact_db):
-    # gunicorn.conf.py, read from the project directory; gunicorn alone would start a single worker.
-    port = free_port()
-    with serving([GUNICORN, "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}"], port, intact_db) as (process, status):
-        assert status == 200
-        deadline = time.monotonic() + TIMEOUT
-        while len(children_of(process.pid)) < cores() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert len(children_of(process.pid)) == cores()
 
 
 def test_make_serve_runs_one_worker_per_core_unless_told_otherwise():
@@ -242,8 +221,8 @@ def test_a_broken_working_copy_that_agents_are_not_served_is_warned_about_and_st
     assert "modes.W005" in output  # logged as it starts
 
 
-def test_gunicorn_refuses_to_start_before_migrations(tmp_path):
-    code, output = run(gunicorn_args(free_port()), tmp_path / "empty.sqlite3")
+def test_granian_refuses_to_start_before_migrations(tmp_path):
+    code, output = run(granian_args(free_port()), tmp_path / "empty.sqlite3")
     assert code != 0
     assert (
         "Refusing to serve: the mode catalog's migrations are not applied. Run 'python manage.py migrate' first."
