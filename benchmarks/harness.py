@@ -168,8 +168,8 @@ def _hand_sqlite_to_serve_user(env):
 class Servers:
     """
     Each target, {name: (environment, kind)}, served at once on a free loopback port; stopped on exit. Kinds:
-    "make-serve" (the production command; the environment's APP names the WSGI application), and the setups
-    before it for comparison: "gunicorn" (gunicorn.conf.py's sync workers) and "granian" (Granian alone).
+    "make-serve" (the production command; the environment's APP names the WSGI application), and, for
+    comparison, "granian" (Granian alone, without nginx in front).
     """
 
     def __init__(self, targets, workers=None):
@@ -180,9 +180,6 @@ class Servers:
         self.logs = tempfile.TemporaryFile()
 
     def _command(self, kind, port):
-        if kind == "gunicorn":
-            return [str(BIN / "gunicorn"), "aptix_site.wsgi", "--bind", f"127.0.0.1:{port}",
-                    "--workers", str(self.workers), "--log-level", "warning"]
         if kind == "granian":
             return [str(BIN / "granian"), "--interface", "wsgi", "--host", "127.0.0.1", "--port", str(port),
                     "--workers", str(self.workers), "--no-ws", "--http1-header-read-timeout", "30000",
@@ -223,7 +220,7 @@ class Servers:
         raise SystemExit(f"{name} did not start within 60 s:\n{self.logs.read().decode(errors='replace')[-3000:]}")
 
     def worker_pids(self, name) -> list[int]:
-        """The processes in name's process group that run the app: Granian's or gunicorn's workers."""
+        """The processes in name's process group that run the app: Granian's workers."""
         group = self.processes[name].pid
         pids = []
         for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -233,7 +230,7 @@ class Servers:
             except (OSError, IndexError):
                 continue
             parent, process_group = int(fields[1]), int(fields[2])
-            if process_group == group and (b"granian" in command or b"gunicorn" in command):
+            if process_group == group and b"granian" in command:
                 pids.append((parent, int(stat.parent.name)))
         masters = {pid for _, pid in pids}
         return sorted(pid for parent, pid in pids if parent in masters)

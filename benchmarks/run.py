@@ -10,8 +10,9 @@ median round's ratio reaches it.
     make bench BENCH_ARGS="..."   or   .venv/bin/python -m benchmarks.run [--rounds 5] [--duration 3]
         [--connections 16] [--workers N] [--databases sqlite,postgres] [--suite budgets|servers]
 
-`--suite servers` instead serves the app three ways at once, `make serve`, gunicorn's sync workers
-(gunicorn.conf.py, the setup before it) and Granian alone, and shows `make serve`'s throughput against each.
+`--suite servers` instead serves the app two ways at once, `make serve` and Granian alone, and shows what the
+nginx in front costs in throughput. (It also measured gunicorn's sync workers, the setup before, until gunicorn
+left the project: benchmarks/RESULTS.md keeps those runs.)
 
 It prints requests/s, p50 and p99 latency for every measurement in every round, then each database's table
 (the median of every measurement of each) and the ratios, round by round, and exits 1 if a budget is missed or
@@ -80,7 +81,7 @@ def _run_database(database, workdir, options) -> list[str]:
     if options.suite == "servers":
         project_env = project_environment(database, workdir)
         fixture = prepare_project(project_env)
-        targets = {kind: (project_env, kind) for kind in ("make-serve", "gunicorn", "granian")}
+        targets = {kind: (project_env, kind) for kind in ("make-serve", "granian")}
         fixtures = dict.fromkeys(targets, fixture)
         endpoints, budgets = _server_comparison(fixture)
     else:
@@ -145,10 +146,9 @@ def _server_comparison(fixture):
     endpoints, budgets = [], []
     for served in _project_endpoints(fixture, "make-serve"):
         endpoints.append(served)
-        for former in ("gunicorn", "granian"):
-            other = Endpoint(f"{served.label} [{former}]", former, served.method, served.path, served.bodies)
-            endpoints.append(other)
-            budgets.append(Budget(served.label, other.label, None))
+        alone = Endpoint(f"{served.label} [granian]", "granian", served.method, served.path, served.bodies)
+        endpoints.append(alone)
+        budgets.append(Budget(served.label, alone.label, None))
     return endpoints, budgets
 
 
