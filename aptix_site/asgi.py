@@ -1,5 +1,5 @@
-"""ASGI entry point (uvicorn aptix_site.asgi:application). It refuses to load on a broken mode
-catalog, and bounds the waits of its requests on PostgreSQL (aptix_site.database)."""
+"""ASGI entry point, for an ASGI server of the operator's choosing (the tests serve it with uvicorn). It refuses to
+load on a broken mode catalog, and bounds the waits of its requests on PostgreSQL (aptix_site.database)."""
 
 import os
 
