@@ -1,6 +1,6 @@
 """
-Request serializers (aptix_site.api.RequestSerializer) bind their fields once per class, and every request shares
-them: each request still gets its own values and its own errors, however many are validated at once.
+Request serializers (aptix_site.api.RequestSerializer) are plain DRF serializers: each request gets its own values
+and its own errors, however many are validated at once, and a subclass's fields leave its base's alone.
 """
 
 from concurrent.futures import ThreadPoolExecutor
