@@ -4,7 +4,7 @@ shapes are the answers' one definition (aptix_site.shapes): the services build t
 """
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from agent_tools.formats import TOOL_FORMATS
@@ -13,16 +13,31 @@ from aptix_site.shapes import Shape
 
 
 class ToolFormatField(PresentIfEmpty, serializers.ChoiceField):
-    pass
+    default_error_messages = {
+        "invalid_choice": f'"{{input}}" is not a tool format; use one of: {", ".join(TOOL_FORMATS)}.'
+    }
+
+    def __init__(self):
+        super().__init__(
+            choices=TOOL_FORMATS, required=False, default=None,
+            help_text="The shape of each tool: left out, the TUL-011 registry schema; openai-chat (Chat Completions), "
+            "openai-responses (the Responses API, strict mode), anthropic (the Messages API) or mcp (an MCP tool).",
+        )
 
 
+@extend_schema_serializer(deprecate_fields=["tool_format"])
 class ToolFormatQuery(RequestSerializer):
-    tool_format = ToolFormatField(
-        choices=TOOL_FORMATS, required=False, default=None,
-        error_messages={"invalid_choice": f'"{{input}}" is not a tool format; use one of: {", ".join(TOOL_FORMATS)}.'},
-        help_text="The shape of each tool: left out, the TUL-011 registry schema; openai-chat (Chat Completions), "
-        "openai-responses (the Responses API, strict mode), anthropic (the Messages API) or mcp (an MCP tool).",
-    )
+    toolFormat = ToolFormatField()
+    # Its name before query parameters were camelCase, still accepted: clients written against it keep working.
+    tool_format = ToolFormatField()
+
+    def validate(self, data):
+        new, old = data["toolFormat"], data.pop("tool_format")
+        if None not in (new, old) and new != old:
+            raise serializers.ValidationError(
+                {"toolFormat": [f'toolFormat "{new}" and tool_format "{old}" differ; send toolFormat alone.']}
+            )
+        return {**data, "toolFormat": new or old}
 
 
 # Documentation only: the schema says what invoke_tool accepts, an object or a string holding one for the

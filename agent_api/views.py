@@ -24,7 +24,7 @@ class ToolListView(APIView):
     )
     def get(self, request):
         query = ToolFormatQuery.validated(request.query_params)
-        return Response(tool_list_payload(tool_format=query["tool_format"]))
+        return Response(tool_list_payload(tool_format=query["toolFormat"]))
 
 
 # Every refusal, whatever raised it, is this envelope (aptix_site.errors.error_body).
@@ -73,7 +73,7 @@ class SessionContextView(APIView):
     def get(self, request, session_id):
         session = owned_session(session_id=session_id, user=request.user)
         query = SessionContextQuery.validated(request.query_params)
-        tool_format, revision = query["tool_format"], query["revision"]
+        tool_format, revision = query["toolFormat"], query["revision"]
         if revision is None:
             body = llm_context_json(mode=session.mode, tool_format=tool_format)
         else:
