@@ -12,22 +12,26 @@ from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField, S
 from aptix_site.shapes import Shape
 
 
+TOOL_FORMAT_HELP = (
+    "The shape of each tool: left out, the TUL-011 registry schema; openai-chat (Chat Completions), "
+    "openai-responses (the Responses API, strict mode), anthropic (the Messages API) or mcp (an MCP tool)."
+)
+
+
 class ToolFormatField(PresentIfEmpty, serializers.ChoiceField):
     default_error_messages = {
         "invalid_choice": f'"{{input}}" is not a tool format; use one of: {", ".join(TOOL_FORMATS)}.'
     }
 
-    def __init__(self):
-        super().__init__(
-            choices=TOOL_FORMATS, required=False, default=None,
-            help_text="The shape of each tool: left out, the TUL-011 registry schema; openai-chat (Chat Completions), "
-            "openai-responses (the Responses API, strict mode), anthropic (the Messages API) or mcp (an MCP tool).",
-        )
+    def __init__(self, help_text=TOOL_FORMAT_HELP):
+        super().__init__(choices=TOOL_FORMATS, required=False, default=None, help_text=help_text)
 
 
 @extend_schema_serializer(deprecate_fields=["tool_format"])
 class ToolFormatQuery(RequestSerializer):
-    toolFormat = ToolFormatField()
+    toolFormat = ToolFormatField(
+        f"{TOOL_FORMAT_HELP} Its old name, tool_format, is still accepted; if both are sent, they must agree."
+    )
     # Its name before query parameters were camelCase, still accepted: clients written against it keep working.
     tool_format = ToolFormatField()
 
