@@ -4,7 +4,7 @@ shapes are the answers' one definition (aptix_site.shapes): the services build t
 """
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from agent_tools.formats import TOOL_FORMATS
@@ -12,17 +12,36 @@ from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField, S
 from aptix_site.shapes import Shape
 
 
+TOOL_FORMAT_HELP = (
+    "The shape of each tool: left out, the TUL-011 registry schema; openai-chat (Chat Completions), "
+    "openai-responses (the Responses API, strict mode), anthropic (the Messages API) or mcp (an MCP tool)."
+)
+
+
 class ToolFormatField(PresentIfEmpty, serializers.ChoiceField):
-    pass
+    default_error_messages = {
+        "invalid_choice": f'"{{input}}" is not a tool format; use one of: {", ".join(TOOL_FORMATS)}.'
+    }
+
+    def __init__(self, help_text=TOOL_FORMAT_HELP):
+        super().__init__(choices=TOOL_FORMATS, required=False, default=None, help_text=help_text)
 
 
+@extend_schema_serializer(deprecate_fields=["tool_format"])
 class ToolFormatQuery(RequestSerializer):
-    tool_format = ToolFormatField(
-        choices=TOOL_FORMATS, required=False, default=None,
-        error_messages={"invalid_choice": f'"{{input}}" is not a tool format; use one of: {", ".join(TOOL_FORMATS)}.'},
-        help_text="The shape of each tool: left out, the TUL-011 registry schema; openai-chat (Chat Completions), "
-        "openai-responses (the Responses API, strict mode), anthropic (the Messages API) or mcp (an MCP tool).",
+    toolFormat = ToolFormatField(
+        f"{TOOL_FORMAT_HELP} Its old name, tool_format, is still accepted; if both are sent, they must agree."
     )
+    # Its name before query parameters were camelCase, still accepted: clients written against it keep working.
+    tool_format = ToolFormatField()
+
+    def validate(self, data):
+        new, old = data["toolFormat"], data.pop("tool_format")
+        if None not in (new, old) and new != old:
+            raise serializers.ValidationError(
+                {"toolFormat": [f'toolFormat "{new}" and tool_format "{old}" differ; send toolFormat alone.']}
+            )
+        return {**data, "toolFormat": new or old}
 
 
 # Documentation only: the schema says what invoke_tool accepts, an object or a string holding one for the

@@ -7,7 +7,6 @@ from rest_framework.views import APIView
 
 from agent_tools.contract import InvokeResult
 from aptix_site.api import error_responses
-from aptix_site.text import compact_json
 from aptix_site.throttling import WindowRateThrottle
 from sessions_app.ownership import owned_session
 
@@ -25,7 +24,7 @@ class ToolListView(APIView):
     )
     def get(self, request):
         query = ToolFormatQuery.validated(request.query_params)
-        return Response(tool_list_payload(tool_format=query["tool_format"]))
+        return Response(tool_list_payload(tool_format=query["toolFormat"]))
 
 
 # Every refusal, whatever raised it, is this envelope (aptix_site.errors.error_body).
@@ -38,7 +37,7 @@ class ToolInvokeView(APIView):
 
     @staticmethod
     def error_body(message: str, status: int) -> dict:
-        return InvocationResponse.represent(InvokeResult.from_error(message))
+        return InvocationResponse(InvokeResult.from_error(message)).data
 
     @extend_schema(
         operation_id="invokeTool",
@@ -60,10 +59,7 @@ class ToolInvokeView(APIView):
             user=request.user,
         )
         code = 200 if result.successful else 500 if result.server_fault else 400
-        # Rendered here rather than by DRF's renderer, which costs 3 % of agent_list_modes' instructions, more
-        # than the SQLite budget's margin (benchmarks/RESULTS.md). The same bytes.
-        body = compact_json(InvocationResponse.represent(result))
-        return HttpResponse(body, status=code, content_type="application/json")
+        return Response(InvocationResponse(result).data, status=code)
 
 
 class SessionContextView(APIView):
@@ -77,13 +73,14 @@ class SessionContextView(APIView):
     def get(self, request, session_id):
         session = owned_session(session_id=session_id, user=request.user)
         query = SessionContextQuery.validated(request.query_params)
-        tool_format, revision = query["tool_format"], query["revision"]
+        tool_format, revision = query["toolFormat"], query["revision"]
         if revision is None:
             body = llm_context_json(mode=session.mode, tool_format=tool_format)
         else:
             body = llm_context_json_at_revision(
                 session=session, revision=revision, viewer=request.user, tool_format=tool_format
             )
-        # The memoized JSON text as it is: DRF's renderer would encode the context again on every request, 9 %
-        # of this endpoint's instructions, which its budget has no room for (benchmarks/RESULTS.md).
+        # core-rewrite: llm_context_json and llm_context_json_at_revision should return the context as a dict
+        # (SessionContextResponse(...).data, memoized per catalog version as now) for Response to render; until
+        # then their JSON text is answered as it is.
         return HttpResponse(body, content_type="application/json")

@@ -4,7 +4,6 @@ services' errors, aptix_site.service_errors, become HTTP answers).
 """
 
 import base64
-import functools
 import logging
 from urllib import parse
 
@@ -19,36 +18,18 @@ from rest_framework.views import exception_handler
 
 from .errors import SERVER_ERROR_DETAIL, database_unavailable_response, error_body, refusal_detail
 from .service_errors import Conflict, InvalidInput, NotAllowed, NotFound, RateLimited, ServiceError
-from .shapes import template
 
 logger = logging.getLogger("aptix_site.api")
 
 
 class RequestSerializer(serializers.Serializer):
-    """
-    A serializer that only reads requests. DRF copies and binds every declared field for each serializer it
-    builds, which costs more than validating a small body or query (3 % of an invocation, more than the
-    agent_list_modes budget's margin: benchmarks/RESULTS.md). Here the fields are bound once per class, to an
-    instance that holds no request (shapes.template), and every instance shares them: validating keeps nothing
-    in a field, and the fields these serializers declare never look at the serializer they are bound to (a
-    serializer's own validate() still runs on each instance, with its context).
-    """
-
-    @property
-    def fields(self):
-        return _bound_fields(type(self))
+    """A serializer that only reads requests: a view asks for the validated data, and a 400 answers anything else."""
 
     @classmethod
     def validated(cls, data, **context) -> dict:
         serializer = cls(data=data, context=context)
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
-
-
-@functools.cache
-def _bound_fields(serializer_class):
-    # DRF's own fields property, run once, on the class's template rather than on each instance.
-    return super(RequestSerializer, template(serializer_class)).fields
 
 
 class StrictSerializer(RequestSerializer):

@@ -4,8 +4,6 @@ read and are answered, and documented in the OpenAPI schema, under their camelCa
 names are made here, and only here, from the Python ones.
 """
 
-import functools
-
 from rest_framework import serializers
 
 
@@ -31,27 +29,7 @@ class CamelCaseFields:
 
 # An answer's shape, read from an object or a dict whose attributes or keys are the fields' Python names.
 class Shape(CamelCaseFields, serializers.Serializer):
-    @classmethod
-    def represent(cls, instance) -> dict:
-        # What Shape(instance).data gives, for a shape without context whose attributes are JSON values already
-        # (text, numbers, booleans, None): its public names, read once from its fields, over the attributes as
-        # they are. On the invocation path, building a serializer per call cost a tenth of the work and DRF's
-        # per-field conversion 1.2 %, which the agent_list_modes budget has no room for (benchmarks/RESULTS.md).
-        return {name: getattr(instance, source) for name, source in _sources(cls)}
-
-
-@functools.cache
-def _sources(shape) -> tuple[tuple[str, str], ...]:
-    return tuple((name, field.source) for name, field in template(shape).fields.items())
-
-
-@functools.cache
-def template(serializer_class):
-    """
-    One instance of a serializer class, made without data or context, its fields bound once: for the
-    serializers that share them (to_representation and validation keep nothing in a field).
-    """
-    return serializer_class()
+    pass
 
 
 # An answer's shape read from a model instance; Meta.fields names the model's fields as Python does.

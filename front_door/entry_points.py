@@ -31,7 +31,7 @@ def api_entry_points() -> list[EntryPoint]:
         EntryPoint("modes", ("GET",), _path("mode-list"), "The mode catalog; ?filter= and ?includeExamples=true."),
         EntryPoint("mode", ("GET",), _path("mode-detail", "key"), "One mode, by key."),
         EntryPoint("systemPrompt", ("GET",), _path("system-prompt"), "The Mode Catalog system-prompt block."),
-        EntryPoint("tools", ("GET",), _path("tool-list"), "Every tool's schema; ?tool_format= picks a vendor's."),
+        EntryPoint("tools", ("GET",), _path("tool-list"), "Every tool's schema; ?toolFormat= picks a vendor's."),
         EntryPoint("invokeTool", ("POST",), _path("tool-invoke", "name"), "Run a tool, in a session if one is named."),
         EntryPoint("sessions", ("GET", "POST"), _path("session-list"), "Your agent sessions; create one."),
         EntryPoint(

@@ -51,9 +51,9 @@ def test_invoke_result_from_error_can_mark_a_server_fault():
 
 
 def test_invoke_result_envelope_is_camel_case_with_the_three_fields():
-    envelope = InvocationResponse.represent
-    assert envelope(InvokeResult.create("{}")) == {"successful": True, "result": "{}", "errorMessage": None}
-    assert envelope(InvokeResult.from_error("No.")) == {"successful": False, "result": None, "errorMessage": "No."}
+    created, refused = InvokeResult.create("{}"), InvokeResult.from_error("No.")
+    assert InvocationResponse(created).data == {"successful": True, "result": "{}", "errorMessage": None}
+    assert InvocationResponse(refused).data == {"successful": False, "result": None, "errorMessage": "No."}
 
 
 def test_invoke_result_is_immutable():

@@ -1,7 +1,7 @@
 """
-?tool_format= on GET /api/tools/ and a session's context: each vendor's tool shape, checked against the
-vendors' own SDK types (openai, anthropic, mcp) and, for OpenAI's strict mode, against a JSON Schema of its
-rules written out here.
+?toolFormat= (or its old name, ?tool_format=) on GET /api/tools/ and a session's context: each vendor's tool
+shape, checked against the vendors' own SDK types (openai, anthropic, mcp) and, for OpenAI's strict mode,
+against a JSON Schema of its rules written out here.
 """
 
 import pytest
@@ -125,7 +125,7 @@ def conforms_to_the_vendor_type(tool, tool_format):
 
 
 def tools(client, url, tool_format):
-    response = client.get(url, {"tool_format": tool_format})
+    response = client.get(url, {"toolFormat": tool_format})
     assert response.status_code == 200, response.content
     return response.json()["tools"]
 
@@ -316,7 +316,7 @@ def test_an_optional_enum_is_made_nullable_in_its_values_too(alice_client):
 def test_the_context_lists_the_catalogs_keys_as_the_modes_agent_change_mode_takes(
     alice_client, alice_session, custom_mode, tool_format, path
 ):
-    query = {"tool_format": tool_format} if tool_format else {}
+    query = {"toolFormat": tool_format} if tool_format else {}
     body = alice_client.get(f"/api/sessions/{alice_session.pk}/context/", query).json()
     schema = body["tools"][0]
     for key in path:
@@ -326,7 +326,7 @@ def test_the_context_lists_the_catalogs_keys_as_the_modes_agent_change_mode_take
 
 def test_the_tool_list_keeps_the_plain_registry_schema_without_an_enum(alice_client):
     for tool_format in [None, *FORMATS]:
-        query = {"tool_format": tool_format} if tool_format else {}
+        query = {"toolFormat": tool_format} if tool_format else {}
         assert "enum" not in str(alice_client.get("/api/tools/", query).json()["tools"][0])
 
 
@@ -344,6 +344,7 @@ VALID = "openai-chat, openai-responses, anthropic, mcp"
 
 
 @pytest.mark.parametrize("url", ["/api/tools/", "context"])
+@pytest.mark.parametrize("name", ["toolFormat", "tool_format"])
 @pytest.mark.parametrize(
     "value, message",
     [
@@ -352,16 +353,39 @@ VALID = "openai-chat, openai-responses, anthropic, mcp"
         ("", f'"" is not a tool format; use one of: {VALID}.'),
     ],
 )
-def test_an_unknown_format_is_a_400_listing_the_valid_ones(alice_client, alice_session, url, value, message):
+def test_an_unknown_format_is_a_400_listing_the_valid_ones(alice_client, alice_session, url, name, value, message):
     if url == "context":
         url = f"/api/sessions/{alice_session.pk}/context/"
-    response = alice_client.get(url, {"tool_format": value})
+    response = alice_client.get(url, {name: value})
     assert response.status_code == 400
-    assert response.json() == {"tool_format": [message]}
+    assert response.json() == {name: [message]}
+
+
+@pytest.mark.parametrize("url", ["/api/tools/", "context"])
+def test_the_old_name_tool_format_asks_for_what_tool_format_does(alice_client, alice_session, url):
+    if url == "context":
+        url = f"/api/sessions/{alice_session.pk}/context/"
+    answer = alice_client.get(url, {"toolFormat": "anthropic"}).json()
+    assert alice_client.get(url, {"tool_format": "anthropic"}).json() == answer
+    assert alice_client.get(url, {"toolFormat": "anthropic", "tool_format": "anthropic"}).json() == answer
+    assert answer != alice_client.get(url).json()
+
+
+@pytest.mark.parametrize("url", ["/api/tools/", "context"])
+def test_tool_format_and_its_old_name_asking_for_different_formats_is_a_400_naming_both(
+    alice_client, alice_session, url
+):
+    if url == "context":
+        url = f"/api/sessions/{alice_session.pk}/context/"
+    response = alice_client.get(url, {"toolFormat": "mcp", "tool_format": "anthropic"})
+    assert (response.status_code, response.json()) == (
+        400,
+        {"toolFormat": ['toolFormat "mcp" and tool_format "anthropic" differ; send toolFormat alone.']},
+    )
 
 
 def test_another_users_session_is_404_whatever_the_format(bob_client, alice_session):
-    response = bob_client.get(f"/api/sessions/{alice_session.pk}/context/", {"tool_format": "nope"})
+    response = bob_client.get(f"/api/sessions/{alice_session.pk}/context/", {"toolFormat": "nope"})
     assert (response.status_code, response.json()) == (
         404,
         {"detail": f"No session {alice_session.pk} was found for you."},

@@ -1,6 +1,6 @@
 """
-Request serializers (aptix_site.api.RequestSerializer) bind their fields once per class, and every request shares
-them: each request still gets its own values and its own errors, however many are validated at once.
+Request serializers (aptix_site.api.RequestSerializer) are plain DRF serializers: each request gets its own values
+and its own errors, however many are validated at once, and a subclass's fields leave its base's alone.
 """
 
 from concurrent.futures import ThreadPoolExecutor
@@ -30,8 +30,8 @@ def test_requests_validated_at_once_each_get_their_own_values_and_errors():
 
 
 def test_a_subclass_has_its_own_fields_and_its_base_keeps_its_own():
-    assert validated(SessionContextQuery, {"revision": "2"}) == {"tool_format": None, "revision": 2}
-    assert validated(ToolFormatQuery, {"tool_format": "mcp"}) == {"tool_format": "mcp"}
-    assert validated(SessionContextQuery, {"tool_format": "x"}) == {
-        "tool_format": ['"x" is not a tool format; use one of: openai-chat, openai-responses, anthropic, mcp.']
+    assert validated(SessionContextQuery, {"revision": "2"}) == {"toolFormat": None, "revision": 2}
+    assert validated(ToolFormatQuery, {"toolFormat": "mcp"}) == {"toolFormat": "mcp"}
+    assert validated(SessionContextQuery, {"toolFormat": "x"}) == {
+        "toolFormat": ['"x" is not a tool format; use one of: openai-chat, openai-responses, anthropic, mcp.']
     }

@@ -14,7 +14,7 @@ ENTRY_POINTS = {
         ("modes", ["GET"], "/api/modes/", "The mode catalog; ?filter= and ?includeExamples=true."),
         ("mode", ["GET"], "/api/modes/{key}/", "One mode, by key."),
         ("systemPrompt", ["GET"], "/api/system-prompt/", "The Mode Catalog system-prompt block."),
-        ("tools", ["GET"], "/api/tools/", "Every tool's schema; ?tool_format= picks a vendor's."),
+        ("tools", ["GET"], "/api/tools/", "Every tool's schema; ?toolFormat= picks a vendor's."),
         ("invokeTool", ["POST"], "/api/tools/{name}/invoke/", "Run a tool, in a session if one is named."),
         ("sessions", ["GET", "POST"], "/api/sessions/", "Your agent sessions; create one."),
         (

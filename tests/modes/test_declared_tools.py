@@ -201,7 +201,7 @@ def test_a_declared_tool_is_listed_with_the_registered_ones_and_named_as_the_cli
 
 def test_a_declared_tool_is_in_the_context_of_a_session_whose_mode_lists_it(alice, alice_client, ddr_manager):
     session = create_session(owner=alice, org=None, mode_key="ddr_authoring")
-    body = alice_client.get(f"/api/sessions/{session.pk}/context/", {"tool_format": "anthropic"}).json()
+    body = alice_client.get(f"/api/sessions/{session.pk}/context/", {"toolFormat": "anthropic"}).json()
     assert [tool["name"] for tool in body["tools"]] == ["agent_change_mode", "agent_ddr_manager", "agent_list_modes"]
     assert body["tools"][1] == {
         "name": "agent_ddr_manager", "description": "Opens and saves DDRs in the editor.", "input_schema": SAVE_PARAMETERS
@@ -334,9 +334,9 @@ def test_a_declaration_written_past_the_form_with_a_broken_schema_is_warned_of_a
     assert "Mode 'ddr_authoring' lists tool ids that name no tool: 'agent_workflow_registry', 'agent_ddr_manager'." in output
     session = create_session(owner=alice, org=None, mode_key="ddr_authoring")
     for tool_format in ("openai-responses", "mcp"):
-        body = alice_client.get(f"/api/sessions/{session.pk}/context/", {"tool_format": tool_format}).json()
+        body = alice_client.get(f"/api/sessions/{session.pk}/context/", {"toolFormat": tool_format}).json()
         assert body["unresolvedToolIds"] == ["agent_workflow_registry", "agent_ddr_manager"]
-        listed = alice_client.get("/api/tools/", {"tool_format": tool_format})
+        listed = alice_client.get("/api/tools/", {"toolFormat": tool_format})
         assert listed.status_code == 200
         assert "agent_ddr_manager" not in [tool["name"] for tool in listed.json()["tools"]]
 

@@ -289,7 +289,7 @@ SCHEMA_PATHS = {
 
 
 def change_mode_enum(client, session_id, tool_format):
-    query = {"tool_format": tool_format} if tool_format else {}
+    query = {"toolFormat": tool_format} if tool_format else {}
     tools = client.get(f"/api/sessions/{session_id}/context/", query).json()["tools"]
     [schema] = [tool for tool in tools if "agent_change_mode" in (tool.get("name"), tool.get("function", {}).get("name"))]
     for step in SCHEMA_PATHS[tool_format]:

@@ -169,7 +169,7 @@ def test_a_context_rebuilt_at_an_old_revision_is_byte_for_byte_the_one_served_th
     AgentMode.objects.filter(key="research").update(associated_tool_ids=["agent_list_modes", "agent_ddr_manager"])
     record_pending_revision()  # a change made past the ORM, recorded as record_revision does
     change_mode(alice_client, alice_session, "research")
-    formats = {"registry": {}, "openai-chat": {"tool_format": "openai-chat"}}
+    formats = {"registry": {}, "openai-chat": {"toolFormat": "openai-chat"}}
     served = {name: context_text(alice_client, alice_session, **query) for name, query in formats.items()}
     # The custom mode (2) and the declared tool (3) are saved through the ORM; the mode's new tools (4) are recorded.
     then = 4

@@ -29,7 +29,7 @@ class Command(ServiceCommand):
             conversation_id=conversation,
             user=account,
         )
-        self.stdout.write(json.dumps(InvocationResponse.represent(result), indent=2, ensure_ascii=False))
+        self.stdout.write(json.dumps(InvocationResponse(result).data, indent=2, ensure_ascii=False))
         if not result.successful:
             raise CommandError(result.error_message)
 
