@@ -7,14 +7,11 @@ import re
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import is_password_usable
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from knox.crypto import hash_token
-
-from aptix_site import fixed_sql
 
 from .models import ApiToken
 
@@ -81,7 +78,8 @@ def token_of_key(*, key: str) -> ApiToken | None:
     if not KEY_FORMAT.fullmatch(key):
         return None
     now = timezone.now()
-    token = fixed_sql.token_with_user(ApiToken, get_user_model(), digest=hash_token(key), now=now)
+    unexpired = Q(expiry__isnull=True) | Q(expiry__gt=now)
+    token = ApiToken.objects.select_related("user").filter(unexpired, digest=hash_token(key)).first()
     if token is not None:
         token.last_used_is_stale = token.last_used_at is None or token.last_used_at < now - LAST_USED_PRECISION
     return token

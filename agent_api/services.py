@@ -4,16 +4,17 @@ schemas, running a tool for an authenticated user, and a session's context for t
 """
 
 import json
+from collections.abc import Callable
 
 from accounts.models import organization_of
-from aptix_site.text import compact_json
-from modes.catalog import CatalogSnapshot, catalog_at_revision, current_catalog, get_tool, mode_enables
+from agent_tools.contract import AgentToolExecutionContext, InvokeResult
+from agent_tools.formats import format_tools
+from agent_tools.registry import registry
+from modes.catalog import Catalog, catalog_at_revision, mode_enables
+from modes.models import AgentMode
 from sessions_app.models import AgentSession
 from sessions_app.ownership import owned_session
 from sessions_app.selectors import mode_id_at_revision, parse_session_id
-
-from agent_tools.contract import AgentToolExecutionContext, InvokeResult
-from agent_tools.formats import format_tools
 
 from .exceptions import (
     ArgumentsNotAnObject, RevisionNotPublished, SessionNotAtRevision, ToolExecutedByClient, ToolNotEnabled
@@ -21,9 +22,8 @@ from .exceptions import (
 from .serializers import SessionContextResponse, ToolSchemaListResponse
 
 
-def tool_list_payload(*, tool_format: str | None) -> dict:
+def tool_list_payload(*, catalog: Catalog, tool_format: str | None) -> dict:
     """GET /api/tools/: every tool, registered or declared, in tool_format; and which ones the client runs."""
-    catalog = current_catalog()
 
     def build():
         tools = catalog.all_tools()
@@ -34,19 +34,18 @@ def tool_list_payload(*, tool_format: str | None) -> dict:
     return catalog.memoized(("tool-list", tool_format), build)
 
 
-def llm_context_json(*, mode, tool_format: str | None, catalog: CatalogSnapshot | None = None) -> str:
+def llm_context(*, catalog: Catalog, mode_id: str, tool_format: str | None) -> dict:
     """
-    What an agent needs for its next LLM call in a session of this mode (SessionContextResponse), as JSON text:
-    from the published catalog unless another is given; built once per catalog version. A mode that catalog
-    does not have (a rollback removed it) is served as the default mode (AGN-014 §6.3), and the notice says so.
+    What an agent needs for its next LLM call in a session in the mode of this id (SessionContextResponse), from
+    catalog; built once per catalog and mode. A mode that catalog does not have (a rollback removed it) is served
+    as the default mode (AGN-014 §6.3), and the notice says so.
     """
-    catalog = catalog or current_catalog()
-    served = catalog.served(mode)
+    served = catalog.served(mode_id)
     notice = None
-    if served.pk != mode.pk:
+    if served.pk != mode_id:
         notice = (
-            f"Mode {mode.key!r} of this session is not in the published catalog (revision {catalog.revision}); "
-            f"the default mode {served.key!r} applies."
+            f"Mode {AgentMode.objects.get(pk=mode_id).key!r} of this session is not in the published catalog "
+            f"(revision {catalog.revision}); the default mode {served.key!r} applies."
         )
 
     def build():
@@ -61,25 +60,25 @@ def llm_context_json(*, mode, tool_format: str | None, catalog: CatalogSnapshot 
                 **({"notice": notice} if notice else {}),
             }
         )
-        return compact_json(context.data)
+        return context.data
 
     if notice:
         return build()
     return catalog.memoized(("llm-context", served.key, tool_format), build)
 
 
-def llm_context_json_at_revision(*, session: AgentSession, revision: int, viewer, tool_format: str | None) -> str:
+def llm_context_at_revision(*, session: AgentSession, revision: int, viewer, tool_format: str | None) -> dict:
     """
-    llm_context_json as it was at a catalog revision, for the mode the session was in then: any revision that
+    llm_context as it was at a catalog revision, for the mode the session was in then: any revision that
     was published; one that never was (pending or unpublished) only as a preview for staff.
     """
     catalog = catalog_at_revision(revision)
     if not catalog.was_published and not viewer.is_staff:
         raise RevisionNotPublished(revision)
-    mode = catalog.by_id.get(mode_id_at_revision(session=session, revision=revision))
-    if mode is None:
+    mode_id = mode_id_at_revision(session=session, revision=revision)
+    if mode_id not in catalog.by_id:
         raise SessionNotAtRevision(session_id=session.pk, revision=revision)
-    return llm_context_json(mode=mode, tool_format=tool_format, catalog=catalog)
+    return llm_context(catalog=catalog, mode_id=mode_id, tool_format=tool_format)
 
 
 def _client_tool_names(tools) -> list[str]:
@@ -97,24 +96,28 @@ def invocation_session(*, session_id, user) -> AgentSession | None:
     return owned_session(session_id=session_id, user=user)
 
 
-def invoke_tool(*, name: str, arguments, session: AgentSession | None, conversation_id, user) -> InvokeResult:
+def invoke_tool(
+    *, load_catalog: Callable[[], Catalog], name: str, arguments, session: AgentSession | None, conversation_id, user
+) -> InvokeResult:
     """
-    Run the named tool for user, in session (one of theirs, or None). arguments is a dict, a JSON string
-    of one, or None. Raises UnknownToolError, ToolNotEnabled, ToolExecutedByClient or ArgumentsNotAnObject
-    before the tool runs, ToolRateLimited when the call spent a limit; the tool's own failures come back in
-    the InvokeResult.
+    Run the named tool for user, in session (one of theirs, or None), with the catalog load_catalog gives (read at
+    most once, and only if needed: a registered tool that reads it reports a failure to read it itself). arguments
+    is a dict, a JSON string of one, or None. Raises UnknownToolError, ToolNotEnabled, ToolExecutedByClient or
+    ArgumentsNotAnObject before the tool runs, ToolRateLimited when the call spent a limit; the tool's own failures
+    come back in the InvokeResult.
     """
-    tool = get_tool(name)
-    if session is not None and not mode_enables(current_catalog().served(session.mode), tool):
-        raise ToolNotEnabled(mode_key=session.mode.key, tool_name=tool.name)
-    if not tool.is_tool_fully_executed_on_server:
-        raise ToolExecutedByClient(tool.name)
     context = AgentToolExecutionContext(
         load_org=lambda: organization_of(user),
+        load_catalog=load_catalog,
         user=user,
         session_id=str(session.pk) if session else None,
         conversation_id=conversation_id,
     )
+    tool = registry.get(name) if registry.has(name) else context.catalog.tool(name)
+    if session is not None and not mode_enables(served := context.catalog.served(session.mode_id), tool):
+        raise ToolNotEnabled(mode_key=served.key, tool_name=tool.name)
+    if not tool.is_tool_fully_executed_on_server:
+        raise ToolExecutedByClient(tool.name)
     return tool.execute(_arguments_json(arguments), context)
 
 

@@ -1,6 +1,5 @@
 """REST endpoints for an agent back-end: the tools' schemas, invoking one, and a session's context."""
 
-from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -13,7 +12,7 @@ from sessions_app.ownership import owned_session
 from .serializers import (
     Invocation, InvocationResponse, SessionContextQuery, SessionContextResponse, ToolFormatQuery, ToolSchemaListResponse
 )
-from .services import invocation_session, invoke_tool, llm_context_json, llm_context_json_at_revision, tool_list_payload
+from .services import invocation_session, invoke_tool, llm_context, llm_context_at_revision, tool_list_payload
 
 
 class ToolListView(APIView):
@@ -24,7 +23,7 @@ class ToolListView(APIView):
     )
     def get(self, request):
         query = ToolFormatQuery.validated(request.query_params)
-        return Response(tool_list_payload(tool_format=query["toolFormat"]))
+        return Response(tool_list_payload(catalog=request.catalog, tool_format=query["toolFormat"]))
 
 
 # Every refusal, whatever raised it, is this envelope (aptix_site.errors.error_body).
@@ -52,6 +51,7 @@ class ToolInvokeView(APIView):
     def post(self, request, name):
         invocation = Invocation.validated(request.data)
         result = invoke_tool(
+            load_catalog=lambda: request.catalog,
             name=name,
             arguments=invocation["arguments"],
             session=invocation_session(session_id=invocation["sessionId"], user=request.user),
@@ -75,12 +75,7 @@ class SessionContextView(APIView):
         query = SessionContextQuery.validated(request.query_params)
         tool_format, revision = query["toolFormat"], query["revision"]
         if revision is None:
-            body = llm_context_json(mode=session.mode, tool_format=tool_format)
-        else:
-            body = llm_context_json_at_revision(
-                session=session, revision=revision, viewer=request.user, tool_format=tool_format
-            )
-        # core-rewrite: llm_context_json and llm_context_json_at_revision should return the context as a dict
-        # (SessionContextResponse(...).data, memoized per catalog version as now) for Response to render; until
-        # then their JSON text is answered as it is.
-        return HttpResponse(body, content_type="application/json")
+            return Response(llm_context(catalog=request.catalog, mode_id=session.mode_id, tool_format=tool_format))
+        return Response(
+            llm_context_at_revision(session=session, revision=revision, viewer=request.user, tool_format=tool_format)
+        )

@@ -37,16 +37,25 @@ class InvokeResult:
 
 @dataclass(frozen=True)
 class AgentToolExecutionContext:
-    """What a tool knows of its call; the caller's organization is looked up (load_org, once) if a tool reads it."""
+    """
+    What a tool knows of its call. The caller's organization and the catalog the call is served (the published one,
+    from the modes app, which this floor does not import) are each read once, by load_org and load_catalog, if a
+    tool asks for them: a tool that reads the catalog meets a database failure itself and reports it (TUL-010).
+    """
 
     user: Any
     session_id: str | None
     conversation_id: str | None
     load_org: Callable[[], Any] = field(default=lambda: None, repr=False, compare=False)
+    load_catalog: Callable[[], Any] = field(default=lambda: None, repr=False, compare=False)
 
     @cached_property
     def org(self) -> Any:
         return self.load_org()
+
+    @cached_property
+    def catalog(self) -> Any:
+        return self.load_catalog()
 
 
 @dataclass(frozen=True)

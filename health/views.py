@@ -1,8 +1,8 @@
 """
 GET /healthz: the process is up (it touches nothing else). GET /readyz: it can serve, which needs the database and a
-sound published catalog revision; a Redis outage makes it "degraded" but still ready, since throttles then count per
-process, and so does a catalog change made past the services that no revision records yet (catalog "unrecorded"): agents
-are served the revision before it. Both are public JSON, 200 or 503, and name no host, error or internal detail.
+sound published catalog revision (the catalog agents are served); a Redis outage makes it "degraded" but still
+ready, since throttles then count per process. Both are public JSON, 200 or 503, and name no host, error or internal
+detail.
 """
 
 from django.core.cache import caches
@@ -11,8 +11,8 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 
 from aptix_site.middleware import serves_methods
-from modes.catalog import read_state
-from modes.checks import published_catalog_errors
+from modes.catalog import published_catalog
+from modes.rules import catalog_errors
 
 
 @never_cache
@@ -26,16 +26,13 @@ def healthz(request):
 def readyz(request):
     checks = {"database": "ok", "catalog": "ok", "cache": _cache_state()}
     try:
-        state = read_state()
-        if published_catalog_errors():
+        if catalog_errors(list(published_catalog().modes)):
             checks["catalog"] = "broken"
-        elif state is not None and state.unrecorded:
-            checks["catalog"] = "unrecorded"
     except DatabaseError:
         checks["database"] = checks["catalog"] = "unavailable"
-    if checks["database"] != "ok" or checks["catalog"] not in ("ok", "unrecorded"):
+    if checks["database"] != "ok" or checks["catalog"] != "ok":
         status, code = "unavailable", 503
-    elif checks["cache"] == "unavailable" or checks["catalog"] == "unrecorded":
+    elif checks["cache"] == "unavailable":
         status, code = "degraded", 200
     else:
         status, code = "ok", 200

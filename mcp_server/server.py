@@ -11,7 +11,7 @@ from agent_api.services import invoke_tool
 from agent_tools.formats import format_tools
 from aptix_site.service_errors import RateLimited, ServiceError, one_line
 from aptix_site.text import compact_json
-from modes.catalog import UnknownModeError, build_system_prompt, current_catalog
+from modes.catalog import Catalog, UnknownModeError
 from modes.listing import mode_detail_payload, render_markdown
 from sessions_app.selectors import InvalidSessionId, parse_session_id
 from sessions_app.tools import ModeChangeTool
@@ -33,46 +33,48 @@ RESOURCE_TEMPLATES = [
 ]
 
 
-def answer(message: Message, *, user, session, before_tool_call) -> dict:
-    """The result of a request; JsonRpcError for one that has none. before_tool_call() runs before a tool does."""
+def answer(message: Message, *, catalog: Catalog, user, session, before_tool_call) -> dict:
+    """
+    The result of a request, from catalog; JsonRpcError for one that has none. before_tool_call() runs before a
+    tool does.
+    """
     method = message.method
     if method in ("initialize", "server/discover"):
-        instructions = build_system_prompt(session.mode.key if session else None)
+        instructions = catalog.system_prompt(catalog.served(session.mode_id).key if session else None)
         if method == "initialize":
             return protocol.initialize_result(message, instructions=instructions)
         return protocol.discover_result(instructions=instructions)
     if method == "ping":
         return {}
     if method == "tools/list":
-        catalog = current_catalog()
-        mode_keys = catalog.switch_target_keys(catalog.served(session.mode)) if session else None
-        return {"tools": format_tools(served_tools(session), tool_format="mcp", mode_keys=mode_keys)}
+        mode_keys = catalog.switch_target_keys(catalog.served(session.mode_id)) if session else None
+        return {"tools": format_tools(served_tools(catalog, session), tool_format="mcp", mode_keys=mode_keys)}
     if method == "tools/call":
-        return call_tool(message.params, user=user, session=session, before_tool_call=before_tool_call)
+        return call_tool(message.params, catalog=catalog, user=user, session=session, before_tool_call=before_tool_call)
     if method == "resources/list":
-        return {"resources": catalog_resources()}
+        return {"resources": catalog_resources(catalog)}
     if method == "resources/templates/list":
         return {"resourceTemplates": RESOURCE_TEMPLATES}
     if method == "resources/read":
-        return {"contents": [read_resource(message.params.get("uri"))]}
+        return {"contents": [read_resource(catalog, message.params.get("uri"))]}
     raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {method}.")
 
 
-def served_tools(session) -> list:
+def served_tools(catalog: Catalog, session) -> list:
     """
     The tools this endpoint runs: in a session, the server tools its mode enables (the agent's client runs
     its declared tools itself); without one, the server tools that need no session.
     """
-    tools = current_catalog().tools_for_mode(session.mode) if session else current_catalog().all_tools()
+    tools = catalog.tools_for_mode(catalog.served(session.mode_id)) if session else catalog.all_tools()
     return [tool for tool in tools if tool.is_tool_fully_executed_on_server and (session or not tool.requires_session)]
 
 
-def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
+def call_tool(params: dict, *, catalog: Catalog, user, session, before_tool_call) -> dict:
     name, arguments = params.get("name"), params.get("arguments", {})
     if not isinstance(name, str):
         raise JsonRpcError(INVALID_PARAMS, "tools/call needs the tool's name, as a string.")
-    if name not in {tool.name for tool in served_tools(session)}:
-        raise JsonRpcError(INVALID_PARAMS, _unknown_tool_message(name, session))
+    if name not in {tool.name for tool in served_tools(catalog, session)}:
+        raise JsonRpcError(INVALID_PARAMS, _unknown_tool_message(catalog, name, session))
     if not isinstance(arguments, dict):
         raise JsonRpcError(INVALID_PARAMS, f"The arguments of {name} must be an object.")
     if session is not None and "sessionId" in arguments:
@@ -84,7 +86,10 @@ def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
         arguments = {key: value for key, value in arguments.items() if key != "sessionId"}
     try:
         before_tool_call()
-        result = invoke_tool(name=name, arguments=arguments, session=session, conversation_id=None, user=user)
+        result = invoke_tool(
+            load_catalog=lambda: catalog, name=name, arguments=arguments, session=session, conversation_id=None,
+            user=user,
+        )
     except ServiceError as error:
         return tool_refusal(error)
     if not result.successful:
@@ -92,7 +97,7 @@ def call_tool(params: dict, *, user, session, before_tool_call) -> dict:
     payload = json.loads(result.result)
     if name == ModeChangeTool.TOOL_NAME:
         # A client keeps the instructions it read when it connected: the new mode's block tells the model now.
-        return protocol.text_result(result.result, payload, more_text=(build_system_prompt(payload["mode"]),))
+        return protocol.text_result(result.result, payload, more_text=(catalog.system_prompt(payload["mode"]),))
     return protocol.text_result(result.result, payload)
 
 
@@ -115,8 +120,8 @@ def _names_session(value, session) -> bool:
         return False
 
 
-def _unknown_tool_message(name: str, session) -> str:
-    known = next((tool for tool in current_catalog().all_tools() if tool.name == name), None)
+def _unknown_tool_message(catalog: Catalog, name: str, session) -> str:
+    known = next((tool for tool in catalog.all_tools() if tool.name == name), None)
     shown = name[:100]
     if known is None:
         return f"Unknown tool: {shown}."
@@ -125,10 +130,10 @@ def _unknown_tool_message(name: str, session) -> str:
     # A server tool served_tools left out: without a session, one that needs a session; in one, one its mode lacks.
     if session is None:
         return f"Unknown tool: {shown} needs a session; connect to /mcp/sessions/<session id>/ to call it."
-    return f"Unknown tool: {shown}. Mode {session.mode.key!r} of this session does not enable it."
+    return f"Unknown tool: {shown}. Mode {catalog.served(session.mode_id).key!r} of this session does not enable it."
 
 
-def catalog_resources() -> list[dict]:
+def catalog_resources(catalog: Catalog) -> list[dict]:
     return [
         {
             "uri": CATALOG_URI,
@@ -145,19 +150,18 @@ def catalog_resources() -> list[dict]:
                 "description": mode.when_to_use,
                 "mimeType": "application/json",
             }
-            for mode in current_catalog().modes
+            for mode in catalog.modes
         ),
     ]
 
 
-def read_resource(uri) -> dict:
+def read_resource(catalog: Catalog, uri) -> dict:
     if not isinstance(uri, str):
         raise JsonRpcError(INVALID_PARAMS, "resources/read needs the resource's uri, as a string.")
     if uri == CATALOG_URI:
-        modes = current_catalog().find()
+        modes = catalog.find()
         return {"uri": uri, "mimeType": "text/markdown", "text": render_markdown(modes, catalog=modes)}
     if uri.startswith(MODE_URI_PREFIX):
-        catalog = current_catalog()
         try:
             mode = catalog.mode(uri[len(MODE_URI_PREFIX):])
         except UnknownModeError as error:

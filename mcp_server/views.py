@@ -50,22 +50,23 @@ class McpView(APIView):
 
     def post(self, request, session_id=None):
         session = None if session_id is None else owned_session(session_id=session_id, user=request.user)
+        catalog = request.catalog
         try:
             body = request.data
         except exceptions.ParseError as error:
             return self._unreadable(None, protocol.JsonRpcError(protocol.PARSE_ERROR, str(error.detail)))
         if isinstance(body, list):
-            return self._batch(body, request, session)
+            return self._batch(body, request, session, catalog)
         try:
             message = protocol.read_message(body, headers=request.headers)
         except protocol.JsonRpcError as error:
             return self._unreadable(body, error)
         if message is None or message.is_notification:
             return self._accepted()
-        reply, status_code, headers = self._answer(message, request, session)
+        reply, status_code, headers = self._answer(message, request, session, catalog)
         return Response(reply, status=status_code, headers=headers)
 
-    def _batch(self, body: list, request, session):
+    def _batch(self, body: list, request, session, catalog):
         """A 2025-03-26 batch: its requests' answers in one array, in their order (202 if it holds none)."""
         try:
             elements = protocol.batch_elements(body, headers=request.headers)
@@ -79,14 +80,15 @@ class McpView(APIView):
                 replies.append(error.reply(protocol.request_id_of(element)))
                 continue
             if message is not None and not message.is_notification:
-                replies.append(self._answer(message, request, session)[0])
+                replies.append(self._answer(message, request, session, catalog)[0])
         return Response(replies) if replies else self._accepted()
 
-    def _answer(self, message: protocol.Message, request, session) -> tuple[dict, int, dict]:
+    def _answer(self, message: protocol.Message, request, session, catalog) -> tuple[dict, int, dict]:
         """The reply to a request that was read, with its HTTP status and headers in the request's version."""
         try:
             result = answer(
-                message, user=request.user, session=session, before_tool_call=lambda: self._throttle_tool_call(request)
+                message, catalog=catalog, user=request.user, session=session,
+                before_tool_call=lambda: self._throttle_tool_call(request),
             )
         except protocol.JsonRpcError as error:
             status_code = protocol.error_status(error.code, message.version)

@@ -16,27 +16,28 @@ from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.forms.fields import InvalidJSONInput
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
-from simple_history.admin import SimpleHistoryAdmin
 
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
 from aptix_site.service_errors import ServiceError
 from aptix_site.text import unstorable_text
 
 from .admin_preview import system_prompt_preview, tools_preview, unresolved_tools_warning
-from .catalog import current_catalog, working_catalog
-from .checks import catalog_graph_problems
+from .catalog import published_catalog, working_catalog
 from .graph import GRAPH_HINT
-from .models import AgentMode, CatalogRevision, DeclaredTool
+from .models import AgentMode, ArchivedHistory, CatalogRevision, DeclaredTool
 from .releases import (
     approve_revision, pending_release, publish_revision, release_actions, release_summary, revision_diff
 )
-from .revisions import recording_revision
-from .services import ModeDeletionRefused, check_deletable, delete_modes, deletion_refusal, set_default_mode
+from .revision_store import MODE, TOOL, deleted_since, history_of
+from .rules import catalog_graph_problems
+from .services import (
+    ModeDeletionRefused, catalog_change, check_deletable, delete_modes, deletion_refusal, revert_row, set_default_mode
+)
 
 
 # The admin's words for fields whose model help text is written for the catalog, not for this form.
@@ -48,10 +49,12 @@ FORM_HELP = {
 }
 
 
-class CatalogHistoryAdmin(SimpleHistoryAdmin):
+class CatalogAdmin(admin.ModelAdmin):
     """
-    History, diffs and revert (django-simple-history) for a catalog table, and every form posted to it (an
-    edit, a revert, a list of positions, an action, a deletion) made one catalog revision by its user.
+    A catalog table's admin. Every form posted to it (an edit, a list of positions, an action, a deletion) is one
+    catalog revision by its user (modes.services.catalog_change), refused in the catalog's words, changing nothing, if
+    it would break a rule. Its History page lists the revisions that changed a row, any of which the row can be
+    reverted to (restored, if it was deleted since): a new revision.
     """
 
     change_list_template = "admin/modes/change_list_with_deleted_rows.html"
@@ -59,71 +62,89 @@ class CatalogHistoryAdmin(SimpleHistoryAdmin):
     class Media:
         css = {"all": ["modes/admin.css"]}
 
+    @property
+    def kind(self) -> str:
+        return MODE if self.model is AgentMode else TOOL
+
+    @property
+    def naming(self) -> str:
+        """The field revisions name a row by: a mode's id, a tool's name."""
+        return "pk" if self.model is AgentMode else "name"
+
     def _one_revision(self, view, request, *args, **kwargs):
         if request.method != "POST":
+            if request.method == "GET":
+                release_banner(request)
             return view(request, *args, **kwargs)
-        with recording_revision(created_by=request.user):
-            return view(request, *args, **kwargs)
+        try:
+            with catalog_change(by=request.user):
+                return view(request, *args, **kwargs)
+        except ServiceError as error:
+            self.message_user(request, f"Nothing was changed: {error}", messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
 
     def changeform_view(self, request, *args, **kwargs):
-        if request.method == "GET":
-            release_banner(request)
         return self._one_revision(super().changeform_view, request, *args, **kwargs)
 
     def changelist_view(self, request, extra_context=None):
-        if request.method == "GET":
-            release_banner(request)
-        extra_context = {"deleted_rows": self.deleted_rows(), **(extra_context or {})}
+        extra_context = {"deleted_rows": deleted_since(self.kind), **(extra_context or {})}
         return self._one_revision(super().changelist_view, request, extra_context)
 
     def delete_view(self, request, *args, **kwargs):
         return self._one_revision(super().delete_view, request, *args, **kwargs)
 
-    def history_form_view(self, request, object_id, version_id, extra_context=None):
-        # simple-history checks only view-or-change permission, then saves whatever is posted: a POST must be
-        # a revert this user may make, as the Revert button it shows or hides says (revert_disabled).
-        if request.method == "POST":
-            pk_name = self.model._meta.pk.attname
-            record = get_object_or_404(self.model.history, **{pk_name: object_id, "history_id": version_id})
-            if self.revert_disabled(request, record.instance):
-                raise PermissionDenied
-        return self._one_revision(super().history_form_view, request, object_id, version_id, extra_context)
+    def get_urls(self):
+        revert = path(
+            "<path:object_id>/history/<int:number>/revert/",
+            self.admin_site.admin_view(self.revert_view),
+            name=f"{self.opts.app_label}_{self.opts.model_name}_revert",
+        )
+        return [revert, *super().get_urls()]
 
-    def render_history_view(self, request, template, context, **kwargs):
-        adminform = context.get("adminform")
-        if adminform and context["revert_disabled"]:  # every field as text, as the change page shows it to a viewer
-            readonly = flatten_fieldsets(adminform.fieldsets)
-            context["adminform"] = helpers.AdminForm(adminform.form, adminform.fieldsets, {}, readonly, model_admin=self)
-        return super().render_history_view(request, template, context, **kwargs)
+    def identity_of(self, object_id: str) -> str:
+        """What revisions call the row of this URL: a mode's id; a tool's name (the URL of a deleted tool names it)."""
+        if self.model is AgentMode:
+            return object_id
+        live = self.model.objects.filter(pk=object_id).values_list("name", flat=True) if object_id.isdigit() else []
+        return next(iter(live), object_id)
 
-    def revert_disabled(self, request, obj=None):
+    def history_view(self, request, object_id, extra_context=None):
+        if not self.has_view_or_change_permission(request):
+            raise PermissionDenied
+        identity = self.identity_of(object_id)
+        changes = history_of(self.kind, identity)
+        live = self.model.objects.filter(**{self.naming: identity}).first()
+        if not changes and live is None:
+            raise Http404(f"No revision has {self.opts.verbose_name} {identity!r}.")
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": f"History: {live or changes[0].name}",
+            "object": live,
+            "object_id": object_id,
+            "changes": changes,
+            "may_revert": self.may_revert(request, live),
+        }
+        return TemplateResponse(request, "admin/modes/row_history.html", context)
+
+    def revert_view(self, request, object_id, number):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        identity = self.identity_of(object_id)
+        if not self.may_revert(request, self.model.objects.filter(**{self.naming: identity}).first()):
+            raise PermissionDenied
+        try:
+            revision = revert_row(model=self.model, identity=identity, number=number, reverted_by=request.user)
+        except ServiceError as error:
+            self.message_user(request, f"Not reverted: {error}", messages.ERROR)
+        else:
+            done = f"revision {revision.number}" if revision else "no new revision: it was in that state already"
+            self.message_user(request, f"Reverted to its state at revision {number}: {done}.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_history", args=[object_id]))
+
+    def may_revert(self, request, live) -> bool:
         """Reverting a row changes it (change permission); restoring a deleted row creates it (add permission)."""
-        if obj is not None and not self.model._default_manager.filter(pk=obj.pk).exists():
-            return getattr(settings, "SIMPLE_HISTORY_REVERT_DISABLED", False) or not self.has_add_permission(request)
-        return super().revert_disabled(request, obj)
-
-    def delete_model(self, request, obj):
-        obj._history_user = request.user
-        super().delete_model(request, obj)
-
-    def delete_queryset(self, request, queryset):
-        for obj in queryset:  # one by one, so that each deletion's history names its user
-            self.delete_model(request, obj)
-
-    def get_history_queryset(self, request, history_manager, pk_name, object_id):
-        # simple-history's own select_related("history_user") is undone when the model tracks no foreign key (its
-        # select_related() of none follows only non-null keys): the page then read each record's user on its own.
-        return super().get_history_queryset(request, history_manager, pk_name, object_id).select_related("history_user")
-
-    def deleted_rows(self):
-        """The last state of every row deleted since, newest first: each can be restored from its history."""
-        history = self.model.history
-        pk_name = self.model._meta.pk.attname
-        deleted = history.filter(history_type="-").exclude(**{f"{pk_name}__in": self.model.objects.values(pk_name)})
-        latest = {}
-        for record in deleted.select_related("history_user").order_by("-history_date"):
-            latest.setdefault(getattr(record, pk_name), record)
-        return list(latest.values())
+        return self.has_change_permission(request, live) if live else self.has_add_permission(request)
 
 
 class AgentModeForm(forms.ModelForm):
@@ -146,7 +167,7 @@ class AgentModeForm(forms.ModelForm):
 
 
 @admin.register(AgentMode)
-class AgentModeAdmin(CatalogHistoryAdmin):
+class AgentModeAdmin(CatalogAdmin):
     form = AgentModeForm
     change_list_template = "admin/modes/agentmode_change_list.html"
     list_display = ["key", "display_name", "status", "is_default", "source", "version", "position"]
@@ -267,7 +288,7 @@ class SchemaJSONField(forms.JSONField):
 
 
 @admin.register(DeclaredTool)
-class DeclaredToolAdmin(CatalogHistoryAdmin):
+class DeclaredToolAdmin(CatalogAdmin):
     list_display = ["name", "description", "read_only", "enabled_by"]
     search_fields = ["name", "description"]
     fields = ["name", "description", "parameters", "read_only", "enabled_by", "created_at", "updated_at"]
@@ -282,9 +303,19 @@ class DeclaredToolAdmin(CatalogHistoryAdmin):
 
     @admin.display(description="Enabled by modes (published)")
     def enabled_by(self, tool):
-        # The published catalog: read once per request, where the rows would be read once per tool listed.
-        keys = [mode.key for mode in current_catalog().modes if tool.name in mode.associated_tool_ids]
-        return ", ".join(keys) or "No mode lists it yet."
+        return modes_enabling(tool, published_catalog())
+
+    def get_list_display(self, request):
+        # The list reads the published catalog once (request.catalog), not once per tool listed.
+        enabled_by = admin.display(description=self.enabled_by.short_description)(
+            lambda tool: modes_enabling(tool, request.catalog)
+        )
+        return [*self.list_display[:-1], enabled_by]
+
+
+def modes_enabling(tool: DeclaredTool, catalog) -> str:
+    keys = [mode.key for mode in catalog.modes if tool.name in mode.associated_tool_ids]
+    return ", ".join(keys) or "No mode lists it yet."
 
 
 def release_banner(request) -> None:
@@ -363,3 +394,13 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
             return HttpResponseRedirect(releases_url)
         title = question.format(number=number)
         return self._page(request, "catalog_release_confirm", title=title, confirm=confirm, releases_url=releases_url)
+
+
+@admin.register(ArchivedHistory)
+class ArchivedHistoryAdmin(ReadOnlyAdmin):
+    """States that the per-row history kept and no revision holds, carried over when it was retired: read-only."""
+
+    list_display = ["changed_at", "kind", "name", "change", "changed_by"]
+    list_filter = ["kind", "change"]
+    search_fields = ["name", "identity"]
+    list_select_related = ["changed_by"]

@@ -1,43 +1,30 @@
 """
-How the catalog reaches agents: the catalog service of AGN-014 §5, serving the published release.
+The catalog agents see (AGN-014 §5): the published revision, as one immutable Catalog per process.
 
-The one path, from an admin's edit to an agent's answer:
+Every write to the catalog goes through modes.services, which records it as a numbered revision (modes.revisions);
+modes.releases publishes one, and the head row (CatalogHead) then names it. published_catalog() reads the head (one
+small query) and returns this process's Catalog of that revision, loading it only when another revision has been
+published since. Each way of serving resolves it once per request, at its edge, and hands it to the services as an
+argument, so that all a request is told comes from one revision. A change that no revision holds is never served.
 
-1. An edit changes the rows (AgentMode, DeclaredTool) through modes.services, inside recording_revision.
-   Database triggers (modes.triggers) give the catalog version row (CatalogVersion) a new random version on
-   every write to those tables, whoever makes it, so a change made past the services is seen too.
-2. modes.revisions records the rows as a new numbered, immutable revision when the version differs from the
-   one last recorded (modes.revision_store keeps only what each revision changed).
-3. modes.releases publishes a revision: at once when CATALOG_APPROVALS is 0, otherwise once approved. Publishing
-   sets the version row's published revision and draws a new publication token.
-4. Here, each process serves the published revision as an in-memory snapshot labelled with that token. A
-   request's first read of the catalog (current_catalog()) reads the version row (one small query) and loads
-   the published revision only when the token differs from its snapshot's; the request then keeps that
-   snapshot to its end. So a publication is served by every worker on its next request, a change no revision
-   records is never served, and reads never write the catalog.
-
-Everything agents are told or validated against comes from current_catalog(): the listing, agent_list_modes,
-the system prompt, session contexts, MCP, and mode_for_session() for a new session's or a mode change's mode.
-Lookups are by key (prompts and tools speak in keys); sessions store ids. working_catalog() is the rows as
-admins left them (the admin's previews); catalog_at_revision() is any revision (diffs, ?revision=N).
+catalog_at_revision() is any revision (diffs, ?revision=N); working_catalog() is the rows as admins left them (the
+admin's previews). Lookups are by key (prompts and tools speak in keys); sessions store ids.
 """
 
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime
 
-from asgiref.local import Local
 from django.core.exceptions import ImproperlyConfigured
-from django.core.signals import request_finished, request_started
 
 from agent_tools.contract import AgentTool, ClientTool
 from agent_tools.registry import UnknownToolError, registry
-from aptix_site import fixed_sql
 from aptix_site.service_errors import NotFound
 from aptix_site.text import compact_json
 
 from .graph import ModeSwitchRefused, may_switch
 from .listing import mode_list_payload
-from .models import AgentMode, AgentModeSummary, CatalogRevision, CatalogVersion, DeclaredTool
+from .models import AgentMode, AgentModeSummary, CatalogHead, CatalogRevision, DeclaredTool
 from .revision_store import entries_at, rows_of
 
 # AGN-014 §6.2, word for word (note the typographic apostrophes).
@@ -76,14 +63,14 @@ class UnknownRevisionError(NotFound, LookupError):
 
 
 @dataclass(frozen=True)
-class CatalogSnapshot:
-    """The catalog as read at one version and revision. Its modes are shared: treat them as read-only."""
+class Catalog:
+    """The catalog as one revision recorded it, or as the rows are. Its modes are shared: treat them as read-only."""
 
-    version: str | None  # the token of its publication, for the published catalog; None for any other
     revision: int | None  # None: the rows as admins left them (working_catalog)
     modes: tuple[AgentMode, ...]
     declared_tools: tuple[DeclaredTool, ...] = ()
     was_published: bool = True  # False for a revision that agents were never served (pending, unpublished)
+    published_at: datetime | None = None  # for the published catalog: when it was published
     by_key: dict[str, AgentMode] = field(init=False)
     by_id: dict[str, AgentMode] = field(init=False)
     available_modes_lines: tuple[str, ...] = field(init=False)
@@ -104,7 +91,7 @@ class CatalogSnapshot:
         set_(self, "client_tools", {tool.name: tool.as_client_tool() for tool in usable})
 
     def memoized(self, key, build):
-        """build(), computed once for this snapshot: for anything that depends only on the catalog."""
+        """build(), computed once for this catalog: for anything that depends only on the catalog."""
         if key not in self._memo:
             self._memo[key] = build()
         return self._memo[key]
@@ -117,14 +104,14 @@ class CatalogSnapshot:
         return [mode for mode, texts in zip(self.modes, self.search_texts) if any(needle in text for text in texts)]
 
     def listing(self, *, text: str = "", include_examples: bool = False) -> dict:
-        """The agent_list_modes payload; the unfiltered one is built once per snapshot."""
+        """The agent_list_modes payload; the unfiltered one is built once per catalog."""
         build = lambda: mode_list_payload(  # noqa: E731
             self.find(text), include_examples=include_examples, catalog_revision=self.revision
         )
         return build() if text.strip() else self.memoized(("listing", include_examples), build)
 
     def listing_json(self, *, text: str = "", include_examples: bool = False) -> str:
-        """listing() as JSON text; the unfiltered one is built once per snapshot."""
+        """listing() as JSON text, what agent_list_modes answers; the unfiltered one is built once per catalog."""
         build = lambda: compact_json(self.listing(text=text, include_examples=include_examples))  # noqa: E731
         return build() if text.strip() else self.memoized(("listing-json", include_examples), build)
 
@@ -157,9 +144,19 @@ class CatalogSnapshot:
             ]
         )
 
-    def served(self, mode: AgentMode) -> AgentMode:
-        """The mode a session in mode is served as: itself as published, else the default mode (AGN-014 §6.3)."""
-        return self.by_id.get(mode.pk) or self.default
+    def served(self, mode_id: str) -> AgentMode:
+        """The mode a session in the mode of this id is served: that mode as this catalog has it, else the default
+        mode (AGN-014 §6.3: a rollback may have removed it)."""
+        return self.by_id.get(mode_id) or self.default
+
+    def tool(self, name: str) -> AgentTool | ClientTool:
+        """The registered or declared tool of this name; UnknownToolError if there is none."""
+        if registry.has(name):
+            return registry.get(name)
+        try:
+            return self.client_tools[name]
+        except (KeyError, TypeError):
+            raise UnknownToolError(name) from None
 
     def all_tools(self) -> list[AgentTool | ClientTool]:
         """Every tool a mode can enable, registered or declared, sorted by name."""
@@ -191,170 +188,54 @@ class CatalogSnapshot:
         Why a session in the mode of this id may not be switched to target, or None if it may. A mode this
         catalog does not have is served as the default mode (AGN-014 §6.3), and so held to its policy.
         """
-        source = self.by_id.get(from_mode_id) or self.default
+        source = self.served(from_mode_id)
         if may_switch(source, target):
             return None
         allowed = [mode.key for mode in self.switch_targets(source) if mode.pk != source.pk]
         return ModeSwitchRefused(current=source.key, target=target.key, allowed=allowed)
 
-    def entry_sources(self, target: AgentMode) -> tuple[list[str], bool]:
-        """
-        The ids of the modes the model may switch to target from, and whether it may from a mode this catalog
-        does not have (as from the default mode): switch_refusal's answer as a condition a database can test.
-        """
-        return [mode.pk for mode in self.modes if may_switch(mode, target)], may_switch(self.default, target)
+
+_published: Catalog | None = None  # this process's copy of the published catalog
+_loading = threading.Lock()
 
 
-@dataclass(frozen=True)
-class CatalogState:
-    """The catalog version row as read_state() reads it; CatalogVersion's docstring says what each field is."""
-
-    version: str
-    revision: int
-    recorded_version: str
-    published: int
-    published_version: str
-
-    @property
-    def unrecorded(self) -> bool:
-        """A committed change that no revision records yet (made past the ORM): agents are not served it."""
-        return self.version != self.recorded_version
-
-
-_latest: CatalogSnapshot | None = None
-_load_lock = threading.Lock()
-
-
-@dataclass
-class RequestCatalog:
-    """What the current request has read of the catalog: the version row, then the snapshot it served."""
-
-    state: CatalogState | None = None
-    snapshot: CatalogSnapshot | None = None
+def published_catalog() -> Catalog:
+    """
+    The catalog agents are served: the published revision. One query reads the head row; the revision is loaded
+    only when it is not the one this process loaded last (threads that find the same new one load it once).
+    """
+    global _published
+    head = CatalogHead.objects.filter(pk=1).values_list("published", "published_at").first()
+    if head is None or not head[0]:
+        return working_catalog()  # nothing published yet (a database being migrated or flushed): the rows
+    catalog = _published
+    if catalog is None or (catalog.revision, catalog.published_at) != head:
+        with _loading:
+            catalog = _published
+            if catalog is None or (catalog.revision, catalog.published_at) != head:
+                number, published_at = head
+                modes, tools = rows_of(entries_at(number))
+                catalog = _published = Catalog(number, tuple(modes), tuple(tools), published_at=published_at)
+    return catalog
 
 
-# The snapshot a request is served, and the version row it checked, kept from its first read of the catalog to its
-# end, so that one request reads the row once and sees one catalog throughout. One object, set when the request
-# starts and filled by its first read, rather than an attribute each: every read or write of an asgiref Local
-# takes its lock, and every request makes several.
-_request = Local()
-
-
-def _start_request(**kwargs):
-    _request.catalog = RequestCatalog()
-
-
-def _finish_request(**kwargs):
-    _request.catalog = None
-
-
-request_started.connect(_start_request, dispatch_uid="modes.catalog.start_request")
-request_finished.connect(_finish_request, dispatch_uid="modes.catalog.finish_request")
-
-
-def current_catalog() -> CatalogSnapshot:
-    """The published catalog: the cached snapshot if no other revision has been published since."""
-    return _current().snapshot
-
-
-def _current() -> RequestCatalog:
-    """The current request's catalog, read once per request; outside a request, read anew at each call."""
-    global _latest
-    current = getattr(_request, "catalog", None) or RequestCatalog()
-    if current.snapshot is not None:
-        return current
-    state = read_state()
-    snapshot = _latest
-    if snapshot is None or state is None or snapshot.version != state.published_version:
-        with _load_lock:  # threads that find the same new publication load it once
-            snapshot = _latest
-            if snapshot is None or state is None or snapshot.version != state.published_version:
-                snapshot = _load(state)
-                if snapshot.version:
-                    _latest = snapshot
-    current.state, current.snapshot = state, snapshot
-    return current
-
-
-def _load(state: CatalogState | None) -> CatalogSnapshot:
-    entries = entries_at(state.published) if state and state.published else []
-    if not entries:
-        # No revision published yet (a database being migrated or flushed): the rows, never cached.
-        return working_catalog()
-    return snapshot_of(state.published, entries, version=state.published_version, was_published=True)
-
-
-def snapshot_of(number: int, entries, *, version: str | None = None, was_published: bool) -> CatalogSnapshot:
-    """The catalog exactly as revision number recorded it (its entries), with its modes' source and timestamps."""
-    modes, tools = rows_of(entries)
-    return CatalogSnapshot(
-        version=version, revision=number, modes=tuple(modes), declared_tools=tuple(tools), was_published=was_published
-    )
-
-
-def working_catalog() -> CatalogSnapshot:
-    """The catalog as admins have left the rows, published or not: what the admin previews. Never cached."""
-    modes, tools = tuple(AgentMode.objects.all()), tuple(DeclaredTool.objects.all())
-    return CatalogSnapshot(version=None, revision=None, modes=modes, declared_tools=tools)
-
-
-def read_state() -> CatalogState | None:
-    # Fixed SQL: this runs on every request, and compiling the ORM query would cost more than the query itself.
-    # The version row's columns but its id come in the model's order, CatalogState's.
-    row = fixed_sql.fetch_one(fixed_sql.singleton_sql(CatalogVersion))
-    return CatalogState(*row) if row else None
-
-
-def catalog_at_revision(number: int) -> CatalogSnapshot:
+def catalog_at_revision(number: int) -> Catalog:
     """The catalog exactly as revision number recorded it; UnknownRevisionError if there is no such revision."""
     published_at = list(CatalogRevision.objects.filter(number=number).values_list("published_at", flat=True))
     if not published_at:
         raise no_such_revision(number)
-    return snapshot_of(number, entries_at(number), was_published=published_at[0] is not None)
+    modes, tools = rows_of(entries_at(number))
+    return Catalog(number, tuple(modes), tuple(tools), was_published=published_at[0] is not None)
 
 
 def no_such_revision(number: int) -> UnknownRevisionError:
     """The error for a revision number that was never recorded, naming the ones that were."""
-    state = read_state()
-    return UnknownRevisionError(number, state and state.revision)
+    return UnknownRevisionError(number, CatalogHead.objects.filter(pk=1).values_list("latest", flat=True).first())
 
 
-def mode_for_session(mode_key: str | None) -> AgentMode:
-    """
-    The published mode a session may be put in (mode_key, or the default mode): UnknownModeError for a key
-    agents do not see, ModeBeingRemovedError for one whose row a change not yet published has deleted
-    (sessions refer to rows). That takes a query only while the rows differ from the published revision.
-    """
-    current = _current()
-    catalog, state = current.snapshot, current.state
-    mode = catalog.mode(mode_key) if mode_key else catalog.default
-    if state is None or (state.revision == state.published and not state.unrecorded):
-        return mode
-    kept = set(AgentMode.objects.filter(pk__in=catalog.by_id).values_list("pk", flat=True))
-    if mode.pk not in kept:
-        raise ModeBeingRemovedError(mode.key, [key for key, each in catalog.by_key.items() if each.pk in kept])
-    return mode
-
-
-def get_mode_by_id(mode_id: str) -> AgentMode:
-    """
-    The mode with this id (sessions store ids), as published; a mode that is not (a rollback removed it,
-    or it was published after this request read the catalog) as its row; AgentMode.DoesNotExist if none.
-    """
-    return current_catalog().by_id.get(mode_id) or AgentMode.objects.get(pk=mode_id)
-
-
-def get_tool(name: str) -> AgentTool | ClientTool:
-    """
-    The registered or declared tool of this name; UnknownToolError if there is none. A registered tool is found
-    without reading the catalog, so that a tool that reads it meets a database failure itself.
-    """
-    if registry.has(name):
-        return registry.get(name)
-    try:
-        return current_catalog().client_tools[name]
-    except (KeyError, TypeError):
-        raise UnknownToolError(name) from None
+def working_catalog() -> Catalog:
+    """The catalog as admins have left the rows, published or not: what the admin previews. Never cached."""
+    return Catalog(None, tuple(AgentMode.objects.all()), tuple(DeclaredTool.objects.all()))
 
 
 def mode_enables(mode: AgentMode, tool: AgentTool | ClientTool) -> bool:
@@ -365,15 +246,15 @@ def mode_enables(mode: AgentMode, tool: AgentTool | ClientTool) -> bool:
 
 
 def get_all_modes() -> list[AgentModeSummary]:
-    return [mode.create_summary() for mode in current_catalog().modes]
+    return [mode.create_summary() for mode in published_catalog().modes]
 
 
 def build_system_prompt(current_mode_key: str | None) -> str:
-    return current_catalog().system_prompt(current_mode_key)
+    return published_catalog().system_prompt(current_mode_key)
 
 
 def get_mode(mode_key: str) -> AgentMode:
-    return current_catalog().mode(mode_key)
+    return published_catalog().mode(mode_key)
 
 
 def get_tools_for_mode(mode_key: str) -> list[str]:

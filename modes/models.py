@@ -6,7 +6,6 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Max, Q
-from simple_history.models import HistoricalRecords
 
 from agent_tools.contract import TOOL_NAME_PATTERN, ClientTool
 from agent_tools.registry import registry
@@ -114,8 +113,6 @@ class AgentMode(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    # Every save and delete through the ORM, with who and when; updated_at would differ in every record.
-    history = HistoricalRecords(excluded_fields=["updated_at"])
 
     class Meta:
         ordering = ["position", "key"]
@@ -205,7 +202,6 @@ class DeclaredTool(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
-    history = HistoricalRecords(excluded_fields=["updated_at"])
 
     class Meta:
         ordering = ["name"]
@@ -236,23 +232,21 @@ class DeclaredTool(models.Model):
         )
 
 
-class CatalogVersion(models.Model):
+class CatalogHead(models.Model):
     """
-    One row that tells every process, in one small query, whether its in-memory catalog is current: the version
-    the triggers change on every write to a catalog table (modes.triggers), the last revision recorded and the
-    version it recorded (modes.revisions), and the revision published with the token drawn at its publication,
-    which labels the snapshot every process serves (modes.catalog).
+    One row (id 1): the newest catalog revision and the one agents are served. Every write to the catalog locks it
+    (modes.services), so that revisions get consecutive numbers; every request reads it (modes.catalog).
     """
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
-    version = models.CharField(max_length=32)
-    revision = models.PositiveIntegerField(default=0)
-    recorded_version = models.CharField(max_length=32, blank=True, default="")
+    latest = models.PositiveIntegerField(default=0, help_text="The newest revision; 0: none yet.")
     published = models.PositiveIntegerField(default=0, help_text="The revision agents are served; 0: none yet.")
-    published_version = models.CharField(max_length=32, blank=True, default="")
+    # With the number, what each process's copy of the published catalog is keyed by: a number alone could name
+    # another catalog after a database is restored from a backup.
+    published_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self):
-        return self.version
+        return f"Catalog at revision {self.latest}, revision {self.published} published"
 
 
 class CatalogRevision(models.Model):
@@ -340,3 +334,27 @@ class CatalogApproval(models.Model):
 
     def __str__(self):
         return f"{self.user} approved revision {self.revision_id}"
+
+
+class ArchivedHistory(models.Model):
+    """
+    A mode's or declared tool's state that the per-row history kept and no catalog revision holds, carried over
+    when the catalog revisions became the one history (migration 0011), so that no recorded change is lost.
+    """
+
+    kind = models.CharField(max_length=4, choices=CatalogRevisionEntry.Kind.choices)
+    identity = models.CharField(max_length=64, help_text="A mode's id, a tool's name.")
+    name = models.CharField(max_length=64, help_text="A mode's key, a tool's name.")
+    change = models.CharField(max_length=8, help_text="created, changed or deleted.")
+    content = models.JSONField(help_text="The fields as the record kept them.")
+    changed_at = models.DateTimeField()
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+        verbose_name_plural = "archived history"
+
+    def __str__(self):
+        return f"{self.kind} {self.name} {self.change} at {self.changed_at:%Y-%m-%d %H:%M}"

@@ -17,10 +17,11 @@ from django.db import models, transaction
 
 from aptix_site.service_errors import Conflict, NotAllowed
 
-from .catalog import CatalogSnapshot, catalog_at_revision, no_such_revision, read_state
-from .models import CatalogApproval, CatalogRevision, CatalogVersion
+from .catalog import Catalog, catalog_at_revision, no_such_revision
+from .models import CatalogApproval, CatalogHead, CatalogRevision
 from .portable import PORTABLE_FIELDS
-from .revisions import mark_published
+from .revisions import publish, rows_differ_from_latest
+from .rules import InvalidCatalog, validate_catalog
 from .services import ModeDeletionRefused, restore_revision_rows
 
 
@@ -41,19 +42,19 @@ class ReleaseConflict(Conflict):
     """The catalog is not in a state that allows this (approvals missing, a revision not pending)."""
 
 
-def revision_status(revision: CatalogRevision, state: CatalogVersion) -> str:
-    if revision.number == state.published:
+def revision_status(revision: CatalogRevision, head: CatalogHead) -> str:
+    if revision.number == head.published:
         return ReleaseStatus.PUBLISHED
     if revision.published_at is not None:
         return ReleaseStatus.PREVIOUS
-    if revision.number == state.revision and revision.number > state.published:
+    if revision.number == head.latest and revision.number > head.published:
         return ReleaseStatus.PENDING
     return ReleaseStatus.UNPUBLISHED
 
 
-def catalog_state(*, locked: bool = False) -> CatalogVersion:
-    # Locked: one release at a time, approvals and publications queue on the version row.
-    rows = CatalogVersion.objects.select_for_update() if locked else CatalogVersion.objects
+def catalog_head(*, locked: bool = False) -> CatalogHead:
+    # Locked: one release at a time, approvals and publications queue on the head row, as the catalog's writes do.
+    rows = CatalogHead.objects.select_for_update() if locked else CatalogHead.objects
     return rows.get(pk=1)
 
 
@@ -65,9 +66,9 @@ def get_revision(number: int) -> CatalogRevision:
     return revision
 
 
-def authors_since_published(number: int, state: CatalogVersion) -> set:
+def authors_since_published(number: int, head: CatalogHead) -> set:
     """The ids of the users who made the changes after the published revision, up to revision number."""
-    changes = CatalogRevision.objects.filter(number__gt=state.published, number__lte=number)
+    changes = CatalogRevision.objects.filter(number__gt=head.published, number__lte=number)
     return set(changes.exclude(created_by=None).values_list("created_by", flat=True))
 
 
@@ -82,11 +83,11 @@ def _require(user, permission: str, doing: str) -> None:
 
 def release_actions(user, summary: dict) -> dict:
     """What user may do on the releases page: approve or publish the pending revision, roll back."""
-    pending, state = summary["pending"], summary["state"]
+    pending, head = summary["pending"], summary["head"]
     return {
         "approve": bool(pending)
         and may(user, "approve_revision")
-        and user.pk not in authors_since_published(pending.number, state)
+        and user.pk not in authors_since_published(pending.number, head)
         and not any(approval.user_id == user.pk for approval in summary["approvals"]),
         "publish": bool(pending) and (may(user, "publish_revision") or may(user, "publish_unreviewed_revision")),
         "roll_back": may(user, "publish_revision"),
@@ -97,15 +98,15 @@ def approve_revision(*, number: int, user) -> CatalogRevision:
     """Record user's approval of the pending revision number; approving it again changes nothing."""
     _require(user, "approve_revision", "approve catalog revisions")
     with transaction.atomic():
-        state = catalog_state(locked=True)
+        head = catalog_head(locked=True)
         revision = get_revision(number)
-        status = revision_status(revision, state)
+        status = revision_status(revision, head)
         if status != ReleaseStatus.PENDING:
             raise ReleaseConflict(
                 f"Revision {number} is {status}, not pending: only the newest revision, before it is published, "
                 "can be approved."
             )
-        if user.pk in authors_since_published(number, state):
+        if user.pk in authors_since_published(number, head):
             raise ReleaseForbidden(
                 f"You made changes that revision {number} publishes, so another admin must approve it."
             )
@@ -123,9 +124,9 @@ def publish_revision(*, number: int, user) -> CatalogRevision:
     if not unreviewed_allowed:
         _require(user, "publish_revision", "publish catalog revisions")
     with transaction.atomic():
-        state = catalog_state(locked=True)
+        head = catalog_head(locked=True)
         revision = get_revision(number)
-        status = revision_status(revision, state)
+        status = revision_status(revision, head)
         if status == ReleaseStatus.PUBLISHED:
             return revision
         if status == ReleaseStatus.PREVIOUS:
@@ -133,8 +134,8 @@ def publish_revision(*, number: int, user) -> CatalogRevision:
             return _roll_back(revision, user)
         if status == ReleaseStatus.UNPUBLISHED:
             raise ReleaseConflict(
-                f"Revision {number} was never published and revision {state.revision} has replaced it; "
-                f"review and publish revision {state.revision} instead."
+                f"Revision {number} was never published and revision {head.latest} has replaced it; "
+                f"review and publish revision {head.latest} instead."
             )
         approvals = revision.approvals.count()
         missing = settings.CATALOG_APPROVALS - approvals
@@ -144,21 +145,25 @@ def publish_revision(*, number: int, user) -> CatalogRevision:
                 f"{missing} more staff user(s) with modes.approve_revision who made none of its changes must "
                 "approve it first."
             )
-        mark_published(state, revision, by=user, unreviewed=missing > 0)
-        state.save(update_fields=["published", "published_version"])
+        try:
+            validate_catalog(catalog_at_revision(number).modes)
+        except InvalidCatalog as error:
+            raise ReleaseConflict(f"Revision {number} cannot be published: {error}") from None
+        publish(head, revision, by=user, unreviewed=missing > 0)
+        head.save(update_fields=["published", "published_at"])
     return revision
 
 
 def _roll_back(revision: CatalogRevision, user) -> CatalogRevision:
     try:
         restored = restore_revision_rows(number=revision.number, document=revision.catalog, restored_by=user)
-    except ModeDeletionRefused as error:
+    except (ModeDeletionRefused, InvalidCatalog) as error:
         raise ReleaseConflict(str(error)) from None
-    state = catalog_state(locked=True)
-    latest = CatalogRevision.objects.get(number=restored or state.revision)
-    if state.published != latest.number:
-        mark_published(state, latest, by=user, unreviewed=False)
-        state.save(update_fields=["published", "published_version"])
+    head = catalog_head(locked=True)
+    latest = restored or CatalogRevision.objects.get(number=head.latest)
+    if head.published != latest.number:
+        publish(head, latest, by=user, unreviewed=False)
+        head.save(update_fields=["published", "published_at"])
     return latest
 
 
@@ -170,14 +175,14 @@ def revision_diff(*, number: int, against: int | None = None) -> dict:
     What revision number changes against revision against (the published one by default), mode by mode: its
     fields, its system-prompt block and its tools. UnknownRevisionError for either number.
     """
-    against = read_state().published if against is None else against
+    against = catalog_head().published if against is None else against
     before, after = catalog_at_revision(against), catalog_at_revision(number)
     ids = [*after.by_id, *(pk for pk in before.by_id if pk not in after.by_id)]
     modes = [_mode_diff(before, after, pk, against, number) for pk in ids]
     return {"revision": number, "against": against, "modes": modes}
 
 
-def _mode_diff(before: CatalogSnapshot, after: CatalogSnapshot, pk: str, old: int, new: int) -> dict:
+def _mode_diff(before: Catalog, after: Catalog, pk: str, old: int, new: int) -> dict:
     """One mode's entry of the diff, shaped as modes.serializers.ModeDiffResponse documents it."""
     old_mode, new_mode = before.by_id.get(pk), after.by_id.get(pk)
     fields = {
@@ -208,26 +213,29 @@ def pending_release() -> tuple[int, int, int] | None:
     page, so one small query (two while a revision is pending). The newest revision is pending whenever it is
     newer than the published one: a rollback is published as it is recorded.
     """
-    state = read_state()
-    if state is None or state.revision <= state.published:
+    head = CatalogHead.objects.filter(pk=1).first()
+    if head is None or head.latest <= head.published:
         return None
-    return state.published, state.revision, CatalogApproval.objects.filter(revision_id=state.revision).count()
+    return head.published, head.latest, CatalogApproval.objects.filter(revision_id=head.latest).count()
 
 
 def release_summary() -> dict:
-    """What catalog_status and the releases page show: the published revision, the pending one, its approvals."""
-    state = catalog_state()
+    """
+    What catalog_status and the releases page show: the published revision, the pending one, its approvals, and
+    what the rows change that no revision holds (a change made past the services).
+    """
+    head = catalog_head()
     # As pending_release says: the newest revision is pending whenever it is newer than the published one.
-    pending = get_revision(state.revision) if state.revision > state.published else None
+    pending = get_revision(head.latest) if head.latest > head.published else None
     return {
-        "state": state,
-        "published": get_revision(state.published) if state.published else None,
+        "head": head,
+        "published": get_revision(head.published) if head.published else None,
         "earlier": list(
-            CatalogRevision.objects.filter(published_at__isnull=False).exclude(number=state.published)
+            CatalogRevision.objects.filter(published_at__isnull=False).exclude(number=head.published)
             .select_related("published_by")[:10]
         ),
         "pending": pending,
         "approvals": list(pending.approvals.select_related("user")) if pending else [],
         "needed": settings.CATALOG_APPROVALS,
-        "unrecorded": state.version != state.recorded_version,
+        "unrecorded": rows_differ_from_latest(),
     }

@@ -5,6 +5,7 @@ mode and tool, its newest entry at or before N, less the removed ones, in the or
 (AgentMode by position and key, DeclaredTool by name): every revision is rebuilt exactly as it was recorded.
 """
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import F, Window
@@ -77,12 +78,57 @@ def entries_of(document: dict, modes: list[AgentMode]) -> list[CatalogRevisionEn
 
 def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntry], after: list[CatalogRevisionEntry]):
     """Store, as revision's, the entries of after that differ from before's, and a removal for each one gone."""
-    old = {(entry.kind, entry.identity): (entry.content, entry.stamp) for entry in before}
+    old = {(entry.kind, entry.identity): entry for entry in before}
     new = {(entry.kind, entry.identity) for entry in after}
-    changed = [entry for entry in after if old.get((entry.kind, entry.identity)) != (entry.content, entry.stamp)]
-    gone = [key for key in old if key not in new]
-    removed = [CatalogRevisionEntry(kind=kind, identity=identity) for kind, identity in gone]
+    changed = [
+        entry for entry in after
+        if (kept := old.get((entry.kind, entry.identity))) is None or (kept.content, kept.stamp) != (entry.content, entry.stamp)
+    ]
+    removed = [
+        CatalogRevisionEntry(kind=kind, identity=identity, name=entry.name)
+        for (kind, identity), entry in old.items()
+        if (kind, identity) not in new
+    ]
     for entry in (*changed, *removed):
         entry.revision = revision
     CatalogRevisionEntry.objects.bulk_create([*changed, *removed])
 
+
+
+@dataclass(frozen=True)
+class RowChange:
+    """What one revision did to one mode or declared tool: created it, changed fields of it, or deleted it."""
+
+    revision: CatalogRevision
+    name: str  # a mode's key or a tool's name, as the revision had it
+    change: str  # "created", "changed", "deleted"
+    fields: tuple[str, ...] = ()  # for "changed"
+
+
+def history_of(kind: str, identity: str) -> list[RowChange]:
+    """The revisions that changed one mode (by id) or declared tool (by name), newest first (one query)."""
+    entries = CatalogRevisionEntry.objects.filter(kind=kind, identity=identity).select_related("revision__created_by")
+    changes, before = [], None
+    for entry in entries.order_by("revision_id"):
+        if entry.content is None:
+            changes.append(RowChange(entry.revision, entry.name, "deleted"))
+        elif before is None:
+            changes.append(RowChange(entry.revision, entry.name, "created"))
+        elif fields := tuple(name for name, value in entry.content.items() if before.get(name) != value):
+            changes.append(RowChange(entry.revision, entry.name, "changed", fields))
+        before = entry.content
+    return changes[::-1]
+
+
+def state_at(kind: str, identity: str, number: int) -> dict | None:
+    """The fields of one mode or declared tool as revision number left it; None if it was not in that catalog."""
+    entries = CatalogRevisionEntry.objects.filter(kind=kind, identity=identity, revision_id__lte=number)
+    entry = entries.order_by("-revision_id").first()
+    return entry and entry.content
+
+
+def deleted_since(kind: str) -> list[CatalogRevisionEntry]:
+    """The removals of the modes or declared tools that are gone from the newest revision, newest first."""
+    newest = Window(RowNumber(), partition_by=[F("identity")], order_by=F("revision_id").desc())
+    entries = CatalogRevisionEntry.objects.filter(kind=kind).annotate(newest=newest).select_related("revision")
+    return [entry for entry in entries.filter(newest=1).order_by("-revision_id") if entry.content is None]

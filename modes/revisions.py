@@ -1,106 +1,68 @@
 """
-Catalog revisions: the whole catalog as each committed change left it, numbered 1, 2, 3, ...; each stores
-only what it changed (modes.revision_store).
+Catalog revisions: the whole catalog as each write through modes.services left it, numbered 1, 2, 3, ...; each
+stores only what it changed (modes.revision_store). This is the one place where rows become a revision.
 
-The catalog version row (modes.triggers) changes with every write to a catalog table, whoever makes it, and
-keeps the version that the last revision recorded: a version other than that one is a change not recorded
-yet. The service's own writes (the admin, imports, the default switch) record theirs in the same transaction,
-with the user who made them, so one admin save or one import is one revision; a model save or delete outside
-them (a shell, a fixture) is one revision of its own. A change made around the ORM (QuerySet.update(), raw
-SQL) is recorded by the next write, or by `manage.py record_revision`; until then agents are not served it,
-since they are served only revisions (modes.catalog), once published (modes.releases). The version row is locked
-while a revision is recorded, so two writers get consecutive numbers.
+The services call record_revision at the end of each write (modes.services.catalog_change), in its transaction and
+with the head row locked, so that two writers get consecutive numbers. It records the rows only if they differ from the newest revision, and
+only if they keep every rule of the catalog (modes.checks.validate_catalog): a write that breaks one is refused and
+rolled back. A change made past the services (QuerySet.update(), raw SQL) is in no revision, so it is never served;
+rows_differ_from_latest() finds it, and `manage.py record_revision` records it through the same services.
 """
 
-import uuid
-from contextlib import contextmanager
-
-from asgiref.local import Local
 from django.conf import settings
-from django.db import connections, transaction
 from django.utils import timezone
 
-from .models import AgentMode, CatalogRevision, CatalogRevisionEntry, CatalogVersion, DeclaredTool
+from .rules import validate_catalog
+from .models import AgentMode, CatalogHead, CatalogRevision, DeclaredTool
 from .portable import MODE_SECTION, TOOL_SECTION, export_document, upgrade_document
 from .revision_store import document_of, entries_at, entries_of, store_changes
 
-_writing = Local()
 
-
-class Recording:
-    revision: int | None = None  # the catalog's revision once the block has ended (an outer block's: None)
-
-
-@contextmanager
-def recording_revision(*, created_by=None, restores: int | None = None):
+def record_revision(*, created_by, restores: int | None = None) -> CatalogRevision | None:
     """
-    One transaction whose catalog writes become one revision, recorded as the block ends and attributed to
-    created_by (a user, or None). Model saves inside the block leave the recording to it; a block inside
-    another leaves it to the outer one. restores: the earlier revision a rollback writes back.
+    The rows as a new revision, if they differ from the newest one (else None), attributed to created_by. The
+    first revision, and every one while the policy asks for no approvals, is published as it is recorded.
+    InvalidCatalog, recording nothing, if the rows break a rule of the catalog. Runs in the caller's transaction.
     """
-    recording = Recording()
-    depth = getattr(_writing, "depth", 0)
-    if depth == 0:
-        record_pending_revision()  # a change made around the service before this one is not this one's
-    _writing.depth = depth + 1
-    try:
-        with transaction.atomic():
-            yield recording
-            if depth == 0:
-                state = record_pending_revision(created_by=created_by, restores=restores)
-                recording.revision = state and state.revision
-    finally:
-        _writing.depth = depth
+    head = CatalogHead.objects.select_for_update().get(pk=1)
+    modes, tools, catalog, before, previous = _rows_and_revision(head.latest)
+    if catalog == previous:
+        return None
+    validate_catalog(modes)
+    head.latest += 1
+    revision = CatalogRevision.objects.create(
+        number=head.latest, created_by=created_by, summary=summarize(previous, catalog), restores=restores
+    )
+    store_changes(revision, before=before, after=entries_of(catalog, modes))
+    if settings.CATALOG_APPROVALS == 0 or head.published == 0:
+        publish(head, revision, by=created_by, unreviewed=False)
+    head.save()
+    return revision
 
 
-def record_pending_revision(*, created_by=None, restores: int | None = None) -> CatalogVersion | None:
-    """
-    Record the catalog as a new revision if it changed since the last one; returns the catalog version row
-    as it is then, or None where there is none (a database being flushed or migrated). A write that left
-    the catalog as the last revision has it is not a new revision. The first revision, and every one when
-    the policy asks for no approvals, is published as it is recorded.
-    """
-    with transaction.atomic():
-        state = CatalogVersion.objects.select_for_update().filter(pk=1).first()
-        if state is None or state.version == state.recorded_version:
-            return state
-        modes = list(AgentMode.objects.all())
-        catalog = export_document(modes=modes, declared_tools=list(DeclaredTool.objects.all()))
-        before = entries_at(state.revision)
-        # Upgraded: a field added to modes since the last revision is no change of the catalog.
-        previous = upgrade_document(document_of(before)) if state.revision else None
-        if catalog != previous:
-            state.revision += 1
-            revision = CatalogRevision.objects.create(
-                number=state.revision, created_by=created_by, summary=summarize(previous, catalog), restores=restores
-            )
-            store_changes(revision, before=before, after=entries_of(catalog, modes))
-            if settings.CATALOG_APPROVALS == 0 or state.published == 0:
-                mark_published(state, revision, by=created_by, unreviewed=False)
-        state.recorded_version = state.version
-        state.save()
-        return state
-
-
-def mark_published(state: CatalogVersion, revision: CatalogRevision, *, by, unreviewed: bool) -> None:
-    """Make revision the one agents are served, on every worker's next request; the caller saves state."""
+def publish(head: CatalogHead, revision: CatalogRevision, *, by, unreviewed: bool) -> None:
+    """Make revision the one agents are served, on every worker's next request; the caller saves head."""
     revision.published_at, revision.published_by, revision.unreviewed = timezone.now(), by, unreviewed
     revision.save(update_fields=["published_at", "published_by", "unreviewed"])
-    state.published, state.published_version = revision.number, uuid.uuid4().hex
+    head.published, head.published_at = revision.number, revision.published_at
 
 
-def record_model_change(sender, **kwargs):
-    """A save or delete of a mode or declared tool outside recording_revision is a revision of its own."""
-    if not getattr(_writing, "depth", 0) and not kwargs.get("raw"):
-        record_pending_revision()
+def rows_differ_from_latest() -> str | None:
+    """What the rows change against the newest revision (summarize's line), or None if that revision holds them."""
+    latest = CatalogHead.objects.filter(pk=1).values_list("latest", flat=True).first()
+    if not latest:
+        return None
+    *_, catalog, _, previous = _rows_and_revision(latest)
+    return None if catalog == previous else summarize(previous, catalog)
 
 
-def record_revision_after_migrate(sender, using, **kwargs):
-    """A migration that changed the catalog (the seed one first) is a revision too, recorded as it ends."""
-    # Not on a database migrated only part of the way: the newest of the revision tables is not there yet.
-    if CatalogRevisionEntry._meta.db_table in connections[using].introspection.table_names():
-        with transaction.atomic(using=using):
-            record_pending_revision()
+def _rows_and_revision(number: int):
+    """The modes and tools, their document, and revision number's entries and document (None for 0)."""
+    modes, tools = list(AgentMode.objects.all()), list(DeclaredTool.objects.all())
+    before = entries_at(number)
+    # Upgraded: a field added to modes since that revision is no change of the catalog.
+    previous = upgrade_document(document_of(before)) if number else None
+    return modes, tools, export_document(modes=modes, declared_tools=tools), before, previous
 
 
 def summarize(before: dict | None, after: dict) -> str:

@@ -47,7 +47,7 @@ class ApprovalResponse(serializers.Serializer):
 
 
 class CatalogRevisionSummary(ModelShape):
-    """A revision and its release; the serializer's context holds the catalog's "state" (its version row)."""
+    """A revision and its release; the serializer's context holds the catalog's "head" (its head row)."""
 
     revision = serializers.IntegerField(source="number")
     created_at = serializers.DateTimeField()
@@ -68,7 +68,7 @@ class CatalogRevisionSummary(ModelShape):
 
     @extend_schema_field(serializers.ChoiceField(choices=ReleaseStatus.values))
     def get_status(self, revision) -> str:
-        return revision_status(revision, self.context["state"])
+        return revision_status(revision, self.context["head"])
 
 
 class RevisionDiffQuery(RequestSerializer):

@@ -1,23 +1,54 @@
 """
-Writes to the mode catalog that must keep its invariants: switching the default, deleting modes (with the
-rules that keep a mode, whatever deletes it), importing files, writing back an earlier revision (a rollback).
-Each is one catalog revision (modes.revisions), and each change to a mode is kept in its history.
+Every write to the mode catalog: the admin, imports, commands and rollbacks all write through catalog_change, which
+makes each of their writes one catalog revision (modes.revisions) judged by the catalog's rules; and the writes that
+have rules of their own: switching the default, deleting modes, importing a file, writing back an earlier revision.
 """
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db import transaction
 from django.db.models import ProtectedError
-from simple_history.utils import bulk_update_with_history
+
+from aptix_site.service_errors import Conflict
 
 from .catalog import working_catalog
 from .graph import graph_problems
-from .models import AgentMode, DeclaredTool
+from .models import AgentMode, CatalogHead, CatalogRevision, DeclaredTool
 from .portable import MODE_SECTION, TOOL_SECTION, ModeFile, PortableFileError, Section, document_rows
-from .revisions import recording_revision
+from .revision_store import MODE, TOOL, state_at
+from .revisions import record_revision
 
 
-class ModeDeletionRefused(Exception):
+@dataclass
+class CatalogChange:
+    revision: CatalogRevision | None = None  # once the block has ended: the revision recorded, if any
+
+
+@contextmanager
+def catalog_change(*, by, restores: int | None = None):
+    """
+    One transaction whose writes to the catalog become one revision, recorded as the block ends and attributed to
+    by (a user, or None); restores: the earlier revision a rollback writes back. Writers queue on the head row.
+    InvalidCatalog, and nothing changed, if the rows would break a rule. A block inside another records its own
+    revision, and the outer one then finds nothing more to record.
+    """
+    change = CatalogChange()
+    with transaction.atomic():
+        CatalogHead.objects.select_for_update().get(pk=1)
+        yield change
+        change.revision = record_revision(created_by=by, restores=restores)
+
+
+def record_unrecorded_changes(*, by=None) -> CatalogRevision | None:
+    """The rows as a new revision, where a change made past the services left them unlike the newest one."""
+    with catalog_change(by=by) as change:
+        pass
+    return change.revision
+
+
+class ModeDeletionRefused(Conflict):
     """Modes that must stay; nothing was deleted. The message says why, one sentence a mode."""
 
 
@@ -48,31 +79,20 @@ def check_deletable(*, modes) -> None:
         raise ModeDeletionRefused(" ".join(refusals))
 
 
-def refuse_deleting_a_mode_that_must_stay(sender, instance, **kwargs) -> None:
-    """
-    The deletion rules for a deletion made past the services too: mode.delete() and QuerySet.delete() in a
-    shell. One pre_delete receiver (modes.apps) covers both, since Django sends the signal for every row either
-    deletes, inside the deletion's transaction and before it deletes any row: a refusal deletes none of them.
-    """
-    check_deletable(modes=[instance])
-
-
 def delete_modes(*, modes, deleted_by=None) -> None:
     """
     Delete modes, all of them or none, as one catalog revision; ModeDeletionRefused says why not. The rows
-    are judged as they are once locked, not as the caller read them.
+    are judged as they are once the catalog is locked, not as the caller read them.
     """
-    with recording_revision(created_by=deleted_by):
-        _lock_catalog()
+    with catalog_change(by=deleted_by):
         rows = list(AgentMode.objects.filter(pk__in=[mode.pk for mode in modes]))
         check_deletable(modes=rows)
-        _delete_rows(rows, deleted_by=deleted_by)
+        _delete_rows(rows)
 
 
-def _delete_rows(rows, *, deleted_by) -> None:
-    """Delete each row through its history; a mode that sessions use (PROTECT) raises ModeInUse."""
+def _delete_rows(rows) -> None:
+    """Delete each row; a mode that sessions use (PROTECT) raises ModeInUse."""
     for row in rows:
-        row._history_user = deleted_by
         try:
             row.delete()
         except ProtectedError:
@@ -81,56 +101,69 @@ def _delete_rows(rows, *, deleted_by) -> None:
 
 def set_default_mode(*, mode: AgentMode, changed_by=None) -> None:
     """Make mode the one default, atomically, even when two admins do this at once."""
-    with recording_revision(created_by=changed_by):
-        _lock_catalog()
-        _switch_default_to(mode.pk, changed_by=changed_by)
+    with catalog_change(by=changed_by):
+        _switch_default_to(mode.pk)
     mode.is_default = True
 
 
-def _lock_catalog() -> None:
-    # Every row, in one order: concurrent writers queue here instead of each clearing a default the other has just set.
-    list(AgentMode.objects.select_for_update().order_by("pk").values_list("pk", flat=True))
+def _switch_default_to(pk: str) -> None:
+    # Clear before set: the one-default index is checked row by row.
+    AgentMode.objects.filter(is_default=True).exclude(pk=pk).update(is_default=False)
+    AgentMode.objects.filter(pk=pk, is_default=False).update(is_default=True)
 
 
-def _switch_default_to(pk: str, *, changed_by) -> None:
-    # Clear before set: the one-default index is checked row by row. Through the history, so that the
-    # switch shows in both modes' histories like any other edit.
-    for is_default, modes in (
-        (False, AgentMode.objects.filter(is_default=True).exclude(pk=pk)),
-        (True, AgentMode.objects.filter(pk=pk, is_default=False)),
-    ):
-        modes = list(modes)
-        for mode in modes:
-            mode.is_default = is_default
-        bulk_update_with_history(modes, AgentMode, ["is_default"], default_user=changed_by)
-
-
-def restore_revision_rows(*, number: int, document: dict, restored_by) -> int | None:
+def restore_revision_rows(*, number: int, document: dict, restored_by) -> CatalogRevision | None:
     """
-    Write the rows back to the catalog document of revision number, through their history, as one revision
-    recorded as restoring it; returns the newest revision's number then (no new one if the rows were that catalog
-    already). Raises ModeDeletionRefused, changing nothing, when it would delete a mode that must stay.
+    Write the rows back to the catalog document of revision number, as one revision recorded as restoring it; returns
+    that revision (None if the rows were that catalog already). Raises ModeDeletionRefused, changing nothing, when
+    it would delete a mode that must stay.
     """
     modes, tools = document_rows(document)
     default = next(mode.pk for mode in modes if mode.is_default)
-    with recording_revision(created_by=restored_by, restores=number) as recording:
-        _lock_catalog()
+    with catalog_change(by=restored_by, restores=number) as change:
         # The revision's default first (here if it is a row already, else once it is one, below): a default the
         # revision has not is then a mode like any other, deleted by the same rules.
-        _switch_default_to(default, changed_by=restored_by)
+        _switch_default_to(default)
         for section, rows, name in ((MODE_SECTION, modes, "pk"), (TOOL_SECTION, tools, "name")):
             gone = section.model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]})
-            _delete_rows(gone, deleted_by=restored_by)
+            if section is MODE_SECTION:
+                check_deletable(modes=gone)
+            _delete_rows(gone)
             existing = {getattr(row, name): row for row in section.model.objects.all()}
             for wanted in rows:
                 row = existing.get(getattr(wanted, name))
                 if row is None:  # the default is switched below, once every mode is there
                     row, wanted.is_default = wanted, False
                 if _apply(row, {field: getattr(wanted, field) for field in section.fields}) or row is wanted:
-                    row._history_user = restored_by
                     row.save()
-        _switch_default_to(default, changed_by=restored_by)
-    return recording.revision
+        _switch_default_to(default)
+    return change.revision
+
+
+class RevertRefused(Conflict):
+    """A state that cannot be written back: not in that revision, or refused by the fields' rules as they are now."""
+
+
+def revert_row(*, model, identity: str, number: int, reverted_by) -> CatalogRevision | None:
+    """
+    One mode (by id) or declared tool (by name) written back to its state at revision number, as one revision, checked
+    as an edit is; created again if it was deleted since (a mode is then not the default: the default moves only by
+    set_default_mode). RevertRefused or InvalidCatalog say why not, and nothing changes.
+    """
+    kind, naming = (MODE, "pk") if model is AgentMode else (TOOL, "name")
+    state = state_at(kind, identity, number)
+    if state is None:
+        raise RevertRefused(f"Revision {number} has no {model._meta.verbose_name} {identity!r}.")
+    with catalog_change(by=reverted_by) as change:
+        row = model.objects.filter(**{naming: identity}).first() or model()
+        _apply(row, state)
+        try:
+            row.full_clean()
+        except ValidationError as error:
+            problems = [f"{name}: {' '.join(messages)}" for name, messages in error.message_dict.items()]
+            raise RevertRefused(f"Revision {number}'s state cannot be written back now: {' '.join(problems)}") from None
+        row.save()
+    return change.revision
 
 
 @dataclass(frozen=True)
@@ -160,19 +193,21 @@ def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool, imported_b
     Validate every entry, then apply all of them or none, as one catalog revision. Raises PortableFileError listing
     every problem of the file, those read_document found included, each with its entry and field.
     """
-    with recording_revision(created_by=imported_by) as recording:
-        _lock_catalog()
-        existing = {mode.key: mode for mode in AgentMode.objects.all()}
-        result, to_save, new_default_pk = _plan(mode_file, existing, update=update)
-        if not dry_run:
-            for row in to_save:
-                row._history_user = imported_by
-                row.save()
-            if new_default_pk is not None:
-                _switch_default_to(new_default_pk, changed_by=imported_by)
-    if not dry_run:
-        result.revision = recording.revision
+    if dry_run:
+        return _plan(mode_file, _modes_by_key(), update=update)[0]
+    with catalog_change(by=imported_by) as change:
+        result, to_save, new_default_pk = _plan(mode_file, _modes_by_key(), update=update)
+        for row in to_save:
+            row.save()
+        if new_default_pk is not None:
+            _switch_default_to(new_default_pk)
+    latest = change.revision or CatalogRevision.objects.first()  # newest first
+    result.revision = latest and latest.number
     return result
+
+
+def _modes_by_key() -> dict[str, AgentMode]:
+    return {mode.key: mode for mode in AgentMode.objects.all()}
 
 
 def _plan(mode_file: ModeFile, existing, *, update):

@@ -1,8 +1,8 @@
 """
 Refuses to serve on a broken mode catalog (AGN-014 §7.6); called by wsgi.py, asgi.py and runserver.
 
-What must be sound is the published revision, the catalog agents are served; the working copy's problems
-(a pending revision, a change no revision records yet) are logged as warnings, since agents do not see them.
+What must be sound is the published revision, the catalog agents are served; rows that no revision holds (a change
+made past the services) are logged as a warning, since agents are not served them.
 """
 
 import logging
@@ -10,8 +10,9 @@ import logging
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DEFAULT_DB_ALIAS, connections
 
-from .checks import catalog_is_migrated, published_catalog_errors, working_copy_warnings
-from .models import AgentMode
+from .catalog import published_catalog
+from .checks import catalog_is_migrated, unrecorded_change_warnings
+from .rules import catalog_errors
 
 logger = logging.getLogger(__name__)
 
@@ -23,8 +24,8 @@ def ensure_catalog_is_valid():
                 "Refusing to serve: the mode catalog's migrations are not applied. "
                 "Run 'python manage.py migrate' first."
             )
-        errors = published_catalog_errors()
-        warnings = working_copy_warnings(list(AgentMode.objects.using(DEFAULT_DB_ALIAS)), errors)
+        errors = catalog_errors(list(published_catalog().modes))
+        warnings = unrecorded_change_warnings()
     finally:
         # A server may fork workers after this; they must not share this connection.
         connections.close_all()

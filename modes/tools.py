@@ -5,8 +5,6 @@ import logging
 from agent_tools.contract import AgentTool, InvokeResult, function_schema, load_arguments, reject_unknown_arguments
 from agent_tools.registry import registry
 
-from .catalog import current_catalog
-
 logger = logging.getLogger(__name__)
 
 FILTER_MAX_LENGTH = 200
@@ -55,7 +53,7 @@ class ListModesTool(AgentTool):
                 f"{label} expects 'filter' to be a string of at most {FILTER_MAX_LENGTH} characters."
             )
         try:
-            return InvokeResult.create(current_catalog().listing_json(text=text, include_examples=include_examples))
+            return InvokeResult.create(context.catalog.listing_json(text=text, include_examples=include_examples))
         except Exception:
             logger.exception("agent_list_modes could not read the mode catalog")
             return InvokeResult.from_error(f"{label} could not read the mode catalog.", server_fault=True)

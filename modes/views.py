@@ -16,21 +16,21 @@ from rest_framework.views import APIView
 
 from aptix_site.api import CursorPagination, error_responses
 
-from .catalog import UnknownRevisionError, build_system_prompt, catalog_at_revision, current_catalog, get_tools_for_mode
+from .catalog import UnknownRevisionError, catalog_at_revision
 from .exceptions import RevisionNotFound
 from .listing import ModeDetailResponse, ModeListResponse, mode_detail_payload
 from .models import CatalogApproval, CatalogRevision
 from .portable import export_document
-from .releases import approve_revision, catalog_state, get_revision, publish_revision, revision_diff
+from .releases import approve_revision, catalog_head, get_revision, publish_revision, revision_diff
 from .serializers import (
     CatalogRevisionSummary, ModeListQuery, ModeToolsResponse, RevisionDiffQuery, RevisionDiffResponse, SystemPromptQuery
 )
 
 
 def catalog_etag(request, *args, **kwargs):
-    """Every catalog representation changes exactly when the catalog version does."""
-    version = current_catalog().version
-    return f"catalog-{version}" if version else None
+    """Every representation of the published catalog changes exactly when another revision is published."""
+    catalog = request.catalog
+    return f"catalog-{catalog.revision}-{catalog.published_at.timestamp()}" if catalog.published_at else None
 
 
 # A matching If-None-Match is answered 304 before the body is built.
@@ -47,7 +47,8 @@ class ModeListView(APIView):
     @conditional_on_catalog
     def get(self, request):
         query = ModeListQuery.validated(request.query_params)
-        return Response(current_catalog().listing(text=query["filter"], include_examples=query["includeExamples"]))
+        catalog = request.catalog
+        return Response(catalog.listing(text=query["filter"], include_examples=query["includeExamples"]))
 
 
 class ModeDetailView(APIView):
@@ -56,14 +57,14 @@ class ModeDetailView(APIView):
     )
     @conditional_on_catalog
     def get(self, request, key):
-        catalog = current_catalog()
+        catalog = request.catalog
         return Response(mode_detail_payload(catalog, catalog.mode(key)))
 
 
 class ModeToolsView(APIView):
     @extend_schema(operation_id="getModeTools", responses={200: ModeToolsResponse, **error_responses(400, 401, 404)})
     def get(self, request, key):
-        return Response({"mode": key, "tools": get_tools_for_mode(key)})
+        return Response({"mode": key, "tools": list(request.catalog.mode(key).associated_tool_ids)})
 
 
 class SystemPromptView(APIView):
@@ -79,7 +80,8 @@ class SystemPromptView(APIView):
     @conditional_on_catalog
     def get(self, request):
         query = SystemPromptQuery.validated(request.query_params)
-        return HttpResponse(build_system_prompt(query["currentMode"]), content_type="text/plain; charset=utf-8")
+        prompt = request.catalog.system_prompt(query["currentMode"])
+        return HttpResponse(prompt, content_type="text/plain; charset=utf-8")
 
 
 class RevisionPages(CursorPagination):
@@ -106,7 +108,7 @@ class CatalogRevisionListView(generics.ListAPIView):
     )
 
     def get_serializer_context(self):
-        return {**super().get_serializer_context(), "state": catalog_state()}
+        return {**super().get_serializer_context(), "head": catalog_head()}
 
 
 def _revision_number(text: str) -> int:
@@ -124,7 +126,7 @@ def revision_body(number: int) -> dict:
         catalog = catalog_at_revision(number)
     except UnknownRevisionError:
         raise RevisionNotFound(number) from None
-    release = CatalogRevisionSummary(revision, context={"state": catalog_state()}).data
+    release = CatalogRevisionSummary(revision, context={"head": catalog_head()}).data
     # Rebuilt from the rows rather than passed through: PostgreSQL's jsonb keeps no key order.
     return {**export_document(modes=list(catalog.modes), declared_tools=list(catalog.declared_tools)), **release}
 

@@ -16,7 +16,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
-from modes.catalog import current_catalog
+from modes.catalog import published_catalog
 from modes.graph_drawing import GraphUnavailable, draw_mode_graph
 from modes.models import AgentMode
 
@@ -92,7 +92,7 @@ class ModeChangeAdmin(ReadOnlyAdmin, LargeTableAdmin):
     def mode_graph_view(self, request):
         if not (self.has_view_permission(request) and request.user.has_perm("modes.view_agentmode")):
             raise PermissionDenied
-        catalog = current_catalog()
+        catalog = published_catalog()
         counts = transition_counts(days=GRAPH_DAYS)
         try:
             # dot escapes every label it writes (and modes.graph_drawing every label it hands dot): text only.

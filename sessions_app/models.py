@@ -7,6 +7,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from accounts.models import Organization
 from modes.models import AgentMode
@@ -65,7 +66,8 @@ class ModeChange(models.Model):
     catalog_revision = models.PositiveIntegerField(
         null=True, blank=True, help_text="The catalog revision in force when the mode changed."
     )
-    changed_at = models.DateTimeField(auto_now_add=True)
+    # Given by set_session_mode: never before the session's last change, whichever host's clock made that one.
+    changed_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["id"]  # insertion order: ids are taken under the session lock

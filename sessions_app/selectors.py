@@ -3,13 +3,9 @@
 import uuid
 
 from django.contrib.auth import get_user_model
-from django.db import connection
 from django.db.models import OuterRef, Subquery
-from django.db.transaction import TransactionManagementError
 
-from aptix_site import fixed_sql
 from aptix_site.service_errors import InvalidInput
-from modes.catalog import get_mode_by_id
 from modes.models import AgentMode
 
 from .models import AgentSession, ModeChange
@@ -30,20 +26,14 @@ def parse_session_id(session_id) -> uuid.UUID:
         raise InvalidSessionId(session_id) from None
 
 
-def get_owned_session(*, session_id, user, for_update: bool = False) -> AgentSession:
+def get_owned_session(*, session_id, user, with_mode: bool = False) -> AgentSession:
     """
-    The user's session; AgentSession.DoesNotExist for anyone else's, exactly as for a missing one.
-    for_update locks its row until the surrounding transaction ends, as select_for_update() would.
+    The user's session; AgentSession.DoesNotExist for anyone else's, exactly as for a missing one. with_mode reads
+    its mode and organization rows with it, for an answer that shows them; an agent's requests take the session's
+    mode from the catalog they are served instead.
     """
-    pk = parse_session_id(session_id)
-    if for_update and connection.get_autocommit():  # a lock outside a transaction would end with the query
-        raise TransactionManagementError("get_owned_session(for_update=True) needs a transaction.")
-    # Fixed SQL: every session endpoint and tool call with a session starts here (benchmarks/RESULTS.md).
-    session = fixed_sql.owned_row(AgentSession, pk=pk, owner_pk=user.pk, for_update=for_update)
-    if session is None:
-        raise AgentSession.DoesNotExist(f"No session {pk} of this user.")
-    session.mode = get_mode_by_id(session.mode_id)  # from the catalog snapshot, rather than a join
-    return session
+    sessions = sessions_of(user=user) if with_mode else AgentSession.objects.filter(owner=user)
+    return sessions.get(pk=parse_session_id(session_id))
 
 
 def sessions_of(*, user):

@@ -8,7 +8,7 @@ from agent_tools.contract import (
 from agent_tools.registry import registry
 from aptix_site.text import compact_json
 from aptix_site.throttling import WindowRateThrottle
-from modes.catalog import UnknownModeError, mode_for_session
+from modes.catalog import UnknownModeError
 from modes.graph import ModeSwitchRefused
 
 from .services import set_session_mode
@@ -85,8 +85,9 @@ class ModeChangeTool(AgentTool):
         if len(reason) > REASON_MAX_LENGTH:
             return InvokeResult.from_error(f"{LABEL} accepts a 'reason' of at most {REASON_MAX_LENGTH} characters.")
         reject_unknown_arguments(arguments, allowed={"mode", "branch", "reason"}, label=LABEL)
+        catalog = context.catalog
         try:
-            target = mode_for_session(mode)
+            target = catalog.mode(mode)
         except UnknownModeError as error:
             return InvokeResult.from_error(str(error))
         if branch:
@@ -94,9 +95,10 @@ class ModeChangeTool(AgentTool):
 
         try:
             change = set_session_mode(
-                session_id=context.session_id, mode=target, reason=reason, user=context.user, branch=branch
+                catalog=catalog, session_id=context.session_id, mode=target, reason=reason, user=context.user,
+                branch=branch,
             )
-        except ModeSwitchRefused as refusal:
+        except (ModeSwitchRefused, UnknownModeError) as refusal:  # UnknownModeError: a mode being removed
             return InvokeResult.from_error(str(refusal))
         except Exception:
             logger.exception("agent_change_mode: set_session_mode failed for session %s", context.session_id)

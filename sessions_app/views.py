@@ -56,7 +56,8 @@ class SessionListCreateView(generics.ListAPIView):
         body = SessionCreate.validated(request.data)
         try:
             session = create_session(
-                owner=request.user, org=organization_of(request.user), mode_key=body["mode"], title=body["title"]
+                catalog=request.catalog, owner=request.user, org=organization_of(request.user),
+                mode_key=body["mode"], title=body["title"],
             )
         except UnknownModeError as error:
             raise exceptions.ValidationError({"mode": [str(error)]}) from None
@@ -66,7 +67,8 @@ class SessionListCreateView(generics.ListAPIView):
 class SessionDetailView(APIView):
     @extend_schema(operation_id="getSession", responses={200: AgentSessionSerializer, **error_responses(400, 401, 404)})
     def get(self, request, session_id):
-        return Response(AgentSessionSerializer(owned_session(session_id=session_id, user=request.user)).data)
+        session = owned_session(session_id=session_id, user=request.user, with_mode=True)
+        return Response(AgentSessionSerializer(session).data)
 
 
 @extend_schema_view(

@@ -11,6 +11,7 @@ from django.db import close_old_connections, connection, connections
 from random_order.config import Config as RandomOrder
 
 from modes.models import AgentMode
+from modes.catalog import published_catalog
 
 
 def valid_mode(key="research", **fields):
@@ -18,13 +19,21 @@ def valid_mode(key="research", **fields):
     return AgentMode(**{"key": key, "display_name": key.title(), "when_to_use": f"Use this mode for {key}.", **fields})
 
 
+def through_the_services(write):
+    """write() done as the admin and the commands do it: one catalog revision, published (no approvals needed)."""
+    from modes.services import catalog_change
+
+    with catalog_change(by=None):
+        return write()
+
+
 @pytest.fixture
 def new_mode(db):
-    """new_mode(key, **fields): valid_mode(key, **fields), saved."""
+    """new_mode(key, **fields): valid_mode(key, **fields), saved through the services (one revision each)."""
 
     def create(key, **fields):
         mode = valid_mode(key, **fields)
-        mode.save(force_insert=True)  # as objects.create() saves
+        through_the_services(lambda: mode.save(force_insert=True))  # as objects.create() saves
         return mode
 
     return create
@@ -265,9 +274,10 @@ def bob_client(bob):
 
 
 def _session_of(user, title):
+    from modes.catalog import published_catalog
     from sessions_app.services import create_session
 
-    return create_session(owner=user, org=user.membership.organization, title=title)
+    return create_session(catalog=published_catalog(), owner=user, org=user.membership.organization, title=title)
 
 
 @pytest.fixture
@@ -317,8 +327,7 @@ def admin_rows(alice, alice_session, custom_mode):
     """
     A row in every table the admin shows (a session with a mode change, a group, a declared tool, login
     attempts and logs), and in each catalog table a row deleted since, to be restored from its history.
-    The access attempt is older than the lockout, so axes' "Clean up expired attempts" would delete it. The
-    catalog's changes are recorded as a revision here, so that the next request finds none pending.
+    The access attempt is older than the lockout, so axes' "Clean up expired attempts" would delete it.
     """
     from datetime import timedelta
 
@@ -326,22 +335,24 @@ def admin_rows(alice, alice_session, custom_mode):
     from django.contrib.auth.models import Group
     from django.utils import timezone
 
-    from modes.catalog import get_mode
+    from modes.catalog import published_catalog
     from modes.models import DeclaredTool
-    from modes.revisions import record_pending_revision
     from sessions_app.services import set_session_mode
 
-    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="A DDR.", user=alice)
+    catalog = published_catalog()
+    set_session_mode(
+        catalog=catalog, session_id=alice_session.pk, mode=catalog.mode("ddr_authoring"), reason="A DDR.", user=alice
+    )
     Group.objects.create(name="Editors")
-    DeclaredTool.objects.create(name="agent_ddr_manager", description="Manages DDRs.")
-    DeclaredTool.objects.create(name="agent_retired_tool", description="Retired.").delete()
-    custom_mode.delete()
+    through_the_services(lambda: DeclaredTool.objects.create(name="agent_ddr_manager", description="Manages DDRs."))
+    through_the_services(lambda: DeclaredTool.objects.create(name="agent_retired_tool", description="Retired."))
+    through_the_services(lambda: DeclaredTool.objects.get(name="agent_retired_tool").delete())
+    through_the_services(custom_mode.delete)
     attempt = {"username": "alice", "ip_address": "203.0.113.7", "user_agent": "curl", "path_info": "/admin/login/"}
     AccessAttempt.objects.create(**attempt, get_data="", post_data="", failures_since_start=1)
     AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(days=1))
     AccessFailureLog.objects.create(**attempt)
     AccessLog.objects.create(**attempt)
-    record_pending_revision()
 
 
 @pytest.fixture
@@ -351,31 +362,26 @@ def admin_page_rows(alice, alice_session, custom_mode):
 
     from modes.models import DeclaredTool
 
-    tool = DeclaredTool.objects.create(name="agent_ddr_manager", description="Manages DDRs.")
+    tool = through_the_services(lambda: DeclaredTool.objects.create(name="agent_ddr_manager", description="Manages DDRs."))
     org = alice.membership.organization
     return SimpleNamespace(session=alice_session, mode=custom_mode, tool=tool, user=alice, org=org)
 
 
 def _ensure_migrated_catalog():
-    """Writes what the migrations put in the catalog if it is missing: the seed modes and the version row.
+    """Writes what the migrations put in the catalog if it is missing: the seed modes and revision 1, published.
 
-    Idempotent: the seed migration's add_seed_modes leaves existing modes alone.
+    Idempotent: the seed migration's add_seed_modes leaves existing modes alone, and revision 1 is written only
+    where there is no revision.
     """
     import importlib
-    import uuid
     from types import SimpleNamespace
 
     from django.apps import apps as django_apps
 
-    seed = importlib.import_module("modes.migrations.0002_seed_v1_modes")
-    seed.add_seed_modes(django_apps, SimpleNamespace(connection=connection))
-    try:
-        version_model = django_apps.get_model("modes", "CatalogVersion")
-    except LookupError:
-        return
-    if not version_model.objects.filter(pk=1).exists():
-        # A fresh random version: no process can hold a cached catalog labelled with it.
-        version_model.objects.create(pk=1, version=uuid.uuid4().hex)
+    editor = SimpleNamespace(connection=connection)
+    importlib.import_module("modes.migrations.0002_seed_v1_modes").add_seed_modes(django_apps, editor)
+    revision_1 = importlib.import_module("modes.migrations.0011_revisions_are_the_one_history")
+    revision_1.record_the_seed_as_revision_1(django_apps, editor)
 
 
 def _modes_app_snapshot():
@@ -408,7 +414,7 @@ def modes_restored_after_flush(django_db_setup, django_db_blocker):
             contents = getattr(connections[alias], "_test_serialized_contents", None)
             if contents:
                 connections[alias].creation.deserialize_db_from_string(contents)
-        for model, rows in before.items():  # the catalog first: its triggers change the version row
+        for model, rows in before.items():
             pk_name = model._meta.pk.attname
             model.objects.exclude(pk__in=[row[pk_name] for row in rows]).delete()
             present = set(model.objects.values_list("pk", flat=True))

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from agent_tools.contract import AgentToolExecutionContext, ToolArgumentError, load_arguments
 from agent_tools.registry import registry
 from aptix_site.text import unstorable_text
+from modes.catalog import published_catalog
 from modes.portable import PORTABLE_FIELDS, PortableFileError, read_document
 from modes.validators import validate_mode_id, validate_mode_key, validate_string_list
 from sessions_app.models import AgentSession, ModeChange
@@ -94,7 +95,7 @@ def test_load_arguments_refuses_json_that_is_not_an_object_with_the_same_message
 
 def _context(user, session_id):
     return AgentToolExecutionContext(
-        user=user, session_id=session_id, conversation_id="conversation"
+        user=user, session_id=session_id, conversation_id="conversation", load_catalog=published_catalog
     )
 
 

@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
 from aptix_site.commands import ServiceCommand
-from modes.catalog import CatalogSnapshot, catalog_at_revision, current_catalog
+from modes.catalog import Catalog, catalog_at_revision, published_catalog
 
 
 def revision_number(text: str) -> int:
@@ -25,9 +25,9 @@ def add_revision_argument(parser, *, what: str) -> None:
     )
 
 
-def catalog_at(revision: int | None) -> CatalogSnapshot:
-    """The catalog at revision, or the current one for None; UnknownRevisionError for one that does not exist."""
-    return current_catalog() if revision is None else catalog_at_revision(revision)
+def catalog_at(revision: int | None) -> Catalog:
+    """The catalog at revision, or the published one for None; UnknownRevisionError for one that does not exist."""
+    return published_catalog() if revision is None else catalog_at_revision(revision)
 
 
 class ReleaseCommand(ServiceCommand):

@@ -1,11 +1,13 @@
-"""Every mode and declared tool keeps its history (django-simple-history), and the catalog its revisions."""
+"""
+Every mode and declared tool keeps its history (then django-simple-history's), and the catalog its revisions.
+The history models have plain bases here, so that migrating needs no package that is gone (0012 removes them).
+"""
 
 import django.core.validators
 import django.db.models.deletion
 import django.utils.timezone
 import modes.fields
 import modes.validators
-import simple_history.models
 from django.conf import settings
 from django.db import migrations, models
 
@@ -151,7 +153,7 @@ class Migration(migrations.Migration):
                 'ordering': ('-history_date', '-history_id'),
                 'get_latest_by': ('history_date', 'history_id'),
             },
-            bases=(simple_history.models.HistoricalChanges, models.Model),
+            bases=(models.Model,),
         ),
         migrations.CreateModel(
             name='HistoricalDeclaredTool',
@@ -174,7 +176,7 @@ class Migration(migrations.Migration):
                 'ordering': ('-history_date', '-history_id'),
                 'get_latest_by': ('history_date', 'history_id'),
             },
-            bases=(simple_history.models.HistoricalChanges, models.Model),
+            bases=(models.Model,),
         ),
         migrations.RunPython(install_triggers, remove_triggers),
         migrations.RunPython(record_rows_as_they_are, migrations.RunPython.noop),

@@ -11,6 +11,7 @@ from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 
 from ..expected import DDR_ID, GENERAL_ID, change_mode_result, hello_result, seed_listing, tool_error
+from modes.catalog import published_catalog
 
 pytestmark = pytest.mark.django_db
 
@@ -125,7 +126,7 @@ def test_a_tool_not_enabled_by_the_sessions_mode_is_a_command_error(alice):
     AgentMode.objects.create(
         key="quiet", display_name="Quiet", when_to_use="Use this mode for tests.", associated_tool_ids=[]
     )
-    session = create_session(owner=alice, org=None, mode_key="quiet")
+    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="quiet")
     message, printed = invoke_tool_failing(
         "agent_hello_world", arguments='{"name": "Ada"}', session=str(session.pk), user="alice"
     )

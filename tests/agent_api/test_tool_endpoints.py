@@ -9,6 +9,7 @@ from django.db import connection
 
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
+from modes.catalog import published_catalog
 from sessions_app.services import create_session
 
 from ..expected import (
@@ -228,7 +229,7 @@ def restricted_session(alice):
         when_to_use="Use this mode for tests of tool gating.",
         associated_tool_ids=["agent_list_modes"],
     )
-    return create_session(owner=alice, org=alice.membership.organization, mode_key="restricted")
+    return create_session(catalog=published_catalog(), owner=alice, org=alice.membership.organization, mode_key="restricted")
 
 
 def test_a_tool_the_sessions_mode_does_not_enable_is_403(alice_client, restricted_session):

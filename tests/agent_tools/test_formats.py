@@ -13,9 +13,10 @@ from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter, ValidationError
 
 from modes.models import AgentMode, DeclaredTool
-from modes.revisions import record_pending_revision
+from modes.services import record_unrecorded_changes
 
 from ..expected import CHANGE_MODE_SCHEMA, LIST_MODES_SCHEMA, REGISTRY_SCHEMAS, SEED_MODE_KEYS
+from modes.catalog import published_catalog
 
 pytestmark = pytest.mark.django_db
 
@@ -209,7 +210,7 @@ def test_every_listed_tool_conforms_to_the_vendors_type(alice_client, ddr_manage
 def test_every_tool_in_a_sessions_context_conforms_to_the_vendors_type(alice_client, ddr_manager, alice, tool_format):
     from sessions_app.services import create_session
 
-    session = create_session(owner=alice, org=None, mode_key="ddr_authoring")
+    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="ddr_authoring")
     listed = tools(alice_client, f"/api/sessions/{session.pk}/context/", tool_format)
     assert len(listed) == 3  # agent_change_mode, agent_ddr_manager (declared), agent_list_modes
     for tool in listed:
@@ -228,7 +229,7 @@ def test_a_tool_with_an_unknown_field_does_not_conform(alice_client):
 def test_openai_responses_parameters_keep_strict_modes_rules(alice_client, alice_session, ddr_manager, url):
     if url == "context":
         AgentMode.objects.filter(key="general").update(associated_tool_ids=["agent_ddr_manager", "agent_list_modes"])
-        record_pending_revision()
+        record_unrecorded_changes()
         url = f"/api/sessions/{alice_session.pk}/context/"
     listed = tools(alice_client, url, "openai-responses")
     assert "agent_ddr_manager" in [tool["name"] for tool in listed]

@@ -20,11 +20,12 @@ from django.urls import reverse
 
 from accounts.models import Membership, Organization
 from modes.models import AgentMode, CatalogRevision, DeclaredTool
-from modes.revisions import recording_revision
+from modes.services import catalog_change
 from sessions_app.models import ModeChange
 from sessions_app.services import create_session
 
 from ..expected import DDR_ID, GENERAL_ID
+from modes.catalog import published_catalog
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
@@ -43,14 +44,14 @@ def a_member(org=None):
 def add_sessions(count, rows):
     for _ in range(count):
         user, org = a_member()
-        create_session(owner=user, org=org, title=f"Session of {user}")
+        create_session(catalog=published_catalog(), owner=user, org=org, title=f"Session of {user}")
 
 
 def add_mode_changes(count, rows):
     """Mode changes of one session, each by a user of its own, every other one a branch to a new session."""
     for index in range(count):
         user, org = a_member()
-        branch = create_session(owner=rows.session.owner, org=org) if index % 2 else None
+        branch = create_session(catalog=published_catalog(), owner=rows.session.owner, org=org) if index % 2 else None
         ModeChange.objects.create(
             session=rows.session, from_mode_id=GENERAL_ID, to_mode_id=DDR_ID, reason=f"Change {index}.",
             branch=branch is not None, branch_session=branch, changed_by=user, org=org, catalog_revision=1,
@@ -63,7 +64,7 @@ def add_catalog_edits(count, rows):
     rows.first_revision = CatalogRevision.objects.get(number=1)
     for index in range(count):
         user, _ = a_member()
-        with recording_revision(created_by=user):
+        with catalog_change(by=user):
             for row in (rows.mode, rows.tool):
                 row.description = f"Edit {index}."
                 row._history_user = user

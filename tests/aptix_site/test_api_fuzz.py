@@ -40,6 +40,7 @@ from accounts.models import ApiToken, Membership, Organization
 from modes.catalog import get_mode
 from sessions_app.models import AgentSession
 from sessions_app.services import set_session_mode
+from modes.catalog import published_catalog
 
 # Tokens and ids are fixed, so that the hooks below can draw them while the cases are generated.
 ALICE_TOKEN = "a11ce" * 8
@@ -258,7 +259,7 @@ def fuzz_world(db, settings):
     for pk, key in ALICE_SESSIONS.items():
         AgentSession.objects.create(pk=pk, owner=alice, org=alice.membership.organization, mode=get_mode("general"))
         if key != "general":
-            set_session_mode(
+            set_session_mode(catalog=published_catalog(), 
                 session_id=pk, mode=get_mode(key), reason="Set up for the fuzzer.", user=alice
             )
     AgentSession.objects.create(pk=BOB_SESSION, owner=bob, org=bob.membership.organization, mode=get_mode("general"))

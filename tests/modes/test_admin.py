@@ -12,6 +12,7 @@ from modes.services import set_default_mode
 
 from ..expected import DDR_ID, GENERAL_ID, LIST_FIELDS, WORKFLOW_ID
 from .admin_forms import CHANGELIST, change_url, delete_url, form_data, form_errors, messages_of
+from modes.catalog import published_catalog
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
@@ -363,7 +364,7 @@ def test_deleting_a_custom_non_default_mode_works(admin_client, custom_mode):
 def session_in_custom_mode(alice, custom_mode):
     from sessions_app.services import create_session
 
-    return create_session(owner=alice, org=None, mode_key=custom_mode.key, title="Research session")
+    return create_session(catalog=published_catalog(), owner=alice, org=None, mode_key=custom_mode.key, title="Research session")
 
 
 def test_deleting_a_mode_that_a_session_uses_is_refused_naming_the_session(admin_client, session_in_custom_mode):

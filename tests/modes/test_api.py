@@ -6,6 +6,7 @@ from datetime import datetime
 import pytest
 
 from agent_tools.contract import AgentToolExecutionContext
+from modes.catalog import published_catalog
 from modes.models import AgentMode
 from modes.tools import ListModesTool
 
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 
 def tool_payload(arguments):
-    context = AgentToolExecutionContext(user=None, session_id=None, conversation_id=None)
+    context = AgentToolExecutionContext(user=None, session_id=None, conversation_id=None, load_catalog=published_catalog)
     result = ListModesTool().execute(json.dumps(arguments), context)
     assert result.successful, result.error_message
     return json.loads(result.result)

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from modes.models import AgentMode
-from modes.revisions import record_pending_revision
+from modes.services import record_unrecorded_changes
 
 from ..expected import GENERAL_ID
 from .admin_forms import change_url, form_data
@@ -18,7 +18,7 @@ def test_revisions_are_listed_newest_first_with_who_when_and_what(admin_client, 
     general = AgentMode.objects.get(pk=GENERAL_ID)
     admin_client.post(change_url(GENERAL_ID), form_data(general, display_name="Everyday"))
     AgentMode.objects.filter(key="ddr_authoring").update(status="deprecated")
-    record_pending_revision()
+    record_unrecorded_changes()
 
     body = staff_api_client.get("/api/catalog/revisions/").json()
 
@@ -37,7 +37,7 @@ def test_revisions_are_listed_newest_first_with_who_when_and_what(admin_client, 
 def test_revisions_are_paged_by_cursor(staff_api_client):
     for position in range(2, 6):
         AgentMode.objects.filter(key="general").update(position=position)
-        record_pending_revision()
+        record_unrecorded_changes()
 
     first = staff_api_client.get("/api/catalog/revisions/", {"pageSize": 2}).json()
     second = staff_api_client.get(first["next"]).json()

@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 
 from ..browser import chromium_page, require_chromium, screenshot_folder
 from ..servers import production_env, run_django, scratch_database, serving
+from modes.catalog import published_catalog
 
 USERNAME, PASSWORD = "reviewer", "a-reviewer-password-for-tests"
 NEW_SENTENCE = (
@@ -242,7 +243,7 @@ def test_an_edit_is_approved_by_another_admin_and_published_on_the_releases_page
 # deploy, which the model may never enter; and switches agents made (and one the graph refused) to count.
 GRAPH_SETUP = """
 from django.contrib.auth import get_user_model
-from modes.catalog import current_catalog
+from modes.catalog import published_catalog
 from modes.graph import ModeSwitchRefused
 from modes.models import AgentMode
 from sessions_app.services import create_session, set_session_mode
@@ -251,10 +252,10 @@ AgentMode.objects.create(key="review", display_name="Review", when_to_use="Use t
 AgentMode.objects.create(key="deploy", display_name="Deploy", when_to_use="Use this mode when the user wants a "
     "change deployed.", llm_can_enter=False)
 agent = get_user_model().objects.create_user("agent")
-session = create_session(owner=agent, org=None)
+session = create_session(catalog=published_catalog(), owner=agent, org=None)
 for key in ["review", "ddr_authoring", "general", "review", "general", "review", "deploy"]:
     try:
-        set_session_mode(session_id=session.pk, mode=current_catalog().mode(key), reason="Agreed.", user=agent)
+        set_session_mode(catalog=published_catalog(), session_id=session.pk, mode=published_catalog().mode(key), reason="Agreed.", user=agent)
     except ModeSwitchRefused:
         pass
 """

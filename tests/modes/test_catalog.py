@@ -11,7 +11,7 @@ from modes.catalog import (
     get_tools_for_mode,
 )
 from modes.models import AgentMode, AgentModeSummary
-from modes.revisions import record_pending_revision
+from modes.services import record_unrecorded_changes
 
 
 from modes.services import set_default_mode
@@ -55,7 +55,7 @@ def test_each_summary_is_the_section_4_projection_of_its_seed_mode():
 
 def test_summary_description_falls_back_to_when_to_use_when_description_is_empty(custom_mode):
     AgentMode.objects.filter(pk=custom_mode.pk).update(description="")
-    record_pending_revision()
+    record_unrecorded_changes()
     summary = next(s for s in get_all_modes() if s.key == "research")
     assert summary.description == "Use this mode when the user wants sources found, compared or summarised."
     assert summary.system_prompt_summary == summary.description
@@ -63,7 +63,7 @@ def test_summary_description_falls_back_to_when_to_use_when_description_is_empty
 
 def test_get_all_modes_follows_position_order():
     AgentMode.objects.filter(key="general").update(position=10)
-    record_pending_revision()
+    record_unrecorded_changes()
     assert [s.key for s in get_all_modes()] == ["ddr_authoring", "workflow_authoring", "general"]
 
 
@@ -155,7 +155,7 @@ def test_system_prompt_fallback_follows_the_current_default():
 def test_system_prompt_lists_modes_in_catalog_position_order(custom_mode):
     AgentMode.objects.filter(key="research").update(position=0)
     AgentMode.objects.filter(key="general").update(position=99)
-    record_pending_revision()
+    record_unrecorded_changes()
     lines = build_system_prompt("research").splitlines()
     assert lines[0] == "Current Mode: research"
     assert lines[2:8] == [
@@ -171,7 +171,7 @@ def test_system_prompt_lists_modes_in_catalog_position_order(custom_mode):
 
 def test_system_prompt_reflects_an_edited_when_to_use():
     AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for anything else.")
-    record_pending_revision()
+    record_unrecorded_changes()
     assert "- general: Use this mode for anything else." in build_system_prompt("general").splitlines()
 
 
@@ -185,7 +185,7 @@ def test_a_change_made_with_raw_sql_is_served_once_a_revision_records_it():
             "UPDATE modes_agentmode SET when_to_use = %s WHERE key = %s", ["Use this mode for anything.", "general"]
         )
     assert build_system_prompt("general") == seed_prompt("general")
-    record_pending_revision()
+    record_unrecorded_changes()
     assert "- general: Use this mode for anything." in build_system_prompt("general").splitlines()
     assert get_mode("general").when_to_use == "Use this mode for anything."
 
@@ -200,7 +200,7 @@ def test_a_new_mode_is_seen_on_the_next_read():
 def test_a_rolled_back_change_is_not_served_afterwards():
     with transaction.atomic():
         AgentMode.objects.filter(key="general").update(when_to_use="Temporary sentence.")
-        record_pending_revision()
+        record_unrecorded_changes()
         assert "- general: Temporary sentence." in build_system_prompt(None).splitlines()
         transaction.set_rollback(True)
     assert build_system_prompt("ddr_authoring") == seed_prompt("ddr_authoring")

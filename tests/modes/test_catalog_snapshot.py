@@ -1,6 +1,7 @@
 """
-The in-process catalog snapshot: correct after any kind of write, and shared by nothing
-across processes - each worker picks up another process's change by its next request.
+The published catalog each process keeps: loaded once per publication, never a change that no revision holds, an
+immutable object once a request has it, and picked up by each worker from another process's change on its next
+request.
 """
 
 import os
@@ -11,12 +12,11 @@ from pathlib import Path
 
 import pytest
 import requests
-from django.db import connection
+from django.db import connection, transaction
 
-from modes import catalog
-from modes.catalog import build_system_prompt, current_catalog, get_mode, get_mode_by_id
+from modes.catalog import build_system_prompt, get_mode, published_catalog
 from modes.models import AgentMode
-from modes.revisions import record_pending_revision
+from modes.services import delete_modes, record_unrecorded_changes
 
 from ..servers import Server, run_django
 from ..expected import GENERAL_ID
@@ -26,48 +26,55 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.django_db
 def test_a_queryset_update_is_not_served_until_a_revision_records_it():
-    current_catalog()
+    published_catalog()
     AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for small talk.")
     assert "- general: Use this mode for small talk." not in build_system_prompt("general")
-    record_pending_revision()
+    record_unrecorded_changes()
     assert "- general: Use this mode for small talk." in build_system_prompt("general")
 
 
 @pytest.mark.django_db
 def test_raw_sql_writes_are_served_once_a_revision_records_them():
-    current_catalog()
+    published_catalog()
     with connection.cursor() as cursor:
         cursor.execute("UPDATE modes_agentmode SET display_name = 'Chat' WHERE key = 'general'")
     assert get_mode("general").display_name == "General"
-    record_pending_revision()
+    record_unrecorded_changes()
     assert get_mode("general").display_name == "Chat"
 
 
 @pytest.mark.django_db
 def test_created_and_deleted_modes_appear_and_disappear(custom_mode):
-    assert [mode.key for mode in current_catalog().find("research")] == ["research"]
-    custom_mode.delete()
-    assert current_catalog().find("research") == []
+    assert [mode.key for mode in published_catalog().find("research")] == ["research"]
+    delete_modes(modes=[custom_mode])
+    assert published_catalog().find("research") == []
 
 
 @pytest.mark.django_db
 def test_an_unchanged_catalog_is_not_reloaded(django_assert_num_queries):
-    current_catalog()
-    with django_assert_num_queries(1):  # the version row only
-        current_catalog()
+    published_catalog()
+    with django_assert_num_queries(1):  # the head row only
+        published_catalog()
 
 
 @pytest.mark.django_db
-def test_a_mode_newer_than_the_requests_snapshot_is_still_found_by_id():
-    """A session may name a mode committed after this request read the catalog version."""
-    catalog._start_request()  # as Django's request_started signal does
-    try:
-        current_catalog()
-        newer = AgentMode.objects.create(key="newer", display_name="Newer", when_to_use="Use this mode later.")
-        assert "newer" not in current_catalog().by_key  # this request keeps the snapshot it checked
-        assert get_mode_by_id(newer.pk).key == "newer"
-    finally:
-        catalog._finish_request()
+def test_a_catalog_a_request_holds_stays_as_it_was_and_the_next_read_has_the_new_revision(new_mode):
+    held = published_catalog()
+    new_mode("newer")
+    assert "newer" not in held.by_key
+    assert "newer" in published_catalog().by_key
+
+
+@pytest.mark.django_db
+def test_a_revision_number_that_names_another_catalog_after_a_restore_is_loaded_anew(new_mode):
+    """A database restored from a backup may publish a number this process has loaded with other modes."""
+    with transaction.atomic():
+        new_mode("before_the_restore")
+        assert "before_the_restore" in published_catalog().by_key
+        transaction.set_rollback(True)
+    new_mode("after_the_restore")  # the same revision number, 2
+    assert published_catalog().revision == 2
+    assert set(published_catalog().by_key) >= {"after_the_restore"} and "before_the_restore" not in published_catalog().by_key
 
 
 # --- Two worker processes -------------------------------------------------------------------------------

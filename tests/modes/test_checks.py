@@ -9,7 +9,7 @@ from django.db.models import JSONField, Value
 
 from modes.checks import catalog_errors, check_mode_catalog
 from modes.models import AgentMode
-from modes.revisions import record_pending_revision
+from modes.services import record_unrecorded_changes
 
 from ..conftest import valid_mode
 
@@ -35,13 +35,13 @@ def assert_database_check(check_id, message):
 def break_ddr(**fields):
     """Breaks ddr_authoring past the services, and publishes that as agents would be served it."""
     assert AgentMode.objects.filter(key=DDR).update(**fields) == 1
-    record_pending_revision()  # published at once: the policy asks for no review
+    record_unrecorded_changes()  # published at once: the policy asks for no review
 
 
 def publish_without_default():
     """Clears every default past the services and records that as a revision (published unless under review)."""
     AgentMode.objects.update(is_default=False)
-    record_pending_revision()
+    record_unrecorded_changes()
 
 
 def mode(**overrides):
@@ -93,7 +93,7 @@ def test_a_broken_change_past_the_services_is_a_warning_until_a_revision_records
     ]
     assert "record_revision" in warnings[0].hint
 
-    record_pending_revision()
+    record_unrecorded_changes()
     assert "modes.E005" in check_database_errors()
 
 

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from modes.models import AgentMode
-from modes.revisions import record_pending_revision
+from modes.services import record_unrecorded_changes
 
 from ..expected import SEED_MARKDOWN, SEED_MARKDOWN_BUILTIN, SEED_MODE_KEYS, SEED_MODES, listing, seed_listing
 
@@ -102,7 +102,7 @@ def test_json_with_include_examples_has_the_example_utterances(zeta_research):
 
 def test_json_description_falls_back_to_when_to_use(zeta_research):
     AgentMode.objects.filter(pk=zeta_research.pk).update(description="")
-    record_pending_revision()  # made past the ORM: served once recorded
+    record_unrecorded_changes()  # made past the ORM: served once recorded
     mode = json.loads(list_modes("--format", "json", "--filter", "quokka"))["modes"][0]
     assert mode["description"] == mode["systemPromptSummary"] == "Use this mode when the user wants quokka facts."
 
@@ -148,7 +148,7 @@ def test_markdown_without_custom_modes_says_none():
 
 def test_markdown_groups_custom_modes_after_builtin_ones_whatever_the_position(zeta_research):
     AgentMode.objects.filter(pk=zeta_research.pk).update(position=0)
-    record_pending_revision()  # made past the ORM: served once recorded
+    record_unrecorded_changes()  # made past the ORM: served once recorded
     output = list_modes("--format", "markdown")
     assert output.index("## Built-in Modes") < output.index("### General (general)") < output.index(
         "## Custom Modes"

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from modes.models import AgentMode
-from modes.revisions import record_pending_revision
+from modes.services import record_unrecorded_changes
 
 from ..expected import SEED_WHEN_TO_USE, prompt_with, seed_prompt
 
@@ -41,7 +41,7 @@ def test_unknown_current_key_falls_back_to_the_default_with_a_warning():
 def test_fallback_follows_the_catalog_default():
     AgentMode.objects.filter(key="general").update(is_default=False)
     AgentMode.objects.filter(key="workflow_authoring").update(is_default=True)
-    record_pending_revision()  # made past the ORM: served once recorded
+    record_unrecorded_changes()  # made past the ORM: served once recorded
     out, err = mode_prompt("--current", "nope")
     assert out == block("workflow_authoring")
     assert "'nope'" in err
@@ -55,7 +55,7 @@ def test_custom_mode_appears_in_the_block(custom_mode):
 
 def test_a_catalog_without_a_default_is_a_command_error_not_a_traceback():
     AgentMode.objects.filter(is_default=True).update(is_default=False)
-    record_pending_revision()  # made past the ORM: served once recorded
+    record_unrecorded_changes()  # made past the ORM: served once recorded
     with pytest.raises(CommandError) as caught:
         mode_prompt()
     assert str(caught.value) == (

@@ -3,7 +3,7 @@
 import pytest
 
 from modes.models import AgentMode
-from modes.revisions import record_pending_revision
+from modes.services import record_unrecorded_changes
 
 CATALOG_URLS = ["/api/modes/", "/api/modes/general/", "/api/system-prompt/"]
 
@@ -23,7 +23,7 @@ def test_a_matching_if_none_match_is_answered_304_without_a_body(alice_client, u
 def test_any_catalog_change_changes_the_etag(alice_client, url):
     etag = alice_client.get(url)["ETag"]
     AgentMode.objects.filter(key="general").update(display_name="General (renamed)")
-    record_pending_revision()  # made past the ORM: served once recorded
+    record_unrecorded_changes()  # made past the ORM: served once recorded
     response = alice_client.get(url, HTTP_IF_NONE_MATCH=etag)
     assert response.status_code == 200
     assert response["ETag"] != etag
@@ -38,7 +38,7 @@ def test_the_304_is_answered_with_only_the_token_and_catalog_version_queries(ali
 def test_a_stale_etag_gets_the_new_body(alice_client):
     etag = alice_client.get("/api/modes/")["ETag"]
     AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for anything at all.")
-    record_pending_revision()  # made past the ORM: served once recorded
+    record_unrecorded_changes()  # made past the ORM: served once recorded
     response = alice_client.get("/api/modes/", HTTP_IF_NONE_MATCH=etag)
     general = next(mode for mode in response.json()["modes"] if mode["key"] == "general")
     assert general["systemPromptSummary"] == "Use this mode for anything at all."

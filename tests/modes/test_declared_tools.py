@@ -13,11 +13,12 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from modes.models import AgentMode, DeclaredTool
-from modes.revisions import record_pending_revision
+from modes.services import record_unrecorded_changes
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
 from ..expected import DDR_ID, tool_error
+from modes.catalog import published_catalog
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
@@ -200,7 +201,7 @@ def test_a_declared_tool_is_listed_with_the_registered_ones_and_named_as_the_cli
 
 
 def test_a_declared_tool_is_in_the_context_of_a_session_whose_mode_lists_it(alice, alice_client, ddr_manager):
-    session = create_session(owner=alice, org=None, mode_key="ddr_authoring")
+    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="ddr_authoring")
     body = alice_client.get(f"/api/sessions/{session.pk}/context/", {"toolFormat": "anthropic"}).json()
     assert [tool["name"] for tool in body["tools"]] == ["agent_change_mode", "agent_ddr_manager", "agent_list_modes"]
     assert body["tools"][1] == {
@@ -217,7 +218,7 @@ def test_a_declared_tool_is_not_in_the_context_of_a_mode_that_does_not_list_it(a
 
 
 def test_declaring_a_tool_shows_in_contexts_on_the_next_request(alice, alice_client):
-    session = create_session(owner=alice, org=None, mode_key="ddr_authoring")
+    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="ddr_authoring")
     url = f"/api/sessions/{session.pk}/context/"
     assert alice_client.get(url).json()["unresolvedToolIds"] == ["agent_workflow_registry", "agent_ddr_manager"]
     DeclaredTool.objects.create(name="agent_ddr_manager", description="Opens DDRs.", parameters=SAVE_PARAMETERS)
@@ -225,7 +226,7 @@ def test_declaring_a_tool_shows_in_contexts_on_the_next_request(alice, alice_cli
     assert body["unresolvedToolIds"] == ["agent_workflow_registry"]
     assert "agent_ddr_manager" in [tool["name"] for tool in body["tools"]]
     DeclaredTool.objects.filter(name="agent_ddr_manager").update(description="Opens and saves DDRs.")
-    record_pending_revision()  # made past the ORM: served once recorded
+    record_unrecorded_changes()  # made past the ORM: served once recorded
     tools = {tool["name"]: tool for tool in alice_client.get(url).json()["tools"]}
     assert tools["agent_ddr_manager"]["description"] == "Opens and saves DDRs."
     DeclaredTool.objects.all().delete()
@@ -236,7 +237,7 @@ def test_declaring_a_tool_shows_in_contexts_on_the_next_request(alice, alice_cli
 
 
 def test_invoking_a_declared_tool_is_409_saying_the_client_executes_it(alice, alice_client, ddr_manager):
-    session = create_session(owner=alice, org=None, mode_key="ddr_authoring")
+    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="ddr_authoring")
     before = (AgentSession.objects.count(), ModeChange.objects.count())
     for body in ({"arguments": {"title": "x"}}, {"arguments": {"title": "x"}, "sessionId": str(session.pk)}):
         response = alice_client.post("/api/tools/agent_ddr_manager/invoke/", body, format="json")
@@ -297,7 +298,7 @@ def test_declaring_the_tools_silences_the_warning(ddr_manager):
 
 def test_a_typo_in_a_tool_id_is_warned_of(custom_mode):
     AgentMode.objects.filter(key="research").update(associated_tool_ids=["agent_list_mode"])
-    record_pending_revision()  # made past the ORM: served once recorded
+    record_unrecorded_changes()  # made past the ORM: served once recorded
     assert "research: (modes.W001) Mode 'research' lists tool ids that name no tool: 'agent_list_mode'." in run_check()
 
 
@@ -332,7 +333,7 @@ def test_a_declaration_written_past_the_form_with_a_broken_schema_is_warned_of_a
         "'boolean' (at the top level)." in output
     )
     assert "Mode 'ddr_authoring' lists tool ids that name no tool: 'agent_workflow_registry', 'agent_ddr_manager'." in output
-    session = create_session(owner=alice, org=None, mode_key="ddr_authoring")
+    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="ddr_authoring")
     for tool_format in ("openai-responses", "mcp"):
         body = alice_client.get(f"/api/sessions/{session.pk}/context/", {"toolFormat": tool_format}).json()
         assert body["unresolvedToolIds"] == ["agent_workflow_registry", "agent_ddr_manager"]

@@ -5,6 +5,7 @@ from django.db import transaction
 
 from modes.models import AgentMode
 from modes.services import ModeDeletionRefused, ModeInUse, delete_modes
+from modes.catalog import published_catalog
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +41,7 @@ def test_the_service_names_every_mode_that_must_stay_and_deletes_none(custom_mod
 def test_the_service_refuses_a_mode_that_sessions_use(alice, custom_mode):
     from sessions_app.services import create_session
 
-    create_session(owner=alice, org=None, mode_key="research", title="Research session")
+    create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="research", title="Research session")
     with pytest.raises(ModeInUse, match="'research' is a mode that sessions use"):
         delete_modes(modes=[custom_mode])
     assert AgentMode.objects.filter(key="research").exists()
@@ -82,7 +83,7 @@ def test_a_rollback_that_would_delete_a_mode_sessions_use_is_refused_and_changes
 
     before = published_revision()
     AgentMode.objects.create(key="research", display_name="Research", when_to_use="Use this for research.")
-    create_session(owner=alice, org=None, mode_key="research", title="Research session")
+    create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="research", title="Research session")
     after = published_revision()
 
     with pytest.raises(ReleaseConflict, match="'research' is a mode that sessions use"):

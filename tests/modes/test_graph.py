@@ -13,12 +13,12 @@ from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 from django.urls import reverse
 
-from modes.catalog import catalog_at_revision, current_catalog, get_mode
+from modes.catalog import catalog_at_revision, published_catalog, get_mode
 from modes.checks import check_mode_catalog
 from modes.graph import ModeSwitchRefused
 from modes.models import AgentMode, CatalogRevision
 from modes.releases import approve_revision, publish_revision
-from modes.revisions import record_pending_revision
+from modes.services import record_unrecorded_changes
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session, set_session_mode
 
@@ -152,11 +152,11 @@ def test_under_review_a_policy_change_is_pending_and_agents_keep_the_published_p
     review_mode.llm_can_enter = True
     review_mode.save()
     pending = latest_revision().number
-    assert current_catalog().by_key["review"].llm_can_enter is False
+    assert published_catalog().by_key["review"].llm_can_enter is False
     reviewer = django_user_model.objects.create_user("reviewer", is_staff=True, is_superuser=True)
     approve_revision(number=pending, user=reviewer)
     publish_revision(number=pending, user=reviewer)
-    assert current_catalog().by_key["review"].llm_can_enter is True
+    assert published_catalog().by_key["review"].llm_can_enter is True
 
 
 # --- Enforced: agent_change_mode ---------------------------------------------------------------------------------
@@ -253,12 +253,12 @@ class TestTheGraphIsJudgedUnderTheRowLock:
     ):
         user = django_user_model.objects.create_user(username="racer")
         new_mode("review", switch_targets=["general"])
-        session = create_session(owner=user, org=None)  # in general, from which ddr_authoring is allowed
+        session = create_session(catalog=published_catalog(), owner=user, org=None)  # in general, from which ddr_authoring is allowed
         outcome = {}
 
         def switch():
             try:
-                set_session_mode(session_id=session.pk, mode=get_mode("ddr_authoring"), reason="late", user=user)
+                set_session_mode(catalog=published_catalog(), session_id=session.pk, mode=get_mode("ddr_authoring"), reason="late", user=user)
                 outcome["result"] = "moved"
             except ModeSwitchRefused as refusal:
                 outcome["result"] = str(refusal)
@@ -266,7 +266,7 @@ class TestTheGraphIsJudgedUnderTheRowLock:
                 connection.close()
 
         with transaction.atomic():  # a concurrent change holds the row while it moves the session to review
-            set_session_mode(session_id=session.pk, mode=get_mode("review"), reason="first", user=user)
+            set_session_mode(catalog=published_catalog(), session_id=session.pk, mode=get_mode("review"), reason="first", user=user)
             switcher = threading.Thread(target=switch)
             switcher.start()
             switcher.join(timeout=1)
@@ -328,7 +328,7 @@ def test_the_check_names_the_stuck_modes_and_target_keys_that_name_no_mode(graph
     AgentMode.objects.filter(key="ddr_authoring").update(switch_targets=["workflow_authoring"])
     AgentMode.objects.filter(key="workflow_authoring").update(switch_targets=["ddr_authoring", "nowhere"])
     AgentMode.objects.filter(key="general").update(llm_can_enter=False)
-    record_pending_revision()
+    record_unrecorded_changes()
     errors = [error for error in check_mode_catalog(databases=["default"]) if error.id == "modes.E010"]
     assert [error.msg for error in errors] == [
         "Mode 'workflow_authoring' lists switch targets that name no mode: 'nowhere'.",

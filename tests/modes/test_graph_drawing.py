@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 from modes import graph_drawing
-from modes.catalog import current_catalog
+from modes.catalog import published_catalog
 from modes.models import AgentMode
 from sessions_app.services import create_session, set_session_mode
 
@@ -28,9 +28,9 @@ def svg_texts(html: str) -> list[str]:
 
 
 def test_the_page_draws_each_mode_marked_and_each_allowed_switch_with_its_count(admin_client, alice, graph):
-    session = create_session(owner=alice, org=None, mode_key="review")
+    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="review")
     for key in ("review_notes", "review", "review_notes"):
-        set_session_mode(session_id=session.pk, mode=current_catalog().mode(key), reason="Agreed.", user=alice)
+        set_session_mode(catalog=published_catalog(), session_id=session.pk, mode=published_catalog().mode(key), reason="Agreed.", user=alice)
 
     response = admin_client.get(GRAPH_URL)
     assert response.status_code == 200
@@ -38,7 +38,7 @@ def test_the_page_draws_each_mode_marked_and_each_allowed_switch_with_its_count(
     for line in ["General", "(general)", "(default)", "Deploy", "(model cannot enter)", "(switches to any mode)"]:
         assert line in texts
     dot = graph_drawing.mode_graph_dot(
-        modes=current_catalog().modes, default=current_catalog().default, counts={"transitions": [], "refusals": []}
+        modes=published_catalog().modes, default=published_catalog().default, counts={"transitions": [], "refusals": []}
     )
     # review -> general and review -> review_notes, review_notes -> review: the explicit targets, nothing else.
     assert dot.count("->") == 3

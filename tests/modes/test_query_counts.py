@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 
 from modes.models import AgentMode
-from modes.revisions import record_pending_revision
+from modes.services import record_unrecorded_changes
 from modes.services import set_default_mode
 
 SAVEPOINT_PAIR = 2
@@ -36,7 +36,7 @@ def grow_catalog_to(total):
         for number in range(total - start)
     )
     assert AgentMode.objects.count() == total
-    record_pending_revision()  # bulk_create sends no signals: recorded as record_revision would, and published
+    record_unrecorded_changes()  # bulk_create sends no signals: recorded as record_revision would, and published
 
 
 @pytest.fixture(params=[3, 1000], ids=["3-modes", "1000-modes"])

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from modes.models import AgentMode, CatalogRevision, DeclaredTool
-from modes.revisions import record_pending_revision, recording_revision
+from modes.services import catalog_change, record_unrecorded_changes
 
 pytestmark = pytest.mark.django_db
 
@@ -116,13 +116,13 @@ def test_a_declared_tool_that_exists_needs_update_and_a_bad_one_is_reported(tmp_
 
 
 def test_export_at_a_revision_is_the_revision_and_imports_back_to_it(tmp_path, alice_client, staff_api_client):
-    with recording_revision():
+    with catalog_change(by=None):
         DeclaredTool.objects.create(**SEARCH_TOOL)
         AgentMode.objects.create(**RESEARCH)
     assert alice_client.get("/api/modes/").json()["catalogRevision"] == 2
     AgentMode.objects.filter(key="research").update(when_to_use="Use this mode for nothing.")
     DeclaredTool.objects.filter(name="agent_source_search").update(description="Gone wrong.")
-    record_pending_revision()
+    record_unrecorded_changes()
     assert alice_client.get("/api/modes/").json()["catalogRevision"] == 3
 
     exported, _ = run("export_modes", "--revision", "2", "--format", "json")

@@ -6,13 +6,13 @@ a deletion adds a removal; every earlier revision still reads back whole and as 
 import pytest
 
 from modes.models import AgentMode, CatalogRevision, CatalogRevisionEntry
-from modes.revisions import recording_revision
+from modes.services import catalog_change
 
 pytestmark = pytest.mark.django_db
 
 
 def add_custom_modes(count):
-    with recording_revision():
+    with catalog_change(by=None):
         for number in range(count):
             AgentMode.objects.create(
                 key=f"custom_{number:03d}", display_name=f"Custom {number}", description=f"Custom mode {number}.",
@@ -23,9 +23,9 @@ def add_custom_modes(count):
 def edit_one_field(key, when_to_use):
     mode = AgentMode.objects.get(key=key)
     mode.when_to_use = when_to_use
-    with recording_revision() as recording:
+    with catalog_change(by=None) as recording:
         mode.save()
-    return recording.revision, mode.pk
+    return recording.revision.number, mode.pk
 
 
 def entries_of(number):
@@ -51,11 +51,11 @@ def test_a_deletion_stores_a_removal_and_earlier_revisions_still_have_the_mode()
     add_custom_modes(2)
     gone = AgentMode.objects.get(key="custom_000")
     gone_id = gone.pk
-    with recording_revision() as recording:
+    with catalog_change(by=None) as recording:
         gone.delete()
 
-    assert list(CatalogRevisionEntry.objects.filter(revision_id=recording.revision).values_list("identity", "content")) == [
+    assert list(CatalogRevisionEntry.objects.filter(revision_id=recording.revision.number).values_list("identity", "content")) == [
         (gone_id, None)
     ]
-    assert "custom_000" not in [mode["key"] for mode in CatalogRevision.objects.get(number=recording.revision).catalog["modes"]]
-    assert "custom_000" in [mode["key"] for mode in CatalogRevision.objects.get(number=recording.revision - 1).catalog["modes"]]
+    assert "custom_000" not in [mode["key"] for mode in CatalogRevision.objects.get(number=recording.revision.number).catalog["modes"]]
+    assert "custom_000" in [mode["key"] for mode in CatalogRevision.objects.get(number=recording.revision.number - 1).catalog["modes"]]

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from modes.models import AgentMode, CatalogRevision, DeclaredTool
-from modes.revisions import record_pending_revision
+from modes.services import record_unrecorded_changes
 
 from ..expected import (
     LIST_MODES_SCHEMA,
@@ -68,7 +68,7 @@ def test_the_migrated_catalog_is_revision_1_naming_the_seed_modes():
 
 def test_a_queryset_update_is_a_new_revision_once_recorded(alice_client):
     AgentMode.objects.filter(key="general").update(when_to_use=NEW_WHEN_TO_USE)
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
 
     assert listing(alice_client)["catalogRevision"] == 2
     revision = latest()
@@ -81,7 +81,7 @@ def test_raw_sql_on_declared_tools_is_a_revision_too(alice_client):
     assert listing(alice_client)["catalogRevision"] == 2
     with connection.cursor() as cursor:
         cursor.execute("UPDATE modes_declaredtool SET description = 'Manages DDR files.'")
-    record_pending_revision()
+    record_unrecorded_changes()
 
     assert listing(alice_client)["catalogRevision"] == 3
     assert [(r.number, r.summary) for r in CatalogRevision.objects.all()[:2]] == [
@@ -92,7 +92,7 @@ def test_raw_sql_on_declared_tools_is_a_revision_too(alice_client):
 
 def test_a_write_that_leaves_the_catalog_as_it_was_is_no_new_revision(alice_client):
     AgentMode.objects.filter(key="general").update(when_to_use=AgentMode.objects.get(key="general").when_to_use)
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
     assert listing(alice_client)["catalogRevision"] == 1
     assert latest().number == 1
 
@@ -100,10 +100,10 @@ def test_a_write_that_leaves_the_catalog_as_it_was_is_no_new_revision(alice_clie
 def test_a_rename_reads_as_a_change_of_key_and_a_deletion_as_one(custom_mode, alice_client):
     listing(alice_client)
     AgentMode.objects.filter(key="research").update(key="investigation")
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
     listing(alice_client)
     AgentMode.objects.filter(key="investigation").delete()
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
     listing(alice_client)
     assert [r.summary for r in CatalogRevision.objects.all()[:3]] == [
         "mode investigation deleted",
@@ -122,7 +122,7 @@ def test_reads_name_the_same_revision_until_the_catalog_changes(alice_client, al
 
 def test_the_listing_tool_and_a_filtered_listing_carry_the_revision(alice_client):
     AgentMode.objects.filter(key="general").update(position=9)
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
     response = alice_client.post("/api/tools/agent_list_modes/invoke/", {"arguments": {"filter": "ddr"}}, format="json")
     payload = json.loads(response.json()["result"])
     assert [mode["key"] for mode in payload["modes"]] == ["ddr_authoring"]
@@ -135,7 +135,7 @@ def test_the_listing_tool_and_a_filtered_listing_carry_the_revision(alice_client
 def test_each_mode_change_records_the_revision_in_force_and_the_history_shows_it(alice_client, alice_session):
     change_mode(alice_client, alice_session, "ddr_authoring")
     AgentMode.objects.filter(key="general").update(when_to_use=NEW_WHEN_TO_USE)
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
     change_mode(alice_client, alice_session, "general")
 
     changes = alice_client.get(f"/api/sessions/{alice_session.pk}/mode-changes/").json()["results"]
@@ -147,7 +147,7 @@ def test_each_mode_change_records_the_revision_in_force_and_the_history_shows_it
 
 def test_a_branch_records_the_revision_for_the_change_and_the_new_session(alice_client, alice_session):
     AgentMode.objects.filter(key="general").update(when_to_use=NEW_WHEN_TO_USE)
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
     response = alice_client.post(
         "/api/tools/agent_change_mode/invoke/",
         {"arguments": {"mode": "ddr_authoring", "branch": True, "reason": "New work."}, "sessionId": str(alice_session.pk)},
@@ -167,7 +167,7 @@ def test_a_context_rebuilt_at_an_old_revision_is_byte_for_byte_the_one_served_th
 ):
     DeclaredTool.objects.create(name="agent_ddr_manager", description="Manages DDRs.")
     AgentMode.objects.filter(key="research").update(associated_tool_ids=["agent_list_modes", "agent_ddr_manager"])
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
     change_mode(alice_client, alice_session, "research")
     formats = {"registry": {}, "openai-chat": {"toolFormat": "openai-chat"}}
     served = {name: context_text(alice_client, alice_session, **query) for name, query in formats.items()}
@@ -192,12 +192,12 @@ def test_a_context_rebuilt_at_an_old_revision_is_byte_for_byte_the_one_served_th
 
     # Everything the context depends on changes afterwards: the mode's sentence and tools, the tool, the mode.
     AgentMode.objects.filter(key="research").update(when_to_use="Use this mode for research.", associated_tool_ids=[])
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
     DeclaredTool.objects.filter(name="agent_ddr_manager").update(description="Does something else now.")
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
     change_mode(alice_client, alice_session, "general")
     AgentMode.objects.filter(key="ddr_authoring").update(display_name="DDRs")
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
     now = json.loads(context_text(alice_client, alice_session))
     assert now["catalogRevision"] > then
 
@@ -209,7 +209,7 @@ def test_the_context_at_a_revision_uses_the_mode_the_session_had_then(alice_clie
     first = json.loads(context_text(alice_client, alice_session))
     change_mode(alice_client, alice_session, "ddr_authoring")
     AgentMode.objects.filter(key="general").update(when_to_use=NEW_WHEN_TO_USE)
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
     listing(alice_client)
 
     rebuilt = json.loads(context_text(alice_client, alice_session, revision=1))
@@ -219,7 +219,7 @@ def test_the_context_at_a_revision_uses_the_mode_the_session_had_then(alice_clie
 
 def test_a_context_at_an_unknown_revision_or_before_the_session_is_a_404_saying_so(alice, alice_client):
     AgentMode.objects.filter(key="general").update(when_to_use=NEW_WHEN_TO_USE)
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
     listing(alice_client)
     session = alice_client.post("/api/sessions/", {}, format="json").json()
 
@@ -244,7 +244,7 @@ def test_a_revision_that_is_not_a_number_is_a_400(alice_client, alice_session, v
 
 def test_mode_prompt_at_a_revision_prints_the_block_as_it_was():
     AgentMode.objects.filter(key="general").update(when_to_use=NEW_WHEN_TO_USE)
-    record_pending_revision()  # a change made past the ORM, recorded as record_revision does
+    record_unrecorded_changes()  # a change made past the ORM, recorded as record_revision does
 
     def prompt(*args):
         out = StringIO()

@@ -8,17 +8,18 @@ from django.db import connection
 
 from agent_tools.contract import AgentToolExecutionContext
 from agent_tools.registry import ToolRegistry, registry
+from modes.catalog import published_catalog
 from modes.models import AgentMode
 from modes.tools import ListModesTool
 from sessions_app.models import AgentSession, ModeChange
 
 from ..expected import seed_listing
 
-CONTEXT = AgentToolExecutionContext(user=None, session_id=None, conversation_id=None)
 
 
 def run(arguments_json="{}"):
-    return ListModesTool().execute(arguments_json, CONTEXT)
+    context = AgentToolExecutionContext(user=None, session_id=None, conversation_id=None, load_catalog=published_catalog)
+    return ListModesTool().execute(arguments_json, context)
 
 
 def modes_of(result):

@@ -4,7 +4,7 @@ from datetime import datetime
 
 import pytest
 
-from modes.catalog import get_mode
+from modes.catalog import get_mode, published_catalog
 from modes.models import AgentMode
 from sessions_app.models import AgentSession
 from sessions_app.services import create_session, set_session_mode
@@ -125,8 +125,8 @@ def test_list_is_paged_by_cursor_50_at_a_time(alice, alice_client, bob_session):
 
 
 def test_list_is_newest_first(alice, alice_client):
-    older = create_session(owner=alice, org=None, title="older")
-    newer = create_session(owner=alice, org=None, title="newer")
+    older = create_session(catalog=published_catalog(), owner=alice, org=None, title="older")
+    newer = create_session(catalog=published_catalog(), owner=alice, org=None, title="newer")
     AgentSession.objects.filter(pk=older.pk).update(created_at=newer.created_at.replace(year=2020))
     assert [item["title"] for item in alice_client.get("/api/sessions/").json()["results"]] == ["newer", "older"]
 
@@ -150,7 +150,7 @@ def test_detail_returns_exactly_the_published_keys(alice_client, alice_session):
 
 
 def test_detail_follows_a_mode_change(alice, alice_client, alice_session):
-    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice)
+    set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice)
     body = alice_client.get(f"/api/sessions/{alice_session.pk}/").json()
     assert (body["mode"], body["modeId"]) == ("ddr_authoring", DDR_ID)
 
@@ -170,7 +170,7 @@ def test_sessions_cannot_be_edited_or_deleted_through_the_api(alice_client, alic
 
 def test_mode_changes_are_listed_oldest_first(alice, alice_client, alice_session):
     for key, reason in (("ddr_authoring", "first"), ("workflow_authoring", "second"), ("general", "third")):
-        set_session_mode(session_id=alice_session.pk, mode=get_mode(key), reason=reason, user=alice)
+        set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode(key), reason=reason, user=alice)
 
     response = alice_client.get(f"/api/sessions/{alice_session.pk}/mode-changes/")
     assert response.status_code == 200
@@ -228,7 +228,7 @@ def test_context_is_the_system_prompt_and_the_tools_of_the_sessions_mode(alice_c
 
 
 def test_context_follows_the_sessions_current_mode(alice, alice_client, alice_session):
-    set_session_mode(session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice)
+    set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice)
     body = alice_client.get(f"/api/sessions/{alice_session.pk}/context/").json()
     assert body == {
         "catalogRevision": SEED_REVISION,
@@ -252,7 +252,7 @@ def test_context_always_includes_agent_change_mode(alice, alice_client, tool_ids
     AgentMode.objects.create(
         key="narrow", display_name="Narrow", when_to_use="Use this mode for tests.", associated_tool_ids=tool_ids
     )
-    session = create_session(owner=alice, org=None, mode_key="narrow")
+    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="narrow")
     body = alice_client.get(f"/api/sessions/{session.pk}/context/").json()
     assert [schema["name"] for schema in body["tools"]] == expected
     assert body["tools"] == session_schemas(*expected, mode_keys=[*SEED_MODE_KEYS, "narrow"])

@@ -21,6 +21,7 @@ from sessions_app.services import create_session
 
 from .test_services import SWITCH_AND_BRANCH
 from ..expected import DDR_ID
+from modes.catalog import published_catalog
 
 
 def change_over_rest(user, session, arguments):
@@ -58,7 +59,7 @@ def change_from_the_command_line(user, session, arguments):
 @pytest.fixture
 def alice_moved_to_globex(alice, bob):
     """Alice's session, made while she was in acme; she has since moved to globex (bob's organization)."""
-    session = create_session(owner=alice, org=alice.membership.organization)
+    session = create_session(catalog=published_catalog(), owner=alice, org=alice.membership.organization)
     alice.membership.organization = bob.membership.organization
     alice.membership.save()
     return session

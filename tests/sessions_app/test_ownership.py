@@ -7,6 +7,7 @@ import pytest
 from sessions_app.models import AgentSession, ModeChange
 
 from ..expected import GENERAL_ID
+from modes.catalog import published_catalog
 
 pytestmark = pytest.mark.django_db
 
@@ -150,7 +151,7 @@ def test_someone_elses_session_is_404_even_where_the_tool_would_be_403(alice_cli
     AgentMode.objects.create(
         key="closed", display_name="Closed", when_to_use="Use this mode for tests.", associated_tool_ids=[]
     )
-    bobs = create_session(owner=bob, org=None, mode_key="closed")
+    bobs = create_session(catalog=published_catalog(), owner=bob, org=None, mode_key="closed")
     url = "/api/tools/agent_hello_world/invoke/"
     body = {"arguments": {"name": "Ada"}, "sessionId": str(bobs.pk)}
 

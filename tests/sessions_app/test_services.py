@@ -24,6 +24,7 @@ from sessions_app.selectors import InvalidSessionId, get_owned_session, mode_cha
 from sessions_app.services import create_session, set_session_mode
 
 from ..expected import DDR_ID, GENERAL_ID, WORKFLOW_ID
+from modes.catalog import published_catalog
 
 
 SWITCH_PATH = "one-statement" if connection.vendor == "postgresql" else "two-statement-transaction"
@@ -38,7 +39,7 @@ SWITCH_AND_BRANCH = pytest.mark.parametrize(
 
 @pytest.mark.django_db
 def test_create_session_defaults_to_the_default_mode(alice, alice_org):
-    session = create_session(owner=alice, org=alice_org)
+    session = create_session(catalog=published_catalog(), owner=alice, org=alice_org)
     assert session.mode_id == GENERAL_ID
     assert (session.owner, session.org, session.title, session.parent) == (alice, alice_org, "", None)
 
@@ -48,12 +49,12 @@ def test_create_session_follows_the_current_default_mode(alice, alice_org):
     from modes.services import set_default_mode
 
     set_default_mode(mode=AgentMode.objects.get(key="workflow_authoring"))
-    assert create_session(owner=alice, org=alice_org).mode_id == WORKFLOW_ID
+    assert create_session(catalog=published_catalog(), owner=alice, org=alice_org).mode_id == WORKFLOW_ID
 
 
 @pytest.mark.django_db
 def test_create_session_in_a_named_mode_stores_that_modes_id(alice, alice_org):
-    session = create_session(owner=alice, org=alice_org, mode_key="ddr_authoring", title="Specs")
+    session = create_session(catalog=published_catalog(), owner=alice, org=alice_org, mode_key="ddr_authoring", title="Specs")
     session.refresh_from_db()
     assert session.mode_id == DDR_ID
     assert session.title == "Specs"
@@ -62,7 +63,7 @@ def test_create_session_in_a_named_mode_stores_that_modes_id(alice, alice_org):
 @pytest.mark.django_db
 def test_create_session_with_an_unknown_mode_creates_nothing(alice, alice_org):
     with pytest.raises(UnknownModeError, match="'poetry'"):
-        create_session(owner=alice, org=alice_org, mode_key="poetry")
+        create_session(catalog=published_catalog(), owner=alice, org=alice_org, mode_key="poetry")
     assert AgentSession.objects.count() == 0
 
 
@@ -71,7 +72,7 @@ def test_create_session_with_an_unknown_mode_creates_nothing(alice, alice_org):
 
 @pytest.mark.django_db
 def test_set_session_mode_moves_the_session_and_records_who_when_from_what_to_what_and_why(alice, alice_session):
-    change = set_session_mode(
+    change = set_session_mode(catalog=published_catalog(), 
         session_id=alice_session.pk,
         mode=get_mode("ddr_authoring"),
         reason="Writing a spec.",
@@ -117,13 +118,13 @@ def path_taken(queries) -> str:
 def test_each_change_takes_the_path_its_id_names(alice, alice_session, branch):
     mode = get_mode("ddr_authoring")
     with CaptureQueriesContext(connection) as queries:
-        set_session_mode(session_id=alice_session.pk, mode=mode, reason="r", user=alice, branch=branch)
+        set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=mode, reason="r", user=alice, branch=branch)
     assert path_taken(queries) == ("two-statement-transaction" if branch else SWITCH_PATH)
 
 
 @pytest.mark.django_db
 def test_set_session_mode_accepts_the_session_id_as_text(alice, alice_session):
-    set_session_mode(
+    set_session_mode(catalog=published_catalog(), 
         session_id=str(alice_session.pk), mode=get_mode("ddr_authoring"), reason="r", user=alice
     )
     assert AgentSession.objects.get(pk=alice_session.pk).mode_id == DDR_ID
@@ -135,7 +136,7 @@ def test_set_session_mode_moves_updated_at_to_the_time_of_the_change(alice, alic
     # A day back, so that a coarse clock cannot make "moved on" look like "unchanged".
     a_day_ago = timezone.now() - timedelta(days=1)
     AgentSession.objects.filter(pk=alice_session.pk).update(updated_at=a_day_ago)
-    change = set_session_mode(
+    change = set_session_mode(catalog=published_catalog(), 
         session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
     )
     after = AgentSession.objects.get(pk=alice_session.pk).updated_at
@@ -145,7 +146,7 @@ def test_set_session_mode_moves_updated_at_to_the_time_of_the_change(alice, alic
 
 @pytest.mark.django_db
 def test_set_session_mode_with_branch_creates_a_child_session(alice, alice_session):
-    change = set_session_mode(
+    change = set_session_mode(catalog=published_catalog(), 
         session_id=alice_session.pk, mode=get_mode("workflow_authoring"), reason="r", user=alice, branch=True
     )
     child = change.branch_session
@@ -170,7 +171,7 @@ def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_
 ):
     session_id = bob_session.pk if which == "another-users" else uuid.uuid4()
     with pytest.raises(AgentSession.DoesNotExist, match=f"^No session {session_id} of this user\\.$"):
-        set_session_mode(
+        set_session_mode(catalog=published_catalog(), 
             session_id=session_id, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
         )
     assert AgentSession.objects.get(pk=bob_session.pk).mode_id == GENERAL_ID
@@ -183,10 +184,10 @@ def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_
 def test_the_audit_row_records_the_callers_organization_not_the_sessions(alice, bob, branch):
     # A session that still names another organization (alice's, before she moved to globex, say).
     acme = alice.membership.organization
-    session = create_session(owner=alice, org=acme)
+    session = create_session(catalog=published_catalog(), owner=alice, org=acme)
     alice.membership.organization = bob.membership.organization
     alice.membership.save()
-    change = set_session_mode(
+    change = set_session_mode(catalog=published_catalog(), 
         session_id=session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
     )
     assert ModeChange.objects.get(pk=change.pk).org.slug == "globex"
@@ -197,7 +198,7 @@ def test_the_audit_row_records_the_callers_organization_not_the_sessions(alice, 
 @SWITCH_AND_BRANCH
 def test_the_audit_row_of_a_caller_outside_any_organization_names_none(alice, alice_session, branch):
     alice.membership.delete()
-    change = set_session_mode(
+    change = set_session_mode(catalog=published_catalog(), 
         session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
     )
     assert (change.org_id, ModeChange.objects.get(pk=change.pk).org_id) == (None, None)
@@ -207,7 +208,7 @@ def test_the_audit_row_of_a_caller_outside_any_organization_names_none(alice, al
 @SWITCH_AND_BRANCH
 def test_set_session_mode_refuses_a_session_id_that_is_not_a_uuid(alice, alice_session, branch):
     with pytest.raises(InvalidSessionId, match=r"^'12; DROP TABLE x' is not a session id; session ids are UUIDs\.$"):
-        set_session_mode(
+        set_session_mode(catalog=published_catalog(), 
             session_id="12; DROP TABLE x",
             mode=get_mode("ddr_authoring"),
             reason="r",
@@ -221,7 +222,7 @@ def test_set_session_mode_refuses_a_session_id_that_is_not_a_uuid(alice, alice_s
 def test_a_mode_used_by_a_session_or_an_audit_row_cannot_be_deleted(alice, alice_session, custom_mode):
     from django.db.models import ProtectedError
 
-    set_session_mode(session_id=alice_session.pk, mode=custom_mode, reason="r", user=alice)
+    set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=custom_mode, reason="r", user=alice)
     with pytest.raises(ProtectedError) as refused:
         custom_mode.delete()
     # Both what uses it are named: the session in it, and the audit row that moved the session to it.
@@ -252,7 +253,7 @@ class TestLockingOutsideATransaction:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)
     def test_locking_a_session_outside_a_transaction_is_refused_as_select_for_update_is(self, django_user_model):
         user = django_user_model.objects.create_user(username="locker")
-        session = create_session(owner=user, org=None)
+        session = create_session(catalog=published_catalog(), owner=user, org=None)
         with pytest.raises(TransactionManagementError, match=r"^get_owned_session\(for_update=True\) needs a transaction\.$"):
             get_owned_session(session_id=session.pk, user=user, for_update=True)
         assert get_owned_session(session_id=session.pk, user=user).pk == session.pk
@@ -266,7 +267,7 @@ def test_sessions_of_returns_only_the_users_sessions(alice, alice_session, bob_s
 @pytest.mark.django_db
 def test_mode_changes_of_lists_a_sessions_changes_oldest_first(alice, alice_session):
     for key in ("ddr_authoring", "workflow_authoring", "general"):
-        set_session_mode(session_id=alice_session.pk, mode=get_mode(key), reason=key, user=alice)
+        set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode(key), reason=key, user=alice)
     assert [change.reason for change in mode_changes_of(session=alice_session)] == [
         "ddr_authoring",
         "workflow_authoring",
@@ -286,13 +287,13 @@ class TestConcurrentModeChanges:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)
     def test_concurrent_changes_never_lose_an_audit_row_nor_break_the_chain(self, django_user_model, at_once):
         user = django_user_model.objects.create_user(username="racer")
-        session = create_session(owner=user, org=None)
+        session = create_session(catalog=published_catalog(), owner=user, org=None)
         modes = list(AgentMode.objects.filter(key__in=["general", "ddr_authoring", "workflow_authoring"]))
         assert len(modes) == 3
 
         def worker(index):
             for step in range(CHANGES_PER_THREAD):
-                set_session_mode(
+                set_session_mode(catalog=published_catalog(), 
                     session_id=session.pk,
                     mode=modes[(index + step) % len(modes)],
                     reason=f"thread {index} step {step}",

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from agent_tools.contract import AgentToolExecutionContext
 from agent_tools.registry import ToolRegistry, registry
-from modes.catalog import current_catalog
+from modes.catalog import published_catalog
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.tools import ModeChangeTool
@@ -39,6 +39,7 @@ def context_for(session, *, user=None, session_id="from-session", conversation_i
         user=owner,
         session_id=str(session.pk) if session_id == "from-session" else session_id,
         conversation_id=conversation_id,
+        load_catalog=published_catalog,
     )
 
 
@@ -302,7 +303,8 @@ def test_a_session_the_user_does_not_own_fails_generically_and_is_logged_with_th
     alice, bob_session, caplog, which
 ):
     session_id = str(uuid.uuid4()) if which == "nonexistent" else str(bob_session.pk)
-    context = AgentToolExecutionContext(user=alice, session_id=session_id, conversation_id=None
+    context = AgentToolExecutionContext(
+        user=alice, session_id=session_id, conversation_id=None, load_catalog=published_catalog
     )
     sessions_before = AgentSession.objects.count()
 
@@ -324,7 +326,9 @@ def test_a_session_the_user_does_not_own_fails_generically_and_is_logged_with_th
 
 
 def test_a_session_id_that_is_not_a_uuid_fails_without_raising(alice, caplog):
-    context = AgentToolExecutionContext(user=alice, session_id="not-a-uuid", conversation_id=None)
+    context = AgentToolExecutionContext(
+        user=alice, session_id="not-a-uuid", conversation_id=None, load_catalog=published_catalog
+    )
     with caplog.at_level(logging.ERROR):
         result = run(VALID, context)
     assert result.successful is False
@@ -340,11 +344,11 @@ def test_agent_change_mode_is_offered_in_every_mode_even_when_the_mode_does_not_
     mode = AgentMode.objects.create(
         key="locked_in", display_name="Locked in", when_to_use="Use this mode for tests.", associated_tool_ids=tool_ids
     )
-    names = [tool.name for tool in current_catalog().tools_for_mode(mode)]
+    names = [tool.name for tool in published_catalog().tools_for_mode(mode)]
     assert "agent_change_mode" in names
     assert set(names) == {"agent_change_mode", *tool_ids}
 
 
 def test_every_seed_mode_offers_agent_change_mode():
     for mode in AgentMode.objects.all():
-        assert "agent_change_mode" in [tool.name for tool in current_catalog().tools_for_mode(mode)]
+        assert "agent_change_mode" in [tool.name for tool in published_catalog().tools_for_mode(mode)]

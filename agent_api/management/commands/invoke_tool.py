@@ -8,6 +8,7 @@ from accounts.management.users import user_named
 from agent_api.serializers import InvocationResponse
 from agent_api.services import invocation_session, invoke_tool
 from aptix_site.commands import ServiceCommand
+from modes.catalog import published_catalog
 
 
 class Command(ServiceCommand):
@@ -23,6 +24,7 @@ class Command(ServiceCommand):
     def handle(self, *args, name, arguments, session, conversation, user, **options):
         account = user_named(username=user)
         result = invoke_tool(
+            load_catalog=published_catalog,
             name=name,
             arguments=arguments,
             session=invocation_session(session_id=session, user=account),

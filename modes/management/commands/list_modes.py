@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from modes.catalog import current_catalog
+from modes.catalog import published_catalog
 from modes.listing import mode_list_payload, render_markdown, render_table
 
 
@@ -19,7 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["table", "json", "markdown"], default="table")
 
     def handle(self, *args, filter, include_examples, format, **options):
-        catalog = current_catalog()
+        catalog = published_catalog()
         modes = catalog.find(filter)
         if format == "json":
             payload = mode_list_payload(modes, include_examples=include_examples, catalog_revision=catalog.revision)

@@ -1,13 +1,15 @@
-"""Records a change made past the ORM (QuerySet.update(), raw SQL) as a catalog revision, so that it can be served."""
+"""Records a change made past the services (QuerySet.update(), raw SQL) as a catalog revision, through its rules."""
 
-from django.core.management.base import BaseCommand
+from aptix_site.commands import ServiceCommand
+from modes.services import record_unrecorded_changes
 
-from modes.revisions import record_pending_revision
 
-
-class Command(BaseCommand):
-    help = "Record changes made to the catalog past the ORM as one new revision (published at once with no review)."
+class Command(ServiceCommand):
+    help = (
+        "Record changes made to the catalog past the services as one new revision (published at once with no "
+        "review), or say which rule of the catalog they break."
+    )
 
     def handle(self, *args, **options):
-        state = record_pending_revision()
-        self.stdout.write(f"Catalog revision: {state.revision if state else 'none'}.")
+        revision = record_unrecorded_changes()
+        self.stdout.write(f"Recorded catalog revision {revision.number}." if revision else "Nothing to record.")

@@ -1,0 +1,158 @@
+"""
+The rules of the mode catalog (AGN-014 §7 and the mode graph), each stated once: validate_catalog() is what every
+write and every publication runs (modes.revisions, modes.releases), so that a catalog breaking one is never recorded
+or published; the system checks (modes.checks) report them, with the same ids, for the published revision.
+"""
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.core.checks import Error
+
+from aptix_site.service_errors import Conflict
+
+from .graph import GRAPH_HINT, graph_problems
+from .models import AgentMode
+from .validators import (
+    MODE_KEY_CHARACTERS, one_of, passes, validate_mode_id, validate_mode_key, validate_not_blank, validate_single_line,
+    validate_string_list
+)
+
+
+class InvalidCatalog(Conflict):
+    """A catalog that breaks a rule: the message names each rule (its check id) and what breaks it."""
+
+    def __init__(self, errors):
+        self.errors = list(errors)
+        super().__init__(
+            "The catalog would break its rules, so nothing was changed: "
+            + " ".join(f"{error.id}: {error.msg}" for error in self.errors)
+        )
+
+
+def validate_catalog(modes) -> None:
+    """InvalidCatalog if modes break a rule of the catalog; what every write and every publication runs."""
+    errors = catalog_errors(list(modes))
+    if errors:
+        raise InvalidCatalog(errors)
+
+
+def catalog_errors(modes):
+    return [
+        *_check_each_mode(modes, ID_FORMAT),
+        *_check_duplicates(modes, "id", "modes.E002"),
+        *_check_each_mode(modes, KEY_FORMAT),
+        *_check_duplicates(modes, "key", "modes.E004"),
+        *_check_single_default(modes),
+        *_check_each_mode(modes, WHEN_TO_USE),
+        *_check_each_mode(modes, STATUS),
+        *_check_list_fields(modes),
+        *_check_graph(modes),
+    ]
+
+
+def catalog_graph_problems(modes) -> list[str]:
+    """
+    The mode graph's invariants, judged against the one default of modes (what the check and the admin say);
+    none while there is not exactly one default, which modes.E005 and E006 say.
+    """
+    defaults = [mode for mode in modes if mode.is_default]
+    return graph_problems(modes, defaults[0]) if len(defaults) == 1 else []
+
+
+def _check_graph(modes):
+    if any(not isinstance(mode.switch_targets, list) for mode in modes):
+        return []  # modes.E009 says so
+    problems = catalog_graph_problems(modes)
+    return [Error(problem, hint=GRAPH_HINT, obj=AgentMode, id="modes.E010") for problem in problems]
+
+
+def _names(modes):
+    return ", ".join(repr(mode.key) for mode in modes)
+
+
+@dataclass(frozen=True)
+class ModeRule:
+    """An invariant each mode keeps on its own: whether a mode keeps it (by its validators), and the check's words."""
+
+    id: str
+    kept_by: Callable[[AgentMode], bool]
+    message: str  # formatted with the mode
+    hint: str
+
+
+ID_FORMAT = ModeRule(
+    "modes.E001",
+    lambda mode: passes(validate_mode_id, mode.id),
+    "Mode {mode.key!r} has id {mode.id!r}, which is not 32 upper-case hexadecimal characters.",
+    "Give the mode a GUID without hyphens in upper case, and update the sessions that refer to it.",
+)
+KEY_FORMAT = ModeRule(
+    "modes.E003",
+    lambda mode: passes(validate_mode_key, mode.key),
+    f"Mode key {{mode.key!r}} is not snake_case ({MODE_KEY_CHARACTERS}).",
+    "Rename the key, for example to 'ddr_authoring'.",
+)
+WHEN_TO_USE = ModeRule(
+    "modes.E007",
+    lambda mode: passes(validate_not_blank, mode.when_to_use) and passes(validate_single_line, mode.when_to_use),
+    "Mode {mode.key!r} has no single-line when-to-use sentence.",
+    "Write one sentence saying when the mode should be chosen; it is shown in the system prompt.",
+)
+STATUS = ModeRule(
+    "modes.E008",
+    lambda mode: mode.status in AgentMode.Status.values,
+    f"Mode {{mode.key!r}} has status {{mode.status!r}}, which is not one of {', '.join(AgentMode.Status.values)}.",
+    f"Set the status to {one_of(AgentMode.Status.values)}.",
+)
+
+
+def _check_each_mode(modes, rule: ModeRule):
+    return [
+        Error(rule.message.format(mode=mode), hint=rule.hint, obj=mode, id=rule.id)
+        for mode in modes
+        if not rule.kept_by(mode)
+    ]
+
+
+def _check_duplicates(modes, field, check_id):
+    by_value = defaultdict(list)
+    for mode in modes:
+        by_value[getattr(mode, field)].append(mode)
+    return [
+        Error(
+            f"Modes {_names(same)} share the {field} {value!r}.",
+            hint=f"Give each mode its own {field}.",
+            obj=same[0],
+            id=check_id,
+        )
+        for value, same in by_value.items()
+        if len(same) > 1
+    ]
+
+
+def _check_single_default(modes):
+    defaults = [mode for mode in modes if mode.is_default]
+    if not defaults:
+        hint = "Make one mode the default with the admin's 'Make default' action."
+        return [Error("No mode is the default mode.", hint=hint, obj=AgentMode, id="modes.E005")]
+    if len(defaults) > 1:
+        message = f"Modes {_names(defaults)} are all marked default; exactly one must be."
+        hint = "Keep one default and clear the flag on the others."
+        return [Error(message, hint=hint, obj=defaults[0], id="modes.E006")]
+    return []
+
+
+def _check_list_fields(modes):
+    return [
+        Error(
+            f"Mode {mode.key!r} field {field!r} is not a list of non-empty, single-line strings.",
+            hint="Store a JSON list of strings, for example [\"agent_list_modes\"].",
+            obj=mode,
+            id="modes.E009",
+        )
+        for mode in modes
+        for field in AgentMode.list_field_names()
+        if not passes(validate_string_list, getattr(mode, field))
+    ]
