@@ -34,16 +34,11 @@ def _install_bounds(sender, connection, **kwargs) -> None:
     bounded = settings.DATABASE_LOCK_TIMEOUT_MS or settings.DATABASE_STATEMENT_TIMEOUT_MS
     if connection.vendor != "postgresql" or not bounded:
         return
-    if bounds_per_transaction():
+    if settings.DATABASE_POOLER == "transaction":
         connection.execute_wrappers.append(bound_transaction)
     else:
         with connection.connection.cursor() as cursor:  # the driver's own: opening, in autocommit
             cursor.execute(SET_BOUNDS_SQL, _bounds(local=False))
-
-
-def bounds_per_transaction() -> bool:
-    """Whether the limits are set per transaction (behind a pooler in transaction mode) or per connection."""
-    return settings.DATABASE_POOLER == "transaction"
 
 
 def _bounds(*, local: bool) -> tuple:

@@ -122,8 +122,8 @@ def _fill_steps(scale):
         "INSERT INTO modes_catalogrevisionentry (kind, identity, position, name, content, stamp, revision_id) "
         "SELECT e.kind, e.identity, e.position, e.name, e.content, e.stamp, r.number "
         "FROM volume_revisions r JOIN volume_entries e ON e.n = r.n",
-        "UPDATE modes_catalogversion SET revision = (SELECT max(number) FROM volume_revisions), "
-        "published = (SELECT max(number) FROM volume_revisions) WHERE id = 1",
+        "UPDATE modes_cataloghead SET latest = (SELECT max(number) FROM volume_revisions), "
+        "published = (SELECT max(number) FROM volume_revisions), published_at = now() WHERE id = 1",
     ]
     yield f"{scale.hot_session_changes:,} mode changes of the benchmark's session", [
         "INSERT INTO sessions_app_modechange (reason, branch, changed_at, branch_session_id, changed_by_id, "

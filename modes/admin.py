@@ -10,14 +10,11 @@ import json
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
-from django.contrib.admin import helpers
 from django.contrib.admin.actions import delete_selected as django_delete_selected
-from django.contrib.admin.utils import flatten_fieldsets
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.forms.fields import InvalidJSONInput
 from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
-from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html

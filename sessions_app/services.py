@@ -1,7 +1,7 @@
 """Writes to agent sessions: creating them and changing their mode (the only way a mode changes)."""
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Subquery
+from django.db.models import Exists, Subquery
 from django.utils import timezone
 
 from accounts.models import Membership
