@@ -11,6 +11,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.actions import delete_selected as django_delete_selected
+from django.contrib.admin.utils import quote, unquote
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.forms.fields import InvalidJSONInput
@@ -106,8 +107,11 @@ class CatalogAdmin(admin.ModelAdmin):
         return next(iter(live), object_id)
 
     def history_view(self, request, object_id, extra_context=None):
+        if request.method not in ("GET", "HEAD"):
+            return HttpResponseNotAllowed(["GET", "HEAD"])
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
+        object_id = unquote(object_id)  # as Django's own views do: the admin's links quote it (admin_urlquote)
         identity = self.identity_of(object_id)
         changes = history_of(self.kind, identity)
         live = self.model.objects.filter(**{self.naming: identity}).first()
@@ -127,6 +131,7 @@ class CatalogAdmin(admin.ModelAdmin):
     def revert_view(self, request, object_id, number):
         if request.method != "POST":
             return HttpResponseNotAllowed(["POST"])
+        object_id = unquote(object_id)
         identity = self.identity_of(object_id)
         if not self.may_revert(request, self.model.objects.filter(**{self.naming: identity}).first()):
             raise PermissionDenied
@@ -137,7 +142,8 @@ class CatalogAdmin(admin.ModelAdmin):
         else:
             done = f"revision {revision.number}" if revision else "no new revision: it was in that state already"
             self.message_user(request, f"Reverted to its state at revision {number}: {done}.", messages.SUCCESS)
-        return HttpResponseRedirect(reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_history", args=[object_id]))
+        history = reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_history", args=[quote(object_id)])
+        return HttpResponseRedirect(history)
 
     def may_revert(self, request, live) -> bool:
         """Reverting a row changes it (change permission); restoring a deleted row creates it (add permission)."""

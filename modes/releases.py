@@ -131,6 +131,7 @@ def publish_revision(*, number: int, user) -> CatalogRevision:
             return revision
         if status == ReleaseStatus.PREVIOUS:
             _require(user, "publish_revision", "roll the catalog back to an earlier revision")
+            _validate(number)
             return _roll_back(revision, user)
         if status == ReleaseStatus.UNPUBLISHED:
             raise ReleaseConflict(
@@ -145,13 +146,18 @@ def publish_revision(*, number: int, user) -> CatalogRevision:
                 f"{missing} more staff user(s) with modes.approve_revision who made none of its changes must "
                 "approve it first."
             )
-        try:
-            validate_catalog(catalog_at_revision(number).modes)
-        except InvalidCatalog as error:
-            raise ReleaseConflict(f"Revision {number} cannot be published: {error}") from None
+        _validate(number)
         publish(head, revision, by=user, unreviewed=missing > 0)
         head.save(update_fields=["published", "published_at"])
     return revision
+
+
+def _validate(number: int) -> None:
+    """A catalog that breaks a rule is never published (again): ReleaseConflict naming the rule."""
+    try:
+        validate_catalog(catalog_at_revision(number).modes)
+    except InvalidCatalog as error:
+        raise ReleaseConflict(f"Revision {number} cannot be published: {error}") from None
 
 
 def _roll_back(revision: CatalogRevision, user) -> CatalogRevision:

@@ -26,8 +26,7 @@ class InvalidCatalog(Conflict):
     def __init__(self, errors):
         self.errors = list(errors)
         super().__init__(
-            "The catalog would break its rules, so nothing was changed: "
-            + " ".join(f"{error.id}: {error.msg}" for error in self.errors)
+            "This would break the catalog's rules: " + " ".join(f"{error.id}: {error.msg}" for error in self.errors)
         )
 
 

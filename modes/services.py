@@ -17,7 +17,7 @@ from .catalog import working_catalog
 from .graph import graph_problems
 from .models import AgentMode, CatalogHead, CatalogRevision, DeclaredTool
 from .portable import MODE_SECTION, TOOL_SECTION, ModeFile, PortableFileError, Section, document_rows
-from .revision_store import MODE, TOOL, state_at
+from .revision_store import MODE, TOOL, entries_at, rows_of, state_at
 from .revisions import record_revision
 
 
@@ -42,9 +42,14 @@ def catalog_change(*, by, restores: int | None = None):
 
 
 def record_unrecorded_changes(*, by=None) -> CatalogRevision | None:
-    """The rows as a new revision, where a change made past the services left them unlike the newest one."""
+    """
+    The rows as a new revision, where a change made past the services left them unlike the newest one: judged by the
+    catalog's rules and by the deletion rules (ModeDeletionRefused for a mode deleted that must stay).
+    """
     with catalog_change(by=by) as change:
-        pass
+        latest = CatalogHead.objects.get(pk=1).latest
+        kept = set(AgentMode.objects.values_list("pk", flat=True))
+        check_deletable(modes=[mode for mode in rows_of(entries_at(latest))[0] if mode.pk not in kept])
     return change.revision
 
 

@@ -10,8 +10,8 @@ from django.core.signals import request_finished
 from django.db import close_old_connections, connection, connections
 from random_order.config import Config as RandomOrder
 
-from modes.models import AgentMode
 from modes.catalog import published_catalog
+from modes.models import AgentMode
 
 
 def valid_mode(key="research", **fields):
@@ -72,6 +72,34 @@ def unconstrained_catalog(db):
     if connection.vendor == "sqlite":
         with connection.cursor() as cursor:
             cursor.execute("PRAGMA ignore_check_constraints = OFF")
+
+
+@pytest.fixture
+def recorded_past_the_rules(monkeypatch):
+    """
+    recorded_past_the_rules(check_id=None): the rows recorded as a revision, and published unless the policy asks for
+    review, although they break a rule: as a release without that rule would have recorded them. That is the one way
+    left for a revision to break a rule (recorded before the rule existed or was tightened, or restored from a backup),
+    and what the checks, start-up and releases guard against. Given check_id, it first shows that record_revision
+    refuses the rows, naming the rule, and records nothing. Returns the revision.
+    """
+    from modes.models import CatalogRevision
+    from modes.rules import InvalidCatalog
+    from modes.services import record_unrecorded_changes
+
+    def record(check_id=None):
+        if check_id:
+            latest = CatalogRevision.objects.count()
+            with pytest.raises(InvalidCatalog, match=check_id):
+                record_unrecorded_changes()
+            assert CatalogRevision.objects.count() == latest
+        with monkeypatch.context() as without_rules:
+            without_rules.setattr("modes.revisions.validate_catalog", lambda modes: None)
+            revision = record_unrecorded_changes()
+        assert revision is not None
+        return revision
+
+    return record
 
 
 @pytest.fixture
@@ -203,15 +231,23 @@ def bob(db):
 
 
 @pytest.fixture
-def graph(new_mode):
+def graph(db):
     """general (the default, any target); review, which may go to general and review_notes; review_notes, which
-    may go back to review only; deploy, which the model may never enter."""
-    modes = {
+    may go back to review only; deploy, which the model may never enter. One revision: review and review_notes name
+    each other, so a catalog holding either alone breaks modes.E010, and the services would refuse it."""
+    policies = {
         "review": dict(switch_targets=["general", "review_notes"]),
         "review_notes": dict(switch_targets=["review"]),
         "deploy": dict(llm_can_enter=False),
     }
-    return {key: new_mode(key, **policy) for key, policy in modes.items()}
+
+    def write():
+        modes = {key: valid_mode(key, **policy) for key, policy in policies.items()}
+        for mode in modes.values():
+            mode.save(force_insert=True)
+        return modes
+
+    return through_the_services(write)
 
 
 @pytest.fixture
@@ -274,7 +310,6 @@ def bob_client(bob):
 
 
 def _session_of(user, title):
-    from modes.catalog import published_catalog
     from sessions_app.services import create_session
 
     return create_session(catalog=published_catalog(), owner=user, org=user.membership.organization, title=title)
@@ -326,8 +361,9 @@ def view_only_client(staff_client):
 def admin_rows(alice, alice_session, custom_mode):
     """
     A row in every table the admin shows (a session with a mode change, a group, a declared tool, login
-    attempts and logs), and in each catalog table a row deleted since, to be restored from its history.
-    The access attempt is older than the lockout, so axes' "Clean up expired attempts" would delete it.
+    attempts and logs, a row of the archived history, which no service writes), and in each catalog table a row
+    deleted since, to be restored from its history. The access attempt is older than the lockout, so axes' "Clean
+    up expired attempts" would delete it.
     """
     from datetime import timedelta
 
@@ -335,8 +371,7 @@ def admin_rows(alice, alice_session, custom_mode):
     from django.contrib.auth.models import Group
     from django.utils import timezone
 
-    from modes.catalog import published_catalog
-    from modes.models import DeclaredTool
+    from modes.models import ArchivedHistory, DeclaredTool
     from sessions_app.services import set_session_mode
 
     catalog = published_catalog()
@@ -353,6 +388,11 @@ def admin_rows(alice, alice_session, custom_mode):
     AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(days=1))
     AccessFailureLog.objects.create(**attempt)
     AccessLog.objects.create(**attempt)
+    ArchivedHistory.objects.create(
+        kind="mode", identity="5A4D3C2B1A0F4E9D8C7B6A5F4E3D2C1B", name="retired_research", change="changed",
+        content={"key": "retired_research", "when_to_use": "Use this mode for research."},
+        changed_at=timezone.now(), changed_by=alice,
+    )
 
 
 @pytest.fixture

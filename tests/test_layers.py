@@ -73,3 +73,15 @@ def test_the_check_sees_an_import_of_an_app(tmp_path):
     module = tmp_path / "module.py"
     module.write_text("import json\nfrom modes.catalog import get_mode\n", encoding="utf-8")
     assert imported_packages(module) & APPS == {"modes"}
+
+
+def test_no_module_imports_the_retired_per_row_history():
+    # django-simple-history is gone: the catalog revisions are the one history (its migrations included: 0006 no
+    # longer imports it, and 0011 reads its tables as plain historical models).
+    importing = sorted(
+        str(path.relative_to(PROJECT_DIR))
+        for app in APPS
+        for path in (PROJECT_DIR / app).rglob("*.py")
+        if "simple_history" in imported_packages(path)
+    )
+    assert importing == []

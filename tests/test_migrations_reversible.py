@@ -1,7 +1,7 @@
 """
 Every migration can be undone: on PostgreSQL, every app migrated back to zero (no table of theirs left) and
-forward again ends with the three seed modes as revision 1, published, no trigger, and a catalog that passes its
-checks.
+forward again ends with the three seed modes as revision 1, published, no trigger, no table of the retired per-row
+history, and a catalog that passes its checks.
 The database is put back as it was for the tests that follow.
 """
 
@@ -67,7 +67,9 @@ class TestMigratingEverythingToZero:
 
         assert tables <= set(connection.introspection.table_names())
         assert list(AgentMode.objects.order_by("position").values_list("pk", "key", "is_default")) == SEED
-        assert CatalogHead.objects.values_list("latest", "published").get(pk=1) == (1, 1)
+        head = CatalogHead.objects.get(pk=1)
+        assert (head.latest, head.published) == (1, 1)
+        assert head.published_at is not None and head.published_at == CatalogRevision.objects.get(number=1).published_at
         assert CatalogRevision.objects.get(number=1).summary == (
             "mode general created; mode ddr_authoring created; mode workflow_authoring created"
         )
@@ -75,6 +77,7 @@ class TestMigratingEverythingToZero:
         assert catalog_errors(list(AgentMode.objects.all())) == []
         call_command("check", "--database", "default")  # the seed's unresolved tool ids are warnings only
         assert database_triggers() == []
+        assert [name for name in connection.introspection.table_names() if name.startswith("modes_historical")] == []
 
 
 def database_triggers() -> list[str]:

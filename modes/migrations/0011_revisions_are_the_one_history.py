@@ -174,6 +174,8 @@ class Migration(migrations.Migration):
     operations = [
         migrations.RunPython(remove_triggers, install_triggers),
         migrations.RenameModel("CatalogVersion", "CatalogHead"),
+        # A default first, so that undoing the removal can add the column back to the row.
+        migrations.AlterField(model_name="cataloghead", name="version", field=models.CharField(max_length=32, default="")),
         migrations.RemoveField(model_name="cataloghead", name="version"),
         migrations.RemoveField(model_name="cataloghead", name="recorded_version"),
         migrations.RemoveField(model_name="cataloghead", name="published_version"),

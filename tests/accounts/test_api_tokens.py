@@ -233,17 +233,17 @@ def test_without_api_token_ttl_days_a_token_never_expires(alice, anon_client, cl
 
 def test_the_last_use_is_written_at_most_once_a_minute(alice, alice_client, clock, django_assert_num_queries):
     assert ApiToken.objects.get(user=alice).last_used_at is None
-    alice_client.get(MODES)  # loads the catalog snapshot
+    alice_client.get(MODES)  # loads the published revision into this process
     first_use = ApiToken.objects.get(user=alice).last_used_at
     assert abs(first_use - timezone.now()) < timedelta(seconds=5)
 
     clock.advance(seconds=59)
-    with django_assert_num_queries(2):  # the token with its user, the catalog version: no write
+    with django_assert_num_queries(2):  # the token with its user (one query), the catalog's head row: no write
         assert alice_client.get(MODES).status_code == 200
     assert ApiToken.objects.get(user=alice).last_used_at == first_use
 
     clock.advance(seconds=2)
-    with django_assert_num_queries(3):  # the token, one UPDATE of its last use, the catalog version
+    with django_assert_num_queries(3):  # the token with its user, one UPDATE of its last use, the head row
         assert alice_client.get(MODES).status_code == 200
     with django_assert_num_queries(2):
         assert alice_client.get(MODES).status_code == 200

@@ -7,11 +7,10 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from modes.models import AgentMode
+from modes.catalog import published_catalog
 from sessions_app.models import AgentSession, ModeChange
 
 from ..expected import DDR_ID, GENERAL_ID, change_mode_result, hello_result, seed_listing, tool_error
-from modes.catalog import published_catalog
 
 pytestmark = pytest.mark.django_db
 
@@ -120,12 +119,10 @@ def test_another_users_session_reads_exactly_like_a_nonexistent_one(alice, bob_s
     assert invoke_tool_failing("agent_hello_world", **args) == for_bobs
 
 
-def test_a_tool_not_enabled_by_the_sessions_mode_is_a_command_error(alice):
+def test_a_tool_not_enabled_by_the_sessions_mode_is_a_command_error(alice, new_mode):
     from sessions_app.services import create_session
 
-    AgentMode.objects.create(
-        key="quiet", display_name="Quiet", when_to_use="Use this mode for tests.", associated_tool_ids=[]
-    )
+    new_mode("quiet", when_to_use="Use this mode for tests.", associated_tool_ids=[])
     session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="quiet")
     message, printed = invoke_tool_failing(
         "agent_hello_world", arguments='{"name": "Ada"}', session=str(session.pk), user="alice"

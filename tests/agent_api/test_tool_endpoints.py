@@ -7,9 +7,8 @@ import uuid
 import pytest
 from django.db import connection
 
-from modes.models import AgentMode
-from sessions_app.models import AgentSession, ModeChange
 from modes.catalog import published_catalog
+from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
 from ..expected import (
@@ -222,14 +221,15 @@ def test_a_nonexistent_session_is_404(alice_client):
 
 
 @pytest.fixture
-def restricted_session(alice):
-    AgentMode.objects.create(
-        key="restricted",
-        display_name="Restricted",
+def restricted_session(alice, new_mode):
+    new_mode(
+        "restricted",
         when_to_use="Use this mode for tests of tool gating.",
         associated_tool_ids=["agent_list_modes"],
     )
-    return create_session(catalog=published_catalog(), owner=alice, org=alice.membership.organization, mode_key="restricted")
+    return create_session(
+        catalog=published_catalog(), owner=alice, org=alice.membership.organization, mode_key="restricted"
+    )
 
 
 def test_a_tool_the_sessions_mode_does_not_enable_is_403(alice_client, restricted_session):
@@ -260,10 +260,10 @@ def test_agent_change_mode_is_allowed_even_when_the_mode_does_not_list_it(alice_
 
 
 def test_an_unexpected_failure_is_500_with_a_generic_message_and_is_logged(alice_client, caplog):
-    # A real failure, no mocks: the catalog's version row, which every read of the catalog reads first,
+    # A real failure, no mocks: the catalog's head row, which every read of the published catalog reads first,
     # disappears inside the test's transaction.
     with connection.cursor() as cursor:
-        cursor.execute("ALTER TABLE modes_catalogversion RENAME TO modes_catalogversion_gone")
+        cursor.execute("ALTER TABLE modes_cataloghead RENAME TO modes_cataloghead_gone")
 
     with caplog.at_level(logging.ERROR):
         response = invoke(alice_client, "agent_list_modes", {"arguments": {"includeExamples": True}})
@@ -274,7 +274,10 @@ def test_an_unexpected_failure_is_500_with_a_generic_message_and_is_logged(alice
     assert body["result"] is None
     message = body["errorMessage"]
     assert message
-    for leak in ("modes_agentmode", "no such table", "does not exist", "Traceback", "OperationalError", "ProgrammingError"):
+    for leak in (
+        "modes_agentmode", "modes_cataloghead", "no such table", "does not exist", "Traceback", "OperationalError",
+        "ProgrammingError",
+    ):
         assert leak not in message
     assert any(record.exc_info for record in caplog.records if record.levelno >= logging.ERROR)
 

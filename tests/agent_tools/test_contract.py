@@ -8,8 +8,12 @@ import pytest
 from agent_api.serializers import InvocationResponse
 from agent_tools.contract import AgentTool, AgentToolExecutionContext, InvokeResult, ToolArgumentError, function_schema
 from agent_tools.registry import ToolRegistry, registry
+from modes.catalog import published_catalog
 
-CONTEXT = AgentToolExecutionContext(user=None, session_id="s-1", conversation_id="c-1")
+
+def context():
+    """A call's context, served the published catalog: a new one per call, as each call reads its catalog once."""
+    return AgentToolExecutionContext(user=None, session_id="s-1", conversation_id="c-1", load_catalog=published_catalog)
 
 
 class ExplodingTool(AgentTool):
@@ -79,9 +83,23 @@ def test_an_execution_context_without_an_org_lookup_has_no_org():
     assert AgentToolExecutionContext(user="user", session_id=None, conversation_id=None).org is None
 
 
+def test_execution_context_reads_its_catalog_once_and_only_when_a_tool_asks_for_it():
+    loads = []
+    call = AgentToolExecutionContext(
+        user="user", session_id=None, conversation_id=None, load_catalog=lambda: loads.append("load") or "catalog"
+    )
+    assert loads == []
+    assert (call.catalog, call.catalog) == ("catalog", "catalog")
+    assert loads == ["load"]
+
+
+def test_an_execution_context_without_a_catalog_loader_has_no_catalog():
+    assert AgentToolExecutionContext(user="user", session_id=None, conversation_id=None).catalog is None
+
+
 def test_execution_context_is_immutable():
     with pytest.raises(dataclasses.FrozenInstanceError, match="^cannot assign to field 'session_id'$"):
-        CONTEXT.session_id = "other"
+        context().session_id = "other"
 
 
 # --- AgentTool ------------------------------------------------------------------------------------------
@@ -102,7 +120,7 @@ def test_a_test_tool_satisfies_the_registry():
 
 def test_an_unexpected_exception_becomes_a_generic_server_fault_without_internals(caplog):
     with caplog.at_level(logging.ERROR, logger="agent_tools"):
-        result = ExplodingTool().execute("{}", CONTEXT)
+        result = ExplodingTool().execute("{}", context())
 
     assert result.successful is False
     assert result.result is None
@@ -115,7 +133,7 @@ def test_an_unexpected_exception_becomes_a_generic_server_fault_without_internal
 
 def test_an_unexpected_exception_is_logged_with_its_traceback(caplog):
     with caplog.at_level(logging.ERROR, logger="agent_tools"):
-        ExplodingTool().execute("{}", CONTEXT)
+        ExplodingTool().execute("{}", context())
 
     records = [record for record in caplog.records if record.name == "agent_tools.contract"]
     assert len(records) == 1
@@ -129,7 +147,7 @@ def test_an_unexpected_exception_is_logged_with_its_traceback(caplog):
 
 def test_a_tool_argument_error_is_a_client_failure_with_its_message_and_is_not_logged(caplog):
     with caplog.at_level(logging.DEBUG):
-        result = PickyTool().execute("{}", CONTEXT)
+        result = PickyTool().execute("{}", context())
     assert (result.successful, result.error_message, result.server_fault) == (
         False,
         "PickyTool wants something else.",
@@ -146,7 +164,7 @@ def test_a_tool_argument_error_is_a_client_failure_with_its_message_and_is_not_l
     ids=["none", "empty", "blank", "not-json", "array", "string", "number", "null", "truncated", "unknown", "deep"],
 )
 def test_no_production_tool_raises_on_bad_arguments_or_blames_the_server(tool, arguments_json):
-    result = tool.execute(arguments_json, CONTEXT)
+    result = tool.execute(arguments_json, context())
     assert isinstance(result, InvokeResult)
     if not result.successful:
         assert result.error_message and result.error_message.strip()
@@ -159,14 +177,14 @@ def test_no_production_tool_raises_on_bad_arguments_or_blames_the_server(tool, a
     "arguments_json", ["[1]", "not json", '"text"'], ids=["array", "not-json", "string"]
 )
 def test_arguments_that_are_not_a_json_object_are_refused_with_a_clear_message(tool, arguments_json):
-    result = tool.execute(arguments_json, CONTEXT)
+    result = tool.execute(arguments_json, context())
     assert result.successful is False
     assert "arguments must be a JSON object" in result.error_message
 
 
 @pytest.mark.parametrize("tool", registry.tools(), ids=lambda tool: tool.name)
 def test_arguments_with_nul_characters_are_refused_not_stored(tool):
-    result = tool.execute('{"name": "a\\u0000b", "mode": "general", "branch": false, "reason": "x\\u0000"}', CONTEXT)
+    result = tool.execute('{"name": "a\\u0000b", "mode": "general", "branch": false, "reason": "x\\u0000"}', context())
     assert result.successful is False
     assert result.server_fault is False
     assert "NUL" in result.error_message

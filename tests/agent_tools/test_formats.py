@@ -12,11 +12,11 @@ from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter, ValidationError
 
-from modes.models import AgentMode, DeclaredTool
-from modes.services import record_unrecorded_changes
-
-from ..expected import CHANGE_MODE_SCHEMA, LIST_MODES_SCHEMA, REGISTRY_SCHEMAS, SEED_MODE_KEYS
 from modes.catalog import published_catalog
+from modes.models import AgentMode, DeclaredTool
+
+from ..conftest import through_the_services
+from ..expected import CHANGE_MODE_SCHEMA, LIST_MODES_SCHEMA, REGISTRY_SCHEMAS, SEED_MODE_KEYS
 
 pytestmark = pytest.mark.django_db
 
@@ -93,9 +93,12 @@ DDR_MANAGER_PARAMETERS = {
 
 @pytest.fixture
 def ddr_manager(db):
-    """agent_ddr_manager, declared: the seed mode ddr_authoring lists it."""
-    return DeclaredTool.objects.create(
-        name="agent_ddr_manager", description="Opens and saves DDRs in the editor.", parameters=DDR_MANAGER_PARAMETERS
+    """agent_ddr_manager, declared (a revision, published): the seed mode ddr_authoring lists it."""
+    return through_the_services(
+        lambda: DeclaredTool.objects.create(
+            name="agent_ddr_manager", description="Opens and saves DDRs in the editor.",
+            parameters=DDR_MANAGER_PARAMETERS,
+        )
     )
 
 
@@ -228,8 +231,8 @@ def test_a_tool_with_an_unknown_field_does_not_conform(alice_client):
 @pytest.mark.parametrize("url", ["/api/tools/", "context"])
 def test_openai_responses_parameters_keep_strict_modes_rules(alice_client, alice_session, ddr_manager, url):
     if url == "context":
-        AgentMode.objects.filter(key="general").update(associated_tool_ids=["agent_ddr_manager", "agent_list_modes"])
-        record_unrecorded_changes()
+        general = AgentMode.objects.filter(key="general")
+        through_the_services(lambda: general.update(associated_tool_ids=["agent_ddr_manager", "agent_list_modes"]))
         url = f"/api/sessions/{alice_session.pk}/context/"
     listed = tools(alice_client, url, "openai-responses")
     assert "agent_ddr_manager" in [tool["name"] for tool in listed]
@@ -286,14 +289,16 @@ def test_a_declared_tools_optional_properties_become_nullable_at_every_depth(ali
 
 
 def test_an_optional_enum_is_made_nullable_in_its_values_too(alice_client):
-    DeclaredTool.objects.create(
-        name="agent_pick",
-        description="Picks a colour.",
-        parameters={
-            "type": "object",
-            "properties": {"colour": {"type": "string", "enum": ["red", "blue"], "description": "The colour."}},
-            "required": [],
-        },
+    through_the_services(
+        lambda: DeclaredTool.objects.create(
+            name="agent_pick",
+            description="Picks a colour.",
+            parameters={
+                "type": "object",
+                "properties": {"colour": {"type": "string", "enum": ["red", "blue"], "description": "The colour."}},
+                "required": [],
+            },
+        )
     )
     listed = {tool["name"]: tool for tool in tools(alice_client, "/api/tools/", "openai-responses")}
     assert listed["agent_pick"]["parameters"]["properties"]["colour"] == {
@@ -331,10 +336,10 @@ def test_the_tool_list_keeps_the_plain_registry_schema_without_an_enum(alice_cli
         assert "enum" not in str(alice_client.get("/api/tools/", query).json()["tools"][0])
 
 
-def test_the_enum_follows_a_new_mode_on_the_next_request(alice_client, alice_session):
+def test_the_enum_follows_a_new_mode_on_the_next_request(alice_client, alice_session, new_mode):
     url = f"/api/sessions/{alice_session.pk}/context/"
     assert alice_client.get(url).json()["tools"][0]["parameters"]["properties"]["mode"]["enum"] == SEED_MODE_KEYS
-    AgentMode.objects.create(key="later", display_name="Later", when_to_use="Use this mode later.")
+    new_mode("later", when_to_use="Use this mode later.")
     enum = alice_client.get(url).json()["tools"][0]["parameters"]["properties"]["mode"]["enum"]
     assert enum == [*SEED_MODE_KEYS, "later"]
 

@@ -259,7 +259,8 @@ def fuzz_world(db, settings):
     for pk, key in ALICE_SESSIONS.items():
         AgentSession.objects.create(pk=pk, owner=alice, org=alice.membership.organization, mode=get_mode("general"))
         if key != "general":
-            set_session_mode(catalog=published_catalog(), 
+            set_session_mode(
+                catalog=published_catalog(),
                 session_id=pk, mode=get_mode(key), reason="Set up for the fuzzer.", user=alice
             )
     AgentSession.objects.create(pk=BOB_SESSION, owner=bob, org=bob.membership.organization, mode=get_mode("general"))

@@ -69,7 +69,7 @@ def test_a_bad_setting_is_named_in_one_line(variables, message):
 def test_a_database_without_tables_says_to_migrate(tmp_path):
     result = manage("list_modes", env={"DEBUG": "1", "DATABASE_URL": f"sqlite:///{tmp_path / 'new.sqlite3'}"})
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == "Database error: no such table: modes_catalogversion (run 'manage.py migrate' first)\n"
+    assert result.stderr == "Database error: no such table: modes_cataloghead (run 'manage.py migrate' first)\n"
 
 
 def test_a_database_that_does_not_exist_says_to_check_database_url():

@@ -126,7 +126,7 @@ def broken_catalog_tables(alice_client, alice_session):
     aborts the whole transaction.
     """
     with connection.cursor() as cursor:
-        for table in ("modes_agentmode", "modes_catalogversion"):
+        for table in ("modes_agentmode", "modes_cataloghead"):
             cursor.execute(f"ALTER TABLE {table} RENAME TO {table}_gone")
 
     def call(send):
@@ -141,7 +141,7 @@ def broken_catalog_tables(alice_client, alice_session):
 
 def assert_reveals_nothing(response):
     text = response.content.decode()
-    for leak in ("Traceback", "File \"", ".py", "/work/", "modes_agentmode", "modes_catalogversion", "SELECT",
+    for leak in ("Traceback", "File \"", ".py", "/work/", "modes_agentmode", "modes_cataloghead", "SELECT",
                  "no such table", "does not exist", "OperationalError", "ProgrammingError"):
         assert leak not in text, f"the response reveals {leak!r}: {text}"
 
@@ -157,8 +157,8 @@ def test_a_real_database_failure_is_a_generic_500_without_internals(broken_catal
     assert_reveals_nothing(response)
 
 
-# agent_list_modes reads the catalog itself and reports TUL-010's failure; agent_change_mode's session is read,
-# with the catalog version, before the tool runs, so the request fails with the generic message.
+# agent_list_modes reads the catalog itself and reports TUL-010's failure; agent_change_mode's session is checked
+# against the catalog (its head row first) before the tool runs, so the request fails with the generic message.
 @pytest.mark.parametrize(
     "name, arguments, message",
     [

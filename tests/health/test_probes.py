@@ -3,10 +3,11 @@
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import override_settings
 
+from modes.catalog import published_catalog
 from modes.models import AgentMode
 
 from ..servers import free_port, redis_server
@@ -29,9 +30,11 @@ def test_readyz_is_ready_on_a_sound_catalog(anon_client):
     }
 
 
-def test_readyz_is_503_on_a_broken_published_catalog_and_says_no_more(anon_client, unconstrained_catalog):
+def test_readyz_is_503_on_a_broken_published_catalog_and_says_no_more(
+    anon_client, unconstrained_catalog, recorded_past_the_rules
+):
     AgentMode.objects.update(is_default=False)
-    call_command("record_revision", stdout=StringIO())  # published at once: the policy asks for no review
+    assert recorded_past_the_rules("modes.E005").number == published_catalog().revision == 2
     response = anon_client.get("/readyz")
     assert response.status_code == 503
     assert response.json() == {
@@ -39,24 +42,24 @@ def test_readyz_is_503_on_a_broken_published_catalog_and_says_no_more(anon_clien
     }
 
 
-def test_readyz_is_degraded_but_ready_while_a_change_past_the_services_is_unrecorded(anon_client, unconstrained_catalog):
+def test_readyz_is_ready_while_a_broken_change_past_the_services_is_not_served(anon_client, unconstrained_catalog):
     AgentMode.objects.update(is_default=False)  # agents are still served the sound revision before it
+    ready = {"status": "ok", "checks": {"database": "ok", "catalog": "ok", "cache": "per-process"}}
     response = anon_client.get("/readyz")
-    assert response.status_code == 200
-    assert response.json() == {
-        "status": "degraded", "checks": {"database": "ok", "catalog": "unrecorded", "cache": "per-process"}
-    }
-    call_command("record_revision", stdout=StringIO())
-    assert anon_client.get("/readyz").json()["checks"]["catalog"] == "broken"
+    assert (response.status_code, response.json()) == (200, ready)
+    with pytest.raises(CommandError, match=r"^This would break the catalog's rules: modes\.E005: "):
+        call_command("record_revision", stdout=StringIO())  # refused: nothing recorded, nothing published
+    response = anon_client.get("/readyz")
+    assert (response.status_code, response.json()) == (200, ready)
 
 
 def test_readyz_is_503_when_the_database_fails(anon_client):
     with connection.cursor() as cursor:
-        cursor.execute("ALTER TABLE modes_catalogversion RENAME TO modes_catalogversion_gone")
+        cursor.execute("ALTER TABLE modes_cataloghead RENAME TO modes_cataloghead_gone")
     response = anon_client.get("/readyz")
     assert response.status_code == 503
     assert response.json()["checks"]["database"] == "unavailable"
-    for leak in ("modes_catalogversion", "Traceback", "relation", "table"):
+    for leak in ("modes_cataloghead", "Traceback", "relation", "table"):
         assert leak not in response.content.decode()
 
 

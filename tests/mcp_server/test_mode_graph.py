@@ -13,14 +13,17 @@ import requests
 from ..servers import make_users, production_env, run_django, run_django_json, scratch_database, serving
 from .live import in_session, mode_changes, new_session
 
+# One revision, published (review and review_notes name each other: either alone breaks modes.E010).
 GRAPH = """
 from modes.models import AgentMode
-for key, policy in [
-    ("review", dict(switch_targets=["general", "review_notes"])),
-    ("review_notes", dict(switch_targets=["review"])),
-    ("deploy", dict(llm_can_enter=False)),
-]:
-    AgentMode.objects.create(key=key, display_name=key.title(), when_to_use=f"Use this mode for {key}.", **policy)
+from modes.services import catalog_change
+with catalog_change(by=None):
+    for key, policy in [
+        ("review", dict(switch_targets=["general", "review_notes"])),
+        ("review_notes", dict(switch_targets=["review"])),
+        ("deploy", dict(llm_can_enter=False)),
+    ]:
+        AgentMode.objects.create(key=key, display_name=key.title(), when_to_use=f"Use this mode for {key}.", **policy)
 """
 
 

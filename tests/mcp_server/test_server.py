@@ -656,19 +656,22 @@ def test_a_tools_call_sent_as_a_notification_runs_nothing(server, alice_token):
     assert mode_changes(server, alice_token, session_id) == []
 
 
+# A write to the declared tools through the services: one revision, published at once.
+DECLARED_TOOLS = """
+from modes.models import DeclaredTool
+from modes.services import catalog_change
+with catalog_change(by=None):
+    DeclaredTool.objects.{write}
+"""
+
+
 @pytest.fixture
 def declared_workflow_registry(database):
     """agent_workflow_registry declared as a client tool for one test, then removed from the module's database."""
-    run_django(
-        database["env"],
-        "from modes.models import DeclaredTool; DeclaredTool.objects.create("
-        "name='agent_workflow_registry', description='Workflows, in the client.')",
-    )
+    declare = "create(name='agent_workflow_registry', description='Workflows, in the client.')"
+    run_django(database["env"], DECLARED_TOOLS.format(write=declare))
     yield
-    run_django(
-        database["env"],
-        "from modes.models import DeclaredTool; DeclaredTool.objects.filter(name='agent_workflow_registry').delete()",
-    )
+    run_django(database["env"], DECLARED_TOOLS.format(write="filter(name='agent_workflow_registry').delete()"))
 
 
 @pytest.mark.usefixtures("declared_workflow_registry")

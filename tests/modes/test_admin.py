@@ -364,7 +364,9 @@ def test_deleting_a_custom_non_default_mode_works(admin_client, custom_mode):
 def session_in_custom_mode(alice, custom_mode):
     from sessions_app.services import create_session
 
-    return create_session(catalog=published_catalog(), owner=alice, org=None, mode_key=custom_mode.key, title="Research session")
+    return create_session(
+        catalog=published_catalog(), owner=alice, org=None, mode_key=custom_mode.key, title="Research session"
+    )
 
 
 def test_deleting_a_mode_that_a_session_uses_is_refused_naming_the_session(admin_client, session_in_custom_mode):
@@ -377,8 +379,8 @@ def test_deleting_a_mode_that_a_session_uses_is_refused_naming_the_session(admin
     assert AgentMode.objects.filter(pk=mode_id).exists()
 
 
-def test_bulk_delete_of_a_mode_that_a_session_uses_deletes_nothing(admin_client, session_in_custom_mode):
-    other = AgentMode.objects.create(key="other", display_name="Other", when_to_use="Use this mode for other things.")
+def test_bulk_delete_of_a_mode_that_a_session_uses_deletes_nothing(admin_client, session_in_custom_mode, new_mode):
+    other = new_mode("other", when_to_use="Use this mode for other things.")
     selected = [session_in_custom_mode.mode_id, other.pk]
     response = admin_client.post(
         CHANGELIST, {"action": "delete_selected", "_selected_action": selected, "index": 0, "post": "yes"}
@@ -404,8 +406,8 @@ def test_bulk_delete_with_a_builtin_selected_deletes_nothing(admin_client, custo
     assert AgentMode.objects.count() == 4
 
 
-def test_bulk_delete_of_custom_non_default_modes_works(admin_client, custom_mode):
-    other = AgentMode.objects.create(key="other", display_name="Other", when_to_use="Use this mode for other things.")
+def test_bulk_delete_of_custom_non_default_modes_works(admin_client, custom_mode, new_mode):
+    other = new_mode("other", when_to_use="Use this mode for other things.")
     confirm = admin_client.post(
         CHANGELIST, {"action": "delete_selected", "_selected_action": [custom_mode.pk, other.pk], "index": 0}
     )

@@ -1,36 +1,78 @@
 """
-Mode history in the admin, through the real forms: each edit is recorded with its user and diff and is one
-catalog revision; an admin reverts a mode, or restores a deleted one, from its history, with the same
-validation as an edit.
+History in the admin, through the real forms: the catalog revisions are the one history. Each edit is one revision
+by its user, listed on the History page of each mode or declared tool it changed, with the fields it changed; an admin
+reverts a row to its state at an earlier revision, or restores a deleted one, by a POST that writes that state back
+as a new revision, checked as an edit is; a write the catalog's rules refuse answers their words and changes nothing.
 """
 
-from html import escape
+import re
+from html import escape, unescape
 
 import pytest
 from django.urls import reverse
 
-from modes.catalog import build_system_prompt
-from modes.models import AgentMode, CatalogRevision, DeclaredTool
+from modes.catalog import build_system_prompt, published_catalog
+from modes.models import AgentMode, ArchivedHistory, CatalogHead, CatalogRevision, DeclaredTool
+from modes.releases import publish_revision
 
+from ..conftest import through_the_services
 from ..expected import DDR_ID, GENERAL_ID, WORKFLOW_ID
-from .admin_forms import CHANGELIST, change_url, form_data, form_errors
+from .admin_forms import CHANGELIST, change_url, delete_url, form_data, messages_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
 SEED_WHEN_TO_USE = "Use this mode for everyday Q&A, explanation, and lightweight assistance."
 EDITED = "Use this mode for small talk only."
+TOOL_CHANGELIST = reverse("admin:modes_declaredtool_changelist")
+NO_SCHEMA = '{"type": "object", "properties": {}, "required": []}'
 
 
-def history_url(pk, model="agentmode"):
-    return reverse(f"admin:modes_{model}_history", args=[pk])
+def history_url(object_id, model="agentmode"):
+    return reverse(f"admin:modes_{model}_history", args=[object_id])
 
 
-def revert_url(pk, record, model="agentmode"):
-    return reverse(f"admin:modes_{model}_simple_history", args=[pk, record.history_id])
+def revert_url(object_id, number, model="agentmode"):
+    return reverse(f"admin:modes_{model}_revert", args=[object_id, number])
 
 
 def revisions():
+    """(number, summary, author) of every revision, newest first."""
     return [(revision.number, revision.summary, revision.created_by) for revision in CatalogRevision.objects.all()]
+
+
+def latest() -> int:
+    return CatalogHead.objects.get(pk=1).latest
+
+
+def history(client, object_id, model="agentmode"):
+    """The History page's rows: (revision, who, what it did, the fields it changed), newest first."""
+    page = client.get(history_url(object_id, model))
+    assert page.status_code == 200
+    return [
+        (change.revision.number, change.revision.created_by, change.change, change.fields)
+        for change in page.context["changes"]
+    ]
+
+
+def deleted_rows_links(changelist_html) -> dict[str, str]:
+    """The changelist's deleted rows: the history link of each, by the name it shows."""
+    if 'id="deleted-rows"' not in changelist_html:
+        return {}
+    listed = changelist_html[changelist_html.index('id="deleted-rows"') :]
+    return {name: unescape(url) for url, name in re.findall(r'<li><a href="([^"]+)">([^<]+)</a>', listed)}
+
+
+def revert_buttons(history_html) -> dict[str, str]:
+    """The History page's revert (or restore) forms: the URL each posts to, by revision number."""
+    return {
+        number: unescape(action)
+        for number, action in re.findall(
+            r'<th scope="row"><a [^>]*>(\d+)</a></th>.*?(?:<form method="post" action="([^"]+)">|</tr>)',
+            history_html,
+            re.S,
+        )
+        if action
+    }
 
 
 def edit_general(admin_client, **changes):
@@ -38,27 +80,43 @@ def edit_general(admin_client, **changes):
     return admin_client.post(change_url(GENERAL_ID), form_data(general, **changes))
 
 
-def test_an_edit_is_recorded_with_its_user_and_diff_and_is_one_revision(admin_client, admin_user):
+def seed_general():
+    """general's portable fields as the seed (revision 1) has them."""
+    [general] = [mode for mode in CatalogRevision.objects.get(number=1).catalog["modes"] if mode["id"] == GENERAL_ID]
+    return general
+
+
+def fields_of(mode):
+    """The fields a revision records of a mode (its portable fields), as the mode has them."""
+    return {name: getattr(mode, name) for name in seed_general()}
+
+
+# --- Every change is one revision, listed on the History page of what it changed ---------------------------------
+
+
+def test_an_edit_is_one_revision_by_its_user_listed_on_the_modes_history_with_the_fields_it_changed(
+    admin_client, admin_user
+):
     assert edit_general(admin_client, when_to_use=EDITED).status_code == 302
 
-    record = AgentMode.history.filter(id=GENERAL_ID).first()
-    assert (record.history_type, record.history_user, record.when_to_use) == ("~", admin_user, EDITED)
-    delta = record.diff_against(record.prev_record)
-    assert [(change.field, change.old, change.new) for change in delta.changes] == [
-        ("when_to_use", SEED_WHEN_TO_USE, EDITED)
-    ]
     assert revisions()[0] == (2, "mode general: when_to_use", admin_user)
-
-    page = admin_client.get(history_url(GENERAL_ID))
-    assert page.status_code == 200
-    text = page.content.decode()
-    assert f"<strong>When to use:</strong>\n                    {escape(SEED_WHEN_TO_USE)}" in text
-    assert escape(EDITED) in text
+    assert len(revisions()) == 2
+    assert history(admin_client, GENERAL_ID) == [
+        (2, admin_user, "changed", ("when_to_use",)),
+        (1, None, "created", ()),  # the seed, written by the migrations
+    ]
+    text = admin_client.get(history_url(GENERAL_ID)).content.decode()
+    assert "general changed: when_to_use" in text
+    assert f"<td>{admin_user.username}</td>" in text
+    assert escape(revert_url(GENERAL_ID, 1)) in text  # the newest revision is its state now: nothing to revert to
+    assert escape(revert_url(GENERAL_ID, 2)) not in text and "its state now" in text
+    assert history(admin_client, DDR_ID) == [(1, None, "created", ())]  # not changed by it
 
 
 def test_saving_the_form_unchanged_adds_no_revision(admin_client):
     assert edit_general(admin_client).status_code == 302
     assert [number for number, *_ in revisions()] == [1]
+    assert [number for number, *_ in history(admin_client, GENERAL_ID)] == [1]
 
 
 def test_reordering_on_the_list_is_one_revision(admin_client, admin_user):
@@ -79,82 +137,340 @@ def test_reordering_on_the_list_is_one_revision(admin_client, admin_user):
     assert response.status_code == 302
     assert revisions()[0] == (2, "mode workflow_authoring: position; mode ddr_authoring: position", admin_user)
     assert len(revisions()) == 2
+    for pk in (DDR_ID, WORKFLOW_ID):
+        assert history(admin_client, pk)[0] == (2, admin_user, "changed", ("position",))
+    assert len(history(admin_client, GENERAL_ID)) == 1
 
 
 def test_making_a_mode_the_default_is_one_revision_in_both_histories(admin_client, admin_user):
     admin_client.post(CHANGELIST, {"action": "make_default", "_selected_action": [DDR_ID], "index": 0})
 
     assert revisions()[0] == (2, "mode general: is_default; mode ddr_authoring: is_default", admin_user)
-    for pk, is_default in ((GENERAL_ID, False), (DDR_ID, True)):
-        record = AgentMode.history.filter(id=pk).first()
-        assert (record.is_default, record.history_user) == (is_default, admin_user)
+    assert len(revisions()) == 2
+    for pk in (GENERAL_ID, DDR_ID):
+        assert history(admin_client, pk)[0] == (2, admin_user, "changed", ("is_default",))
+    assert published_catalog().default.key == "ddr_authoring"
 
 
-def test_a_revert_restores_the_old_values_and_prompt_and_is_recorded(admin_client, admin_user):
+# --- Revert ------------------------------------------------------------------------------------------------------
+
+
+def test_a_revert_writes_the_old_values_back_as_a_new_revision_and_the_prompt_follows(admin_client, admin_user):
     edit_general(admin_client, when_to_use=EDITED, mode_instructions="Be brief.")
     assert f"- general: {EDITED}" in build_system_prompt("general")
-    original = AgentMode.history.filter(id=GENERAL_ID).earliest()
 
-    page = admin_client.get(revert_url(GENERAL_ID, original))
-    assert page.status_code == 200
-    assert page.context["adminform"].form.initial["when_to_use"] == SEED_WHEN_TO_USE
-    response = admin_client.post(revert_url(GENERAL_ID, original), form_data(original.instance))
+    response = admin_client.post(revert_url(GENERAL_ID, 1), follow=True)
 
-    assert response.status_code == 302
-    general = AgentMode.objects.get(pk=GENERAL_ID)
-    assert general.when_to_use == SEED_WHEN_TO_USE
-    assert general.mode_instructions == original.instance.mode_instructions
-    assert f"- general: {SEED_WHEN_TO_USE}" in build_system_prompt("general")
+    assert response.redirect_chain == [(history_url(GENERAL_ID), 302)]
+    assert messages_of(response)[-1] == "Reverted to its state at revision 1: revision 3."
+    assert fields_of(AgentMode.objects.get(pk=GENERAL_ID)) == seed_general()
+    assert f"- general: {SEED_WHEN_TO_USE}" in build_system_prompt("general")  # published at once: no review asked
     assert revisions()[0] == (3, "mode general: when_to_use, mode_instructions", admin_user)
     assert CatalogRevision.objects.get(number=3).catalog == CatalogRevision.objects.get(number=1).catalog
-    assert AgentMode.history.filter(id=GENERAL_ID).first().history_user == admin_user
+    assert history(admin_client, GENERAL_ID)[0] == (3, admin_user, "changed", ("when_to_use", "mode_instructions"))
 
 
-def test_a_revert_is_validated_like_an_edit(admin_client):
-    original = AgentMode.history.filter(id=GENERAL_ID).earliest()
-    response = admin_client.post(
-        revert_url(GENERAL_ID, original), form_data(original.instance, when_to_use="Two\nlines.")
+def test_a_revert_writes_back_only_that_mode(admin_client, admin_user, custom_mode):
+    edit_general(admin_client, when_to_use=EDITED)
+    edited = latest()
+    admin_client.post(change_url(custom_mode.pk), form_data(custom_mode, display_name="Research, renamed"))
+
+    assert admin_client.post(revert_url(GENERAL_ID, edited - 1)).status_code == 302
+
+    assert revisions()[0] == (edited + 2, "mode general: when_to_use", admin_user)
+    catalog = published_catalog()
+    assert (catalog.by_key["general"].when_to_use, catalog.by_key["research"].display_name) == (
+        SEED_WHEN_TO_USE, "Research, renamed"
     )
 
-    assert response.status_code == 200
-    assert "This must be a single line: it is rendered inline in the system prompt." in form_errors(response)["when_to_use"]
+
+def test_under_review_a_revert_is_pending_and_the_prompt_follows_once_it_is_published(
+    admin_client, admin_user, settings
+):
+    edit_general(admin_client, when_to_use=EDITED)
+    settings.CATALOG_APPROVALS = 1
+
+    assert admin_client.post(revert_url(GENERAL_ID, 1)).status_code == 302
+
     assert AgentMode.objects.get(pk=GENERAL_ID).when_to_use == SEED_WHEN_TO_USE
+    assert CatalogHead.objects.get(pk=1).published == 2
+    assert f"- general: {EDITED}" in build_system_prompt("general")  # agents keep the published revision
+    publish_revision(number=3, user=admin_user)  # a superuser may publish unreviewed
+    assert f"- general: {SEED_WHEN_TO_USE}" in build_system_prompt("general")
+
+
+def test_reverting_to_the_state_the_mode_is_in_adds_no_revision(admin_client):
+    response = admin_client.post(revert_url(GENERAL_ID, 1), follow=True)
+    assert messages_of(response) == [
+        "Reverted to its state at revision 1: no new revision: it was in that state already."
+    ]
     assert len(revisions()) == 1
 
 
-def test_a_deleted_mode_is_listed_and_can_be_restored_from_its_history(admin_client, admin_user):
+def test_a_revert_is_a_post(admin_client):
+    edit_general(admin_client, when_to_use=EDITED)
+    assert admin_client.get(revert_url(GENERAL_ID, 1)).status_code == 405
+    assert AgentMode.objects.get(pk=GENERAL_ID).when_to_use == EDITED
+    assert len(revisions()) == 2
+
+
+def test_a_revert_to_a_revision_the_mode_was_not_in_changes_nothing_and_says_so(admin_client, custom_mode):
+    response = admin_client.post(revert_url(custom_mode.pk, 1), follow=True)
+    assert messages_of(response) == [f"Not reverted: Revision 1 has no agent mode {custom_mode.pk!r}."]
+    assert len(revisions()) == 2
+
+
+@pytest.fixture
+def review_and_notes(new_mode):
+    """review, which may switch to general and notes; notes. Then review drops notes: one revision each."""
+    notes = new_mode("notes")
+    review = new_mode("review", switch_targets=["general", "notes"])
+    review.switch_targets = ["general"]
+    through_the_services(review.save)
+    return review, notes
+
+
+def test_a_revert_that_the_catalogs_rules_now_refuse_changes_nothing_and_says_why(
+    admin_client, admin_user, review_and_notes
+):
+    review, notes = review_and_notes
+    old_state = latest() - 1  # review's switch targets named notes
+    admin_client.post(delete_url(notes.pk), {"post": "yes"})
+    assert revisions()[0][:2] == (old_state + 2, "mode notes deleted")
+
+    response = admin_client.post(revert_url(review.pk, old_state), follow=True)
+
+    assert response.status_code == 200
+    assert messages_of(response)[-1] == (
+        "Not reverted: This would break the catalog's rules: modes.E010: Mode 'review' lists "
+        "switch targets that name no mode: 'notes'."
+    )
+    assert AgentMode.objects.get(pk=review.pk).switch_targets == ["general"]
+    assert latest() == old_state + 2
+
+
+def test_a_revert_that_the_fields_rules_now_refuse_changes_nothing_and_says_why(admin_client, new_mode):
+    research = new_mode("research")
+    old_state = latest()
+    research.key = "research_old"
+    through_the_services(research.save)
+    new_mode("research", when_to_use="Use this mode for newer research.")  # the key is taken again
+
+    response = admin_client.post(revert_url(research.pk, old_state), follow=True)
+
+    assert messages_of(response) == [
+        f"Not reverted: Revision {old_state}'s state cannot be written back now: key: A mode with this key already "
+        "exists."
+    ]
+    assert AgentMode.objects.get(pk=research.pk).key == "research_old"
+    assert latest() == old_state + 2
+
+
+# --- Deleted rows: listed, and restored from their history ---------------------------------------------------
+
+
+def test_a_deleted_mode_is_listed_and_restored_from_its_history_as_a_new_revision(admin_client, admin_user):
     admin_client.post(reverse("admin:modes_agentmode_add"), form_data())
     research = AgentMode.objects.get(key="research")
-    response = admin_client.post(reverse("admin:modes_agentmode_delete", args=[research.pk]), {"post": "yes"})
+    response = admin_client.post(delete_url(research.pk), {"post": "yes"})
     assert response.status_code == 302
     assert not AgentMode.objects.filter(key="research").exists()
-    assert revisions()[0][:2] == (3, "mode research deleted")
+    assert revisions()[0] == (3, "mode research deleted", admin_user)
+    assert "research" not in published_catalog().by_key
 
     changelist = admin_client.get(CHANGELIST).content.decode()
     assert "Deleted agent modes" in changelist
-    assert history_url(research.pk) in changelist
-    assert admin_client.get(history_url(research.pk)).status_code == 200
+    assert deleted_rows_links(changelist) == {"research": history_url(research.pk)}  # a deleted mode's URL: its id
+    assert history(admin_client, research.pk) == [
+        (3, admin_user, "deleted", ()),
+        (2, admin_user, "created", ()),
+    ]
+    page = admin_client.get(history_url(research.pk)).content.decode()
+    assert 'value="Restore this"' in page
+    assert revert_buttons(page) == {"2": revert_url(research.pk, 2)}  # a deletion is not a state to go back to
 
-    last_state = AgentMode.history.filter(id=research.pk, history_type="+").get()
-    response = admin_client.post(revert_url(research.pk, last_state), form_data(last_state.instance))
+    response = admin_client.post(revert_buttons(page)["2"], follow=True)
 
-    assert response.status_code == 302
+    assert messages_of(response)[-1] == "Reverted to its state at revision 2: revision 4."
     restored = AgentMode.objects.get(pk=research.pk)
-    assert (restored.key, restored.when_to_use) == ("research", last_state.when_to_use)
+    assert fields_of(restored) == fields_of(research)
+    assert (restored.key, restored.when_to_use, restored.is_default) == ("research", research.when_to_use, False)
     assert revisions()[0] == (4, "mode research created", admin_user)
-    assert "Deleted agent modes" not in admin_client.get(CHANGELIST).content.decode()
+    assert published_catalog().by_key["research"].pk == research.pk
+    assert deleted_rows_links(admin_client.get(CHANGELIST).content.decode()) == {}
+    assert history(admin_client, research.pk)[0] == (4, admin_user, "created", ())
 
 
-def test_a_declared_tools_edit_is_recorded_and_is_a_revision(admin_client, admin_user):
-    tool = DeclaredTool.objects.create(name="agent_ddr_manager", description="Manages DDRs.")
+def test_a_row_no_revision_ever_held_has_no_history(admin_client):
+    assert admin_client.get(history_url("0" * 32)).status_code == 404
+    assert admin_client.get(history_url("agent_never_declared", "declaredtool")).status_code == 404
+
+
+def test_reverting_a_mode_needs_change_permission_and_restoring_one_needs_add_permission(
+    staff_client, django_user_model, new_mode
+):
+    from django.contrib.auth.models import Permission
+
+    research = new_mode("research")
+    research_id, created = research.pk, latest()
+    edited = new_mode("edited")
+    edited.display_name = "Edited, renamed"
+    through_the_services(edited.save)
+    through_the_services(research.delete)
+
+    client = staff_client("change_agentmode")
+    assert client.post(revert_url(research_id, created)).status_code == 403  # restoring creates: add permission
+    assert 'value="Restore this"' not in client.get(history_url(research_id)).content.decode()
+    assert client.post(revert_url(edited.pk, latest() - 2)).status_code == 302
+    assert AgentMode.objects.get(pk=edited.pk).display_name == "Edited"
+    assert not AgentMode.objects.filter(pk=research_id).exists()
+
+    user = django_user_model.objects.get(username="staff")
+    user.user_permissions.remove(*user.user_permissions.filter(codename="change_agentmode"))
+    assert client.post(revert_url(edited.pk, latest())).status_code == 403
+    assert 'value="Revert to this"' not in client.get(history_url(edited.pk)).content.decode()
+    user.user_permissions.add(*Permission.objects.filter(codename="add_agentmode"))
+    assert client.post(revert_url(research_id, created)).status_code == 302
+    assert AgentMode.objects.filter(pk=research_id).exists()
+
+
+# --- Declared tools ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ddr_manager(db):
+    return through_the_services(
+        lambda: DeclaredTool.objects.create(name="agent_ddr_manager", description="Manages DDRs.")
+    )
+
+
+def test_a_declared_tools_edit_is_one_revision_on_its_history_page(admin_client, admin_user, ddr_manager):
     response = admin_client.post(
-        reverse("admin:modes_declaredtool_change", args=[tool.pk]),
-        {"name": tool.name, "description": "Manages DDR files.", "parameters": '{"type": "object", "properties": {}, "required": []}'},
+        reverse("admin:modes_declaredtool_change", args=[ddr_manager.pk]),
+        {"name": ddr_manager.name, "description": "Manages DDR files.", "parameters": NO_SCHEMA},
     )
 
     assert response.status_code == 302
-    assert DeclaredTool.history.filter(id=tool.pk).first().history_user == admin_user
     assert revisions()[0] == (3, "tool agent_ddr_manager: description", admin_user)
+    assert len(revisions()) == 3
+    assert history(admin_client, ddr_manager.pk, "declaredtool") == [
+        (3, admin_user, "changed", ("description",)),
+        (2, None, "created", ()),
+    ]
+    assert published_catalog().tool("agent_ddr_manager").description == "Manages DDR files."
+
+
+def test_a_deleted_tool_is_listed_and_restored_from_its_history_by_name(admin_client, admin_user, ddr_manager):
+    response = admin_client.post(reverse("admin:modes_declaredtool_delete", args=[ddr_manager.pk]), {"post": "yes"})
+    assert response.status_code == 302
+    assert revisions()[0] == (3, "tool agent_ddr_manager deleted", admin_user)
+    assert "agent_ddr_manager" not in published_catalog().client_tools
+
+    # As a browser goes: the changelist's link, then the History page's Restore button.
+    changelist = admin_client.get(TOOL_CHANGELIST).content.decode()
+    assert "Deleted declared tools" in changelist
+    link = deleted_rows_links(changelist)["agent_ddr_manager"]
+    page = admin_client.get(link)
+    assert page.status_code == 200, f"the deleted tool's history link {link} answers {page.status_code}"
+    assert [(change.revision.number, change.change) for change in page.context["changes"]] == [
+        (3, "deleted"), (2, "created")
+    ]
+    assert admin_client.get(history_url("agent_ddr_manager", "declaredtool")).context["changes"] == page.context[
+        "changes"
+    ]  # a deleted tool's history URL takes its name
+    [restore] = revert_buttons(page.content.decode()).values()
+
+    response = admin_client.post(restore, follow=True)
+
+    assert response.status_code == 200, (restore, response.redirect_chain)
+    assert messages_of(response)[-1] == "Reverted to its state at revision 2: revision 4."
+    tool = DeclaredTool.objects.get(name="agent_ddr_manager")
+    assert (tool.description, tool.parameters, tool.read_only) == (
+        ddr_manager.description, ddr_manager.parameters, ddr_manager.read_only
+    )
+    assert revisions()[0] == (4, "tool agent_ddr_manager created", admin_user)
+    assert published_catalog().tool("agent_ddr_manager").description == "Manages DDRs."
+    assert deleted_rows_links(admin_client.get(TOOL_CHANGELIST).content.decode()) == {}
+    assert history(admin_client, tool.pk, "declaredtool")[0] == (4, admin_user, "created", ())
+
+
+def test_a_deleted_tool_is_restored_by_a_post_to_the_revert_url_that_names_it(admin_client, admin_user, ddr_manager):
+    through_the_services(ddr_manager.delete)
+
+    response = admin_client.post(revert_url("agent_ddr_manager", 2, "declaredtool"))
+
+    assert response.status_code == 302
+    assert DeclaredTool.objects.get(name="agent_ddr_manager").description == "Manages DDRs."
+    assert revisions()[0] == (4, "tool agent_ddr_manager created", admin_user)
+
+
+# --- A write the catalog's rules refuse, past what the form checks ------------------------------------------
+
+
+@pytest.fixture
+def notes_is_a_target(new_mode):
+    """notes, and review, which may switch only to general and notes: deleting notes would leave review a target
+    that names no mode (modes.E010), which no form checks."""
+    return new_mode("notes"), new_mode("review", switch_targets=["general", "notes"])
+
+
+E010_NOTES = (
+    "Nothing was changed: This would break the catalog's rules: modes.E010: Mode 'review' "
+    "lists switch targets that name no mode: 'notes'."
+)
+
+
+def test_deleting_a_mode_another_one_switches_to_is_refused_in_the_rules_words_and_changes_nothing(
+    admin_client, notes_is_a_target
+):
+    notes, review = notes_is_a_target
+    before = latest()
+
+    response = admin_client.post(delete_url(notes.pk), {"post": "yes"}, follow=True)
+
+    assert response.status_code == 200
+    assert messages_of(response) == [E010_NOTES]
+    assert AgentMode.objects.filter(pk=notes.pk).exists()
+    assert latest() == before
+    assert "notes" in published_catalog().by_key
+    assert "Deleted agent modes" not in admin_client.get(CHANGELIST).content.decode()
+
+
+def test_bulk_deleting_a_mode_another_one_switches_to_is_refused_in_the_rules_words(admin_client, notes_is_a_target):
+    notes, review = notes_is_a_target
+    before = latest()
+
+    response = admin_client.post(
+        CHANGELIST, {"action": "delete_selected", "_selected_action": [notes.pk], "index": 0, "post": "yes"},
+        follow=True,
+    )
+
+    assert response.status_code == 200
+    assert messages_of(response) == [E010_NOTES]
+    assert AgentMode.objects.filter(pk=notes.pk).exists()
+    assert latest() == before
+
+
+def test_making_a_mode_the_model_may_not_enter_the_default_is_refused_in_the_rules_words(admin_client, new_mode):
+    deploy = new_mode("deploy", llm_can_enter=False)
+    before = latest()
+
+    response = admin_client.post(
+        CHANGELIST, {"action": "make_default", "_selected_action": [deploy.pk], "index": 0}, follow=True
+    )
+
+    assert response.status_code == 200
+    assert messages_of(response) == [
+        "Nothing was changed: This would break the catalog's rules: modes.E010: The default "
+        "mode 'deploy' cannot be entered by the model (llm_can_enter is off). modes.E010: From 'general', "
+        "'ddr_authoring', 'workflow_authoring' the model cannot reach the default mode 'deploy' through switches it "
+        "may make."
+    ]
+    assert list(AgentMode.objects.filter(is_default=True).values_list("key", flat=True)) == ["general"]
+    assert latest() == before
+
+
+# --- Revisions and archived history are read-only ------------------------------------------------------------
 
 
 def test_revisions_are_listed_in_the_admin_and_cannot_be_changed(admin_client):
@@ -183,3 +499,23 @@ def test_a_catalog_revision_is_shown_but_cannot_be_added_changed_or_deleted(admi
     assert [(revision.number, revision.summary, revision.catalog) for revision in CatalogRevision.objects.all()] == [
         (1, seed.summary, seed.catalog)
     ]
+
+
+def test_archived_history_is_shown_but_cannot_be_added_changed_or_deleted(admin_client):
+    from django.utils import timezone
+
+    record = ArchivedHistory.objects.create(
+        kind="mode", identity=GENERAL_ID, name="general", change="changed", content={"key": "general"},
+        changed_at=timezone.now(),
+    )
+    assert admin_client.get(reverse("admin:modes_archivedhistory_changelist")).status_code == 200
+    assert admin_client.get(reverse("admin:modes_archivedhistory_change", args=[record.pk])).status_code == 200
+    answers = [
+        admin_client.get(reverse("admin:modes_archivedhistory_add")).status_code,
+        admin_client.post(
+            reverse("admin:modes_archivedhistory_change", args=[record.pk]), {"name": "forged"}
+        ).status_code,
+        admin_client.post(reverse("admin:modes_archivedhistory_delete", args=[record.pk]), {"post": "yes"}).status_code,
+    ]
+    assert answers == [403, 403, 403]
+    assert ArchivedHistory.objects.get().name == "general"

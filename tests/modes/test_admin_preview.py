@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from modes.models import AgentMode, DeclaredTool
 
+from ..conftest import through_the_services
 from ..expected import CHANGE_MODE_SCHEMA, DDR_ID, GENERAL_ID, LIST_MODES_SCHEMA, seed_prompt
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
@@ -55,27 +56,32 @@ def test_the_preview_lists_the_enabled_tools_and_marks_the_ids_that_name_no_tool
     ]
 
 
-def test_a_tool_every_mode_has_is_marked_as_such_when_the_mode_does_not_list_it(admin_client):
-    mode = AgentMode.objects.create(key="quiet", display_name="Quiet", when_to_use="Use this mode to stay quiet.")
+def test_a_tool_every_mode_has_is_marked_as_such_when_the_mode_does_not_list_it(admin_client, new_mode):
+    mode = new_mode("quiet", when_to_use="Use this mode to stay quiet.")
     assert tool_rows(change_page(admin_client, mode.pk)) == [
         ("agent_change_mode in every mode", CHANGE_MODE_DESCRIPTION, "this service"),
     ]
 
 
 def test_a_declared_tool_shows_its_description_and_that_the_client_runs_it(admin_client):
-    DeclaredTool.objects.create(name="agent_ddr_manager", description="Reads and writes DDR files in the editor.")
+    description = "Reads and writes DDR files in the editor."
+    through_the_services(lambda: DeclaredTool.objects.create(name="agent_ddr_manager", description=description))
     rows = tool_rows(change_page(admin_client, DDR_ID))
     assert ("agent_ddr_manager", "Reads and writes DDR files in the editor.", "the agent&#x27;s client") in rows
     assert [row[0] for row in rows if row[1].startswith("Resolves to no tool")] == ["agent_workflow_registry"]
 
 
 def test_the_preview_follows_a_change_to_another_mode(admin_client):
-    AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for small talk.")
+    through_the_services(
+        lambda: AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for small talk.")
+    )
     assert "- general: Use this mode for small talk.\n" in prompt_block(change_page(admin_client, DDR_ID))
 
 
 def test_text_from_the_catalog_is_shown_as_text_not_markup(admin_client):
-    AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for <b>everything</b> else.")
+    through_the_services(
+        lambda: AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for <b>everything</b> else.")
+    )
     assert "- general: Use this mode for &lt;b&gt;everything&lt;/b&gt; else." in prompt_block(
         change_page(admin_client, GENERAL_ID)
     )

@@ -16,7 +16,9 @@ pytestmark = pytest.mark.django_db
 
 
 def tool_payload(arguments):
-    context = AgentToolExecutionContext(user=None, session_id=None, conversation_id=None, load_catalog=published_catalog)
+    context = AgentToolExecutionContext(
+        user=None, session_id=None, conversation_id=None, load_catalog=published_catalog
+    )
     result = ListModesTool().execute(json.dumps(arguments), context)
     assert result.successful, result.error_message
     return json.loads(result.result)

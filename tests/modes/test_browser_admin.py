@@ -1,7 +1,8 @@
 """
 The first hour of an admin, in a real headless Chromium against the app served by runserver (production
 settings) on a scratch database of the suite's kind: log in, open the mode list, edit a mode's
-when-to-use and save it, get a readable error for a two-line one, read the preview; under review, edit as
+when-to-use and save it, get a readable error for a two-line one, read the preview, find the edit on the
+mode's History page and revert it from there; under review, edit as
 one admin, approve as another and publish on the Catalog releases page; the API docs show the token header
 whole; and the mode graph of the seed catalog plus two custom modes is drawn. No page breaks its
 Content-Security-Policy (Chromium reports each violation on the console). Every page is kept as a screenshot
@@ -15,8 +16,8 @@ import pytest
 from playwright.sync_api import expect
 
 from ..browser import chromium_page, require_chromium, screenshot_folder
+from ..expected import SEED_MODES
 from ..servers import production_env, run_django, scratch_database, serving
-from modes.catalog import published_catalog
 
 USERNAME, PASSWORD = "reviewer", "a-reviewer-password-for-tests"
 NEW_SENTENCE = (
@@ -91,7 +92,9 @@ def log_in(page, base):
     page.get_by_role("button", name="Log in").click()
 
 
-def test_an_admin_edits_a_modes_when_to_use_and_reads_the_preview(site, page, shots, csp_violations):
+def test_an_admin_edits_a_modes_when_to_use_reads_the_preview_and_reverts_it_from_its_history(
+    site, page, shots, csp_violations
+):
     page.goto(f"{site.base}/")
     expect(page.get_by_role("heading", name="Aptix Modes", exact=True)).to_be_visible()
     shots(page, "front-door")
@@ -144,6 +147,24 @@ def test_an_admin_edits_a_modes_when_to_use_and_reads_the_preview(site, page, sh
     expect(tools.locator(".aptix-unresolved").first).to_contain_text("Resolves to no tool")
     page.locator(".aptix-preview-tools").scroll_into_view_if_needed()
     shots(page, "mode-preview")
+
+    # The edit is one revision on the mode's History page, by its user; reverting to the seed is a new one.
+    page.get_by_role("link", name="History", exact=True).click()
+    rows = page.locator("#change-history tbody tr")
+    expect(rows.first).to_contain_text("ddr_authoring changed: when_to_use")
+    expect(rows.first).to_contain_text(USERNAME)
+    expect(rows.last).to_contain_text("ddr_authoring created")
+    shots(page, "mode-history")
+    rows.last.get_by_role("button", name="Revert to this").click()
+    expect(page.locator(".messagelist .success")).to_contain_text("Reverted to its state at revision 1: revision")
+    expect(rows.first).to_contain_text("ddr_authoring changed: when_to_use")
+    expect(rows).to_have_count(3)
+    shots(page, "mode-reverted")
+    page.goto(f"{site.base}/admin/modes/agentmode/")
+    page.get_by_role("link", name="ddr_authoring").click()
+    seed_sentence = SEED_MODES["ddr_authoring"]["whenToUse"]
+    expect(page.locator("textarea[name=when_to_use]")).to_have_value(seed_sentence)
+    expect(page.locator("pre.aptix-preview")).to_contain_text(f"- ddr_authoring: {seed_sentence}")
     assert csp_violations == []
 
 
@@ -246,16 +267,19 @@ from django.contrib.auth import get_user_model
 from modes.catalog import published_catalog
 from modes.graph import ModeSwitchRefused
 from modes.models import AgentMode
+from modes.services import catalog_change
 from sessions_app.services import create_session, set_session_mode
-AgentMode.objects.create(key="review", display_name="Review", when_to_use="Use this mode when the user wants a "
-    "change reviewed.", switch_targets=["general", "ddr_authoring"])
-AgentMode.objects.create(key="deploy", display_name="Deploy", when_to_use="Use this mode when the user wants a "
-    "change deployed.", llm_can_enter=False)
+with catalog_change(by=None):  # one revision, published at once: what agents are served
+    AgentMode.objects.create(key="review", display_name="Review", when_to_use="Use this mode when the user wants "
+        "a change reviewed.", switch_targets=["general", "ddr_authoring"])
+    AgentMode.objects.create(key="deploy", display_name="Deploy", when_to_use="Use this mode when the user wants "
+        "a change deployed.", llm_can_enter=False)
 agent = get_user_model().objects.create_user("agent")
-session = create_session(catalog=published_catalog(), owner=agent, org=None)
+catalog = published_catalog()
+session = create_session(catalog=catalog, owner=agent, org=None)
 for key in ["review", "ddr_authoring", "general", "review", "general", "review", "deploy"]:
     try:
-        set_session_mode(catalog=published_catalog(), session_id=session.pk, mode=published_catalog().mode(key), reason="Agreed.", user=agent)
+        set_session_mode(catalog=catalog, session_id=session.pk, mode=catalog.mode(key), reason="Agreed.", user=agent)
     except ModeSwitchRefused:
         pass
 """

@@ -11,10 +11,7 @@ from modes.catalog import (
     get_tools_for_mode,
 )
 from modes.models import AgentMode, AgentModeSummary
-from modes.services import record_unrecorded_changes
-
-
-from modes.services import set_default_mode
+from modes.services import record_unrecorded_changes, set_default_mode
 
 from ..expected import SEED_MODE_KEYS, SEED_MODES, seed_prompt
 
@@ -190,11 +187,21 @@ def test_a_change_made_with_raw_sql_is_served_once_a_revision_records_it():
     assert get_mode("general").when_to_use == "Use this mode for anything."
 
 
-def test_a_new_mode_is_seen_on_the_next_read():
+def test_a_new_mode_is_seen_on_the_next_read(new_mode):
     assert len(get_all_modes()) == 3
-    AgentMode.objects.create(key="later", display_name="Later", when_to_use="Use this mode later.")
+    new_mode("later", display_name="Later", when_to_use="Use this mode later.")  # through the services
     assert [s.key for s in get_all_modes()][-1] == "later"
     assert get_tools_for_mode("later") == []
+
+
+def test_a_mode_created_past_the_services_is_seen_only_once_a_revision_records_it():
+    assert len(get_all_modes()) == 3
+    AgentMode.objects.create(key="later", display_name="Later", when_to_use="Use this mode later.")
+    assert [s.key for s in get_all_modes()] == list(SEED_MODE_KEYS)
+    with pytest.raises(UnknownModeError):
+        get_mode("later")
+    record_unrecorded_changes()
+    assert [s.key for s in get_all_modes()][-1] == "later"
 
 
 def test_a_rolled_back_change_is_not_served_afterwards():

@@ -10,6 +10,7 @@ from django.core.management import CommandError, call_command
 from modes.checks import catalog_errors
 from modes.models import AgentMode
 
+from ..conftest import through_the_services
 from ..expected import GENERAL_ID, LIST_FIELDS
 
 pytestmark = pytest.mark.django_db
@@ -82,8 +83,8 @@ def document(*modes):
 
 @pytest.fixture
 def awkward_custom_mode(db):
-    """A custom mode whose text needs quoting in YAML."""
-    return AgentMode.objects.create(
+    """A custom mode whose text needs quoting in YAML, created through the services (one revision)."""
+    return through_the_services(lambda: AgentMode.objects.create(
         key="awkward",
         display_name="yes",
         description="key: value # not a comment\n- not a list",
@@ -92,7 +93,7 @@ def awkward_custom_mode(db):
         status="experimental",
         mode_instructions=["on", "null", "'quoted'", '"double"', "@at", "100", "delete \x7f, C1 control \x9b"],
         strong_signals=["\u00e9t\u00e9", "\u2603", "\U0001f600"],
-    )
+    ))
 
 
 # --- export --------------------------------------------------------------------------------------------

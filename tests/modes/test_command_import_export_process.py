@@ -1,8 +1,9 @@
 """
 manage.py import_modes and export_modes run as an operator runs them: each in a process of its own, on a migrated
 scratch database of the suite's kind (SQLite or PostgreSQL), with no test transaction around it. Only there do the
-commands' own transactions show: on PostgreSQL an import locks the catalog's rows, which needs the transaction
-the import opens itself, and a test run inside the test's transaction would lend it one.
+commands' own transactions show: on PostgreSQL an import locks the catalog's head row (every write to the catalog
+queues on it), which needs the transaction the import opens itself, and a test run inside the test's transaction
+would lend it one.
 """
 
 import json

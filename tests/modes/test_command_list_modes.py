@@ -102,7 +102,7 @@ def test_json_with_include_examples_has_the_example_utterances(zeta_research):
 
 def test_json_description_falls_back_to_when_to_use(zeta_research):
     AgentMode.objects.filter(pk=zeta_research.pk).update(description="")
-    record_unrecorded_changes()  # made past the ORM: served once recorded
+    record_unrecorded_changes()  # made past the services: served once recorded
     mode = json.loads(list_modes("--format", "json", "--filter", "quokka"))["modes"][0]
     assert mode["description"] == mode["systemPromptSummary"] == "Use this mode when the user wants quokka facts."
 
@@ -148,7 +148,7 @@ def test_markdown_without_custom_modes_says_none():
 
 def test_markdown_groups_custom_modes_after_builtin_ones_whatever_the_position(zeta_research):
     AgentMode.objects.filter(pk=zeta_research.pk).update(position=0)
-    record_unrecorded_changes()  # made past the ORM: served once recorded
+    record_unrecorded_changes()  # made past the services: served once recorded
     output = list_modes("--format", "markdown")
     assert output.index("## Built-in Modes") < output.index("### General (general)") < output.index(
         "## Custom Modes"
@@ -181,8 +181,8 @@ def test_markdown_filter_line_counts_several_matches(zeta_research):
     assert output.endswith('Total: 4 modes (3 built-in, 1 custom)\nShowing 2 modes matching filter "authoring"\n')
 
 
-def test_markdown_mode_without_tools_says_none():
-    AgentMode.objects.create(key="bare", display_name="Bare", when_to_use="Use this mode rarely.")
+def test_markdown_mode_without_tools_says_none(new_mode):
+    new_mode("bare", display_name="Bare", when_to_use="Use this mode rarely.")
     assert "### Bare (bare)\n- **When to Use**: Use this mode rarely.\n- **Tools**: none\n- **Status**: active\n" in (
         list_modes("--format", "markdown")
     )

@@ -41,7 +41,7 @@ def test_unknown_current_key_falls_back_to_the_default_with_a_warning():
 def test_fallback_follows_the_catalog_default():
     AgentMode.objects.filter(key="general").update(is_default=False)
     AgentMode.objects.filter(key="workflow_authoring").update(is_default=True)
-    record_unrecorded_changes()  # made past the ORM: served once recorded
+    record_unrecorded_changes()  # made past the services: served once recorded
     out, err = mode_prompt("--current", "nope")
     assert out == block("workflow_authoring")
     assert "'nope'" in err
@@ -53,9 +53,9 @@ def test_custom_mode_appears_in_the_block(custom_mode):
     assert out == prompt_with("research", *SEED_WHEN_TO_USE, research) + "\n"
 
 
-def test_a_catalog_without_a_default_is_a_command_error_not_a_traceback():
+def test_a_catalog_without_a_default_is_a_command_error_not_a_traceback(recorded_past_the_rules):
     AgentMode.objects.filter(is_default=True).update(is_default=False)
-    record_unrecorded_changes()  # made past the ORM: served once recorded
+    recorded_past_the_rules("modes.E005")  # only so can the published catalog lack a default now
     with pytest.raises(CommandError) as caught:
         mode_prompt()
     assert str(caught.value) == (

@@ -1,4 +1,4 @@
-"""The catalog endpoints send an ETag derived from the catalog version and honour If-None-Match."""
+"""The catalog endpoints send an ETag derived from the published revision and honour If-None-Match."""
 
 import pytest
 
@@ -23,22 +23,23 @@ def test_a_matching_if_none_match_is_answered_304_without_a_body(alice_client, u
 def test_any_catalog_change_changes_the_etag(alice_client, url):
     etag = alice_client.get(url)["ETag"]
     AgentMode.objects.filter(key="general").update(display_name="General (renamed)")
-    record_unrecorded_changes()  # made past the ORM: served once recorded
+    assert alice_client.get(url, HTTP_IF_NONE_MATCH=etag).status_code == 304  # in no revision: not served yet
+    record_unrecorded_changes()  # made past the services: served once recorded
     response = alice_client.get(url, HTTP_IF_NONE_MATCH=etag)
     assert response.status_code == 200
     assert response["ETag"] != etag
 
 
-def test_the_304_is_answered_with_only_the_token_and_catalog_version_queries(alice_client, django_assert_num_queries):
+def test_the_304_is_answered_with_only_the_token_and_head_row_queries(alice_client, django_assert_num_queries):
     etag = alice_client.get("/api/modes/")["ETag"]
-    with django_assert_num_queries(2):  # the token, the catalog version
+    with django_assert_num_queries(2):  # the token with its user, the head row
         assert alice_client.get("/api/modes/", HTTP_IF_NONE_MATCH=etag).status_code == 304
 
 
 def test_a_stale_etag_gets_the_new_body(alice_client):
     etag = alice_client.get("/api/modes/")["ETag"]
     AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for anything at all.")
-    record_unrecorded_changes()  # made past the ORM: served once recorded
+    record_unrecorded_changes()  # made past the services: served once recorded
     response = alice_client.get("/api/modes/", HTTP_IF_NONE_MATCH=etag)
     general = next(mode for mode in response.json()["modes"] if mode["key"] == "general")
     assert general["systemPromptSummary"] == "Use this mode for anything at all."

@@ -17,6 +17,7 @@ from modes.services import record_unrecorded_changes
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
+from ..conftest import through_the_services
 from ..expected import DDR_ID, tool_error
 from modes.catalog import published_catalog
 
@@ -32,8 +33,10 @@ SAVE_PARAMETERS = {
 
 @pytest.fixture
 def ddr_manager(db):
-    return DeclaredTool.objects.create(
-        name="agent_ddr_manager", description="Opens and saves DDRs in the editor.", parameters=SAVE_PARAMETERS
+    return through_the_services(
+        lambda: DeclaredTool.objects.create(
+            name="agent_ddr_manager", description="Opens and saves DDRs in the editor.", parameters=SAVE_PARAMETERS
+        )
     )
 
 
@@ -221,15 +224,24 @@ def test_declaring_a_tool_shows_in_contexts_on_the_next_request(alice, alice_cli
     session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="ddr_authoring")
     url = f"/api/sessions/{session.pk}/context/"
     assert alice_client.get(url).json()["unresolvedToolIds"] == ["agent_workflow_registry", "agent_ddr_manager"]
-    DeclaredTool.objects.create(name="agent_ddr_manager", description="Opens DDRs.", parameters=SAVE_PARAMETERS)
+    through_the_services(
+        lambda: DeclaredTool.objects.create(
+            name="agent_ddr_manager", description="Opens DDRs.", parameters=SAVE_PARAMETERS
+        )
+    )
     body = alice_client.get(url).json()
     assert body["unresolvedToolIds"] == ["agent_workflow_registry"]
     assert "agent_ddr_manager" in [tool["name"] for tool in body["tools"]]
+
+    def description():
+        tools = {tool["name"]: tool for tool in alice_client.get(url).json()["tools"]}
+        return tools["agent_ddr_manager"]["description"]
+
     DeclaredTool.objects.filter(name="agent_ddr_manager").update(description="Opens and saves DDRs.")
-    record_unrecorded_changes()  # made past the ORM: served once recorded
-    tools = {tool["name"]: tool for tool in alice_client.get(url).json()["tools"]}
-    assert tools["agent_ddr_manager"]["description"] == "Opens and saves DDRs."
-    DeclaredTool.objects.all().delete()
+    assert description() == "Opens DDRs."  # made past the services: in no revision, so not served
+    record_unrecorded_changes()  # what manage.py record_revision runs: served once recorded
+    assert description() == "Opens and saves DDRs."
+    through_the_services(lambda: DeclaredTool.objects.all().delete())
     assert alice_client.get(url).json()["unresolvedToolIds"] == ["agent_workflow_registry", "agent_ddr_manager"]
 
 
@@ -292,19 +304,21 @@ def test_check_warns_of_each_mode_that_lists_tool_ids_naming_no_tool_and_still_p
 
 def test_declaring_the_tools_silences_the_warning(ddr_manager):
     for name in ("agent_workflow_registry", "agent_workflow_authoring"):
-        DeclaredTool.objects.create(name=name, description=f"{name} in the client.")
+        through_the_services(lambda: DeclaredTool.objects.create(name=name, description=f"{name} in the client."))
     assert "System check identified no issues (0 silenced)." in run_check()
 
 
 def test_a_typo_in_a_tool_id_is_warned_of(custom_mode):
     AgentMode.objects.filter(key="research").update(associated_tool_ids=["agent_list_mode"])
-    record_unrecorded_changes()  # made past the ORM: served once recorded
+    record_unrecorded_changes()  # made past the services: the checks judge the published revision once recorded
     assert "research: (modes.W001) Mode 'research' lists tool ids that name no tool: 'agent_list_mode'." in run_check()
 
 
 def test_a_declaration_that_a_server_tool_shadows_is_warned_of_and_ignored(alice_client):
     # Written past the form's validation, as a deployment that registers a new server tool would find it.
-    DeclaredTool.objects.create(name="agent_hello_world", description="An old client-side greeting.")
+    through_the_services(
+        lambda: DeclaredTool.objects.create(name="agent_hello_world", description="An old client-side greeting.")
+    )
     assert (
         "agent_hello_world: (modes.W002) Declared tool 'agent_hello_world' has the name of a server tool registered "
         "in code, which is used instead." in run_check()
@@ -325,7 +339,11 @@ def test_a_declaration_that_a_server_tool_shadows_is_warned_of_and_ignored(alice
 
 
 def test_a_declaration_written_past_the_form_with_a_broken_schema_is_warned_of_and_left_out(alice, alice_client):
-    DeclaredTool.objects.create(name="agent_ddr_manager", description="Opens DDRs.", parameters="not a schema")
+    through_the_services(  # past the form's validation; the catalog's rules are about modes
+        lambda: DeclaredTool.objects.create(
+            name="agent_ddr_manager", description="Opens DDRs.", parameters="not a schema"
+        )
+    )
     output = run_check()
     assert (
         "agent_ddr_manager: (modes.W003) Declared tool 'agent_ddr_manager' has parameters no vendor would take, so "

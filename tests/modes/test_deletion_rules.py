@@ -1,11 +1,16 @@
-"""The rules that keep a mode: they hold for the services and for a deletion made in a shell alike."""
+"""
+The rules that keep a mode (the default, the built-in ones, those sessions use): the services and the admin enforce
+them. A deletion made in a shell, past the services, is not refused, but it is in no revision, so agents are not
+served it; recording it (record_revision) judges it by the catalog's rules.
+"""
 
 import pytest
-from django.db import transaction
 
-from modes.models import AgentMode
-from modes.services import ModeDeletionRefused, ModeInUse, delete_modes
 from modes.catalog import published_catalog
+from modes.models import AgentMode, CatalogHead, CatalogRevision
+from modes.services import ModeDeletionRefused, ModeInUse, delete_modes, record_unrecorded_changes
+
+from ..expected import DDR_ID, GENERAL_ID
 
 pytestmark = pytest.mark.django_db
 
@@ -13,22 +18,45 @@ DEFAULT_REFUSAL = "'general' is the default mode; make another mode the default 
 BUILTIN_REFUSAL = "'ddr_authoring' is a built-in mode that AGN-014 requires; set its status to deprecated instead."
 
 
-def test_a_shell_delete_of_the_default_mode_is_refused_and_deletes_nothing():
-    # In a transaction of its own, as a refused write needs inside another (here the test's).
-    with pytest.raises(ModeDeletionRefused, match=DEFAULT_REFUSAL), transaction.atomic():
-        AgentMode.objects.get(key="general").delete()
-    assert AgentMode.objects.filter(key="general").exists()
+def latest_revision() -> int:
+    return CatalogHead.objects.get(pk=1).latest
 
 
-def test_a_shell_queryset_delete_with_a_builtin_mode_in_it_deletes_nothing(custom_mode):
-    with pytest.raises(ModeDeletionRefused, match=BUILTIN_REFUSAL), transaction.atomic():
-        AgentMode.objects.filter(key__in=["research", "ddr_authoring"]).delete()
-    assert AgentMode.objects.count() == 4
+def test_a_shell_delete_of_the_default_mode_is_not_served_and_recording_it_is_refused_by_the_deletion_rule():
+    # No receiver refuses it any more: the rows lose the default, and record_revision refuses to record that.
+    before = latest_revision()
+    AgentMode.objects.get(key="general").delete()
+
+    assert published_catalog().by_id[GENERAL_ID].is_default  # agents are still served the default
+    with pytest.raises(ModeDeletionRefused, match="'general' is the default mode; make another mode the default first."):
+        record_unrecorded_changes()
+    assert latest_revision() == before  # nothing recorded
+    assert published_catalog().default.key == "general"
 
 
-def test_a_shell_delete_of_a_custom_mode_that_is_not_the_default_works(custom_mode):
+def test_a_shell_queryset_delete_with_a_builtin_mode_in_it_is_not_served_until_recorded(custom_mode):
+    # The built-in rule belongs to the services (delete_modes, the admin), not to a receiver: the shell's delete goes
+    # through, and agents keep both modes until record_revision records it.
+    before = latest_revision()
+    AgentMode.objects.filter(key__in=["research", "ddr_authoring"]).delete()
+    assert AgentMode.objects.count() == 2
+    assert {"research", "ddr_authoring"} <= set(published_catalog().by_key)
+    assert latest_revision() == before
+    assert published_catalog().by_id[DDR_ID].key == "ddr_authoring"
+    with pytest.raises(ModeDeletionRefused, match="'ddr_authoring' is a built-in mode that AGN-014 requires"):
+        record_unrecorded_changes()  # record_revision holds it to the deletion rules too
+    assert latest_revision() == before
+
+
+def test_a_shell_delete_of_a_custom_mode_that_is_not_the_default_is_served_once_recorded(custom_mode):
     AgentMode.objects.filter(key="research").delete()
     assert not AgentMode.objects.filter(key="research").exists()
+    assert "research" in published_catalog().by_key
+
+    revision = record_unrecorded_changes()
+
+    assert revision.summary == "mode research deleted"
+    assert "research" not in published_catalog().by_key
 
 
 def test_the_service_names_every_mode_that_must_stay_and_deletes_none(custom_mode):
@@ -48,8 +76,6 @@ def test_the_service_refuses_a_mode_that_sessions_use(alice, custom_mode):
 
 
 def test_the_service_deletes_a_custom_mode_in_a_revision_of_its_own(admin_user, custom_mode):
-    from modes.models import CatalogRevision
-
     before = CatalogRevision.objects.count()
     delete_modes(modes=[custom_mode], deleted_by=admin_user)
     latest = CatalogRevision.objects.first()
@@ -58,17 +84,15 @@ def test_the_service_deletes_a_custom_mode_in_a_revision_of_its_own(admin_user, 
 
 
 def published_revision() -> int:
-    from modes.models import CatalogVersion
-
-    return CatalogVersion.objects.get(pk=1).published
+    return CatalogHead.objects.get(pk=1).published
 
 
-def test_a_rollback_deletes_the_default_it_replaces_making_the_revisions_own_the_default(admin_user):
+def test_a_rollback_deletes_the_default_it_replaces_making_the_revisions_own_the_default(admin_user, new_mode):
     from modes.releases import publish_revision
     from modes.services import set_default_mode
 
     before = published_revision()
-    research = AgentMode.objects.create(key="research", display_name="Research", when_to_use="Use this for research.")
+    research = new_mode("research")
     set_default_mode(mode=research)
 
     publish_revision(number=before, user=admin_user)
@@ -77,12 +101,12 @@ def test_a_rollback_deletes_the_default_it_replaces_making_the_revisions_own_the
     assert list(AgentMode.objects.filter(is_default=True).values_list("key", flat=True)) == ["general"]
 
 
-def test_a_rollback_that_would_delete_a_mode_sessions_use_is_refused_and_changes_nothing(alice, admin_user):
+def test_a_rollback_that_would_delete_a_mode_sessions_use_is_refused_and_changes_nothing(alice, admin_user, new_mode):
     from modes.releases import ReleaseConflict, publish_revision
     from sessions_app.services import create_session
 
     before = published_revision()
-    AgentMode.objects.create(key="research", display_name="Research", when_to_use="Use this for research.")
+    new_mode("research")
     create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="research", title="Research session")
     after = published_revision()
 

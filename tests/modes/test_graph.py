@@ -16,13 +16,15 @@ from django.urls import reverse
 from modes.catalog import catalog_at_revision, published_catalog, get_mode
 from modes.checks import check_mode_catalog
 from modes.graph import ModeSwitchRefused
-from modes.models import AgentMode, CatalogRevision
+from modes.models import AgentMode, CatalogRevision, CatalogRevisionEntry
 from modes.releases import approve_revision, publish_revision
-from modes.services import record_unrecorded_changes
+from modes.rules import InvalidCatalog
+from modes.services import delete_modes, record_unrecorded_changes
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session, set_session_mode
 
 from ..agent_calls import change, session_in
+from ..conftest import through_the_services
 from .admin_forms import form_data
 
 pytestmark = pytest.mark.django_db
@@ -75,7 +77,7 @@ def test_export_then_import_carries_the_policy(review_mode, tmp_path):
     call_command("export_modes", "--custom-only", stdout=out)
     entry = yaml.safe_load(out.getvalue())["modes"][0]
     assert (entry["switch_targets"], entry["llm_can_enter"]) == (["general"], False)
-    review_mode.delete()
+    delete_modes(modes=[review_mode])
     path = tmp_path / "modes.yaml"
     path.write_text(out.getvalue(), encoding="utf-8")
     call_command("import_modes", str(path), stdout=StringIO(), stderr=StringIO())
@@ -125,7 +127,7 @@ def test_a_policy_change_is_a_revision_that_names_the_fields(review_mode):
     before = latest_revision().number
     review_mode.switch_targets = ["general", "ddr_authoring"]
     review_mode.llm_can_enter = True
-    review_mode.save()
+    through_the_services(review_mode.save)
     revision = latest_revision()
     assert revision.number == before + 1
     assert revision.summary == "mode review: llm_can_enter, switch_targets"
@@ -135,13 +137,15 @@ def test_a_policy_change_is_a_revision_that_names_the_fields(review_mode):
 
 def test_a_revision_recorded_before_the_policy_existed_reads_as_any_target_and_enterable(custom_mode):
     revision = latest_revision()
-    for entry in revision.catalog["modes"]:  # as a revision written before migration 0008 has it
-        del entry["switch_targets"], entry["llm_can_enter"]
-    revision.save()
+    # As the revisions written before migration 0008 have them.
+    for entry in CatalogRevisionEntry.objects.filter(kind="mode"):
+        del entry.content["switch_targets"], entry.content["llm_can_enter"]
+        entry.save(update_fields=["content"])
+    assert "switch_targets" not in revision.catalog["modes"][0]
     old = catalog_at_revision(revision.number).by_key["research"]
     assert (old.switch_targets, old.llm_can_enter) == ([], True)
     custom_mode.display_name = "Research, renamed"
-    custom_mode.save()
+    through_the_services(custom_mode.save)
     assert latest_revision().summary == "mode research: display_name"
 
 
@@ -150,7 +154,7 @@ def test_under_review_a_policy_change_is_pending_and_agents_keep_the_published_p
 ):
     settings.CATALOG_APPROVALS = 1
     review_mode.llm_can_enter = True
-    review_mode.save()
+    through_the_services(review_mode.save)
     pending = latest_revision().number
     assert published_catalog().by_key["review"].llm_can_enter is False
     reviewer = django_user_model.objects.create_user("reviewer", is_staff=True, is_superuser=True)
@@ -238,9 +242,10 @@ def test_the_policy_agents_are_served_is_the_published_one(settings, alice_clien
     settings.CATALOG_APPROVALS = 1
     session_id = session_in(alice_client, "review")
     graph["review"].switch_targets = ["general", "review_notes", "deploy"]
-    graph["review"].save()
     graph["deploy"].llm_can_enter = True
-    graph["deploy"].save()  # pending: agents still get the published graph
+    # One revision, pending: agents still get the published graph.
+    through_the_services(lambda: (graph["review"].save(), graph["deploy"].save()))
+    assert latest_revision().published_at is None
     assert change(alice_client, session_id, "deploy").json()["errorMessage"] == REFUSED
 
 
@@ -253,12 +258,16 @@ class TestTheGraphIsJudgedUnderTheRowLock:
     ):
         user = django_user_model.objects.create_user(username="racer")
         new_mode("review", switch_targets=["general"])
-        session = create_session(catalog=published_catalog(), owner=user, org=None)  # in general, from which ddr_authoring is allowed
+        # In general, from which ddr_authoring is allowed.
+        session = create_session(catalog=published_catalog(), owner=user, org=None)
         outcome = {}
 
         def switch():
             try:
-                set_session_mode(catalog=published_catalog(), session_id=session.pk, mode=get_mode("ddr_authoring"), reason="late", user=user)
+                set_session_mode(
+                    catalog=published_catalog(), session_id=session.pk, mode=get_mode("ddr_authoring"), reason="late",
+                    user=user,
+                )
                 outcome["result"] = "moved"
             except ModeSwitchRefused as refusal:
                 outcome["result"] = str(refusal)
@@ -266,7 +275,9 @@ class TestTheGraphIsJudgedUnderTheRowLock:
                 connection.close()
 
         with transaction.atomic():  # a concurrent change holds the row while it moves the session to review
-            set_session_mode(catalog=published_catalog(), session_id=session.pk, mode=get_mode("review"), reason="first", user=user)
+            set_session_mode(
+                catalog=published_catalog(), session_id=session.pk, mode=get_mode("review"), reason="first", user=user
+            )
             switcher = threading.Thread(target=switch)
             switcher.start()
             switcher.join(timeout=1)
@@ -324,12 +335,16 @@ STUCK = (
 )
 
 
-def test_the_check_names_the_stuck_modes_and_target_keys_that_name_no_mode(graph):
+def test_recording_a_stuck_graph_is_refused_naming_the_stuck_modes_and_target_keys_that_name_no_mode(graph):
+    # Written past the services: recording it (manage.py record_revision) judges it by the rules the checks use,
+    # and records nothing, so the published revision, which the checks judge, keeps its graph.
+    before = latest_revision().number
     AgentMode.objects.filter(key="ddr_authoring").update(switch_targets=["workflow_authoring"])
     AgentMode.objects.filter(key="workflow_authoring").update(switch_targets=["ddr_authoring", "nowhere"])
     AgentMode.objects.filter(key="general").update(llm_can_enter=False)
-    record_unrecorded_changes()
-    errors = [error for error in check_mode_catalog(databases=["default"]) if error.id == "modes.E010"]
+    with pytest.raises(InvalidCatalog) as caught:
+        record_unrecorded_changes()
+    errors = [error for error in caught.value.errors if error.id == "modes.E010"]
     assert [error.msg for error in errors] == [
         "Mode 'workflow_authoring' lists switch targets that name no mode: 'nowhere'.",
         "The default mode 'general' cannot be entered by the model (llm_can_enter is off).",
@@ -337,6 +352,11 @@ def test_the_check_names_the_stuck_modes_and_target_keys_that_name_no_mode(graph
         "default mode 'general' through switches it may make.",
     ]
     assert all(error.hint.startswith("Let the model enter the default mode") for error in errors)
+    assert len(errors) == len(caught.value.errors)
+    assert latest_revision().number == before
+    published = check_mode_catalog(databases=["default"])
+    assert "modes.E010" not in [error.id for error in published]
+    assert "modes.W004" in [error.id for error in published]  # the rows differ from every revision
 
 
 def test_import_refuses_a_catalog_where_modes_cannot_reach_the_default_and_changes_nothing(tmp_path):
@@ -357,7 +377,10 @@ def test_import_refuses_a_catalog_where_modes_cannot_reach_the_default_and_chang
 
 
 def test_the_admin_refuses_an_edit_that_leaves_a_mode_stuck_and_saves_nothing(admin_client):
-    AgentMode.objects.filter(key="ddr_authoring").update(switch_targets=["workflow_authoring"])
+    through_the_services(
+        lambda: AgentMode.objects.filter(key="ddr_authoring").update(switch_targets=["workflow_authoring"])
+    )
+    before = latest_revision().number
     workflow = AgentMode.objects.get(key="workflow_authoring")
     response = admin_client.post(
         reverse("admin:modes_agentmode_change", args=[workflow.pk]), form_data(workflow, switch_targets="ddr_authoring")
@@ -365,3 +388,4 @@ def test_the_admin_refuses_an_edit_that_leaves_a_mode_stuck_and_saves_nothing(ad
     assert response.status_code == 200
     assert STUCK.replace("'", "&#x27;") in response.content.decode()
     assert AgentMode.objects.get(key="workflow_authoring").switch_targets == []
+    assert latest_revision().number == before

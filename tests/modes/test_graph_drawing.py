@@ -30,15 +30,17 @@ def svg_texts(html: str) -> list[str]:
 def test_the_page_draws_each_mode_marked_and_each_allowed_switch_with_its_count(admin_client, alice, graph):
     session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="review")
     for key in ("review_notes", "review", "review_notes"):
-        set_session_mode(catalog=published_catalog(), session_id=session.pk, mode=published_catalog().mode(key), reason="Agreed.", user=alice)
+        catalog = published_catalog()
+        set_session_mode(catalog=catalog, session_id=session.pk, mode=catalog.mode(key), reason="Agreed.", user=alice)
 
     response = admin_client.get(GRAPH_URL)
     assert response.status_code == 200
     texts = svg_texts(response.content.decode())
     for line in ["General", "(general)", "(default)", "Deploy", "(model cannot enter)", "(switches to any mode)"]:
         assert line in texts
+    catalog = published_catalog()
     dot = graph_drawing.mode_graph_dot(
-        modes=published_catalog().modes, default=published_catalog().default, counts={"transitions": [], "refusals": []}
+        modes=catalog.modes, default=catalog.default, counts={"transitions": [], "refusals": []}
     )
     # review -> general and review -> review_notes, review_notes -> review: the explicit targets, nothing else.
     assert dot.count("->") == 3
@@ -53,10 +55,8 @@ def test_modes_that_may_switch_anywhere_draw_no_arrow_but_those_taken(alice):
     assert 'm3 -> m7 [label="4", style="dashed"]' in dot
 
 
-def test_a_mode_name_is_drawn_as_text_never_as_markup_or_dot_syntax(admin_client):
-    AgentMode.objects.create(
-        key="evil", display_name='</text><script>alert(1)</script>" ] \\N x [', when_to_use="Use this mode for evil."
-    )
+def test_a_mode_name_is_drawn_as_text_never_as_markup_or_dot_syntax(admin_client, new_mode):
+    new_mode("evil", display_name='</text><script>alert(1)</script>" ] \\N x [')
     response = admin_client.get(GRAPH_URL)
     html = response.content.decode()
     assert "<script>alert(1)" not in html

@@ -1,24 +1,22 @@
 """Exact SQL query counts per request: they must not grow with the catalog (issue 5 budgets).
 
-A request that reads the catalog costs its token and one small query for the catalog version, or only the
-token when it reads a session: the session's query reads the version too. Counts are steady-state: the first
-request after a publication also reloads the snapshot (one more query, whatever the catalog size).
+A request that reads the catalog costs its token (one query, with its user) and one small query for the head row
+(the published revision, modes.catalog), and one for the session when it reads one. Counts are steady-state: the
+first request after a publication also loads the published revision (one more query, whatever the catalog size).
 Inside the test transaction, an atomic block shows as a SAVEPOINT/RELEASE pair, which outside a transaction
 are BEGIN/COMMIT.
 """
 
 import pytest
-from django.db import connection
 
 from modes.models import AgentMode
-from modes.services import record_unrecorded_changes
-from modes.services import set_default_mode
+from modes.services import record_unrecorded_changes, set_default_mode
 
 SAVEPOINT_PAIR = 2
-# The token with its user, the session, the catalog version, then the change: on PostgreSQL one statement that
-# locks, judges the mode graph, moves and audits; elsewhere a transaction that reads the session row under its lock
-# (for the mode graph), writes the audit row from it, then moves it.
-CHANGE_MODE_STATEMENTS = 4 if connection.vendor == "postgresql" else 6 + SAVEPOINT_PAIR
+# The token with its user, the session (is it the user's?), the head row, then the change, one ORM transaction on
+# every database: the session row read under its lock (with whether the target's row is there and the user's
+# organization; the mode graph is judged on it in Python), the audit row written, the session moved.
+CHANGE_MODE_STATEMENTS = 6 + SAVEPOINT_PAIR
 # A branch creates a session as well, in the transaction, on every database.
 BRANCH_STATEMENTS = 7 + SAVEPOINT_PAIR
 
@@ -36,7 +34,7 @@ def grow_catalog_to(total):
         for number in range(total - start)
     )
     assert AgentMode.objects.count() == total
-    record_unrecorded_changes()  # bulk_create sends no signals: recorded as record_revision would, and published
+    record_unrecorded_changes()  # bulk_create is past the services: recorded as record_revision would, and published
 
 
 @pytest.fixture(params=[3, 1000], ids=["3-modes", "1000-modes"])
@@ -48,8 +46,8 @@ def catalog_size(request, db):
 def test_listing_modes_costs_two_queries_whatever_the_catalog_size(
     alice_client, catalog_size, django_assert_num_queries
 ):
-    alice_client.get("/api/modes/")  # loads the snapshot
-    with django_assert_num_queries(2):  # the token with its user, the catalog version
+    alice_client.get("/api/modes/")  # loads the published revision
+    with django_assert_num_queries(2):  # the token with its user, the head row
         response = alice_client.get("/api/modes/")
     assert response.status_code == 200
     assert len(response.json()["modes"]) == catalog_size
@@ -75,12 +73,12 @@ def test_agent_list_modes_costs_two_queries_whatever_the_catalog_size(
     assert response.status_code == 200
 
 
-def test_first_request_after_a_publication_reloads_the_snapshot_with_one_more_query(
+def test_first_request_after_a_publication_loads_the_published_revision_with_one_more_query(
     alice_client, catalog_size, django_assert_num_queries
 ):
     alice_client.get("/api/modes/")
     set_default_mode(mode=AgentMode.objects.get(key="ddr_authoring"))  # recorded as a revision, and published
-    # The token, the version; then the published revision (its catalog in one row).
+    # The token with its user, the head row; then the published revision's entries (one query).
     with django_assert_num_queries(3):
         alice_client.get("/api/modes/")
     with django_assert_num_queries(2):
@@ -92,13 +90,13 @@ def test_a_change_made_around_the_service_costs_reads_nothing_and_is_not_served(
 ):
     revision = alice_client.get("/api/modes/").json()["catalogRevision"]
     AgentMode.objects.filter(key="general").update(version="v2")
-    with django_assert_num_queries(2):  # reads never write the catalog: the token, the version
+    with django_assert_num_queries(2):  # reads never write the catalog: the token with its user, the head row
         assert alice_client.get("/api/modes/").json()["catalogRevision"] == revision
 
 
 def test_session_context_costs_three_queries(alice_client, alice_session, catalog_size, django_assert_num_queries):
     alice_client.get("/api/modes/")
-    with django_assert_num_queries(3):  # the token, the session, the catalog version (the mode from the snapshot)
+    with django_assert_num_queries(3):  # the token with its user, the session, the head row (the mode from the catalog)
         response = alice_client.get(f"/api/sessions/{alice_session.pk}/context/")
     assert response.status_code == 200
 

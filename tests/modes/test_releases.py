@@ -14,9 +14,10 @@ from django.core.management.base import CommandError
 from django.db import connection
 from rest_framework.test import APIClient
 
-from modes.models import AgentMode
+from modes.models import AgentMode, CatalogHead
 from sessions_app.models import AgentSession, ModeChange
 
+from ..conftest import through_the_services
 from ..expected import GENERAL_ID, seed_prompt
 from .admin_forms import change_url, delete_url, form_data
 
@@ -272,10 +273,90 @@ def test_a_raw_sql_change_is_not_served_until_record_revision_records_it(alice_c
     assert NEW_WHEN_TO_USE not in alice_client.get("/api/system-prompt/").content.decode()
     assert "Unrecorded:" in run("catalog_status")
 
-    assert run("record_revision") == "Catalog revision: 2.\n"
+    assert run("record_revision") == "Recorded catalog revision 2.\n"
 
     assert NEW_WHEN_TO_USE in alice_client.get("/api/system-prompt/").content.decode()
     assert "Unrecorded:" not in run("catalog_status")
+
+
+# --- a catalog that breaks a rule is never published --------------------------------------------------------
+
+
+def without_default():
+    with connection.cursor() as cursor:  # the database allows it, the catalog's rules do not
+        cursor.execute("UPDATE modes_agentmode SET is_default = %s", [False])
+
+
+def test_a_pending_revision_that_breaks_a_rule_is_refused_publication_with_409_naming_the_rule(
+    reviewed, reviewer, recorded_past_the_rules, alice_client, alice_session
+):
+    before = agent_answers(alice_client, alice_session)
+    without_default()
+    assert recorded_past_the_rules().number == 2  # pending: the policy asks for one approval
+    _, reviewer_client = reviewer
+    _, hurried_client = staff("hurried", "publish_unreviewed_revision")
+    assert reviewer_client.post("/api/catalog/revisions/2/approve/").status_code == 200
+
+    for client in (reviewer_client, hurried_client):
+        refused = client.post("/api/catalog/revisions/2/publish/")
+        assert refused.status_code == 409
+        assert refused.json()["detail"] == (
+            "Revision 2 cannot be published: This would break the catalog's rules: "
+            "modes.E005: No mode is the default mode."
+        )
+    with pytest.raises(CommandError, match=r"^Revision 2 cannot be published: .* modes\.E005: No mode is the default"):
+        run("publish_revision", "2", "--user", "reviewer")
+
+    assert revision(reviewer_client, 2)["status"] == "pending"
+    assert CatalogHead.objects.get(pk=1).published == 1
+    assert agent_answers(alice_client, alice_session) == before
+
+
+def stuck_modes():
+    """ddr_authoring and workflow_authoring may switch only to each other: neither reaches the default (E010)."""
+    for key, target in (("ddr_authoring", "workflow_authoring"), ("workflow_authoring", "ddr_authoring")):
+        AgentMode.objects.filter(key=key).update(switch_targets=[target])
+
+
+def unstuck_modes():
+    AgentMode.objects.update(switch_targets=[])
+
+
+def restore_default():
+    AgentMode.objects.filter(pk=GENERAL_ID).update(is_default=True)
+
+
+STUCK = (
+    "modes.E010: From 'ddr_authoring', 'workflow_authoring' the model cannot reach the default mode 'general' "
+    "through switches it may make."
+)
+
+
+@pytest.mark.parametrize(
+    "break_it, mend_it, rule",
+    [
+        (without_default, restore_default, "modes.E005: No mode is the default mode."),
+        (stuck_modes, unstuck_modes, STUCK),
+    ],
+    ids=["E005", "E010"],
+)
+def test_a_rollback_to_a_revision_that_breaks_a_rule_is_refused_with_409_and_changes_nothing(
+    reviewer, recorded_past_the_rules, alice_client, alice_session, break_it, mend_it, rule
+):
+    break_it()
+    assert recorded_past_the_rules().number == 2  # published at once: no review asked for
+    through_the_services(mend_it)  # revision 3
+    before = agent_answers(alice_client, alice_session)
+    rows = list(AgentMode.objects.values())
+    _, reviewer_client = reviewer
+
+    refused = reviewer_client.post("/api/catalog/revisions/2/publish/")
+
+    assert refused.status_code == 409
+    assert refused.json()["detail"].startswith(f"Revision 2 cannot be published: This would break the catalog's rules: {rule}")
+    assert (CatalogHead.objects.get(pk=1).latest, CatalogHead.objects.get(pk=1).published) == (3, 3)
+    assert list(AgentMode.objects.values()) == rows
+    assert agent_answers(alice_client, alice_session) == before
 
 
 # --- the admin: the Catalog releases page and the banner on every mode page ------------------------------

@@ -11,7 +11,11 @@ import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from modes.models import AgentMode, CatalogRevision, DeclaredTool
+from django.db import connection
+
+from modes.catalog import published_catalog
+from modes.models import AgentMode, CatalogRevision, CatalogRevisionEntry, DeclaredTool
+from modes.revision_store import MODE, history_of
 from modes.services import catalog_change, record_unrecorded_changes
 
 pytestmark = pytest.mark.django_db
@@ -41,8 +45,9 @@ def catalog_file(*modes, tools=()):
     return {"format": "aptix-modes", "version": 1, "modes": list(modes), "declared_tools": list(tools)}
 
 
-def history_count():
-    return AgentMode.history.count() + DeclaredTool.history.count()
+def entry_count():
+    """What the revisions store, every mode and tool each one changed: the catalog's one history."""
+    return CatalogRevisionEntry.objects.count()
 
 
 def test_an_import_of_modes_and_tools_is_one_revision_and_names_it(tmp_path):
@@ -62,7 +67,8 @@ def test_an_import_of_modes_and_tools_is_one_revision_and_names_it(tmp_path):
     revision = CatalogRevision.objects.get(number=2)
     assert revision.summary == "mode general: when_to_use; mode research created; tool agent_source_search created"
     assert CatalogRevision.objects.count() == 2
-    assert AgentMode.history.filter(key="research").get().history_type == "+"
+    research = AgentMode.objects.get(key="research")
+    assert [(change.revision.number, change.change) for change in history_of(MODE, research.pk)] == [(2, "created")]
 
 
 def test_a_dry_run_says_per_mode_what_it_would_do_and_writes_nothing(tmp_path):
@@ -77,7 +83,7 @@ def test_a_dry_run_says_per_mode_what_it_would_do_and_writes_nothing(tmp_path):
             tools=[SEARCH_TOOL],
         ),
     )
-    revisions, history = CatalogRevision.objects.count(), history_count()
+    revisions, entries = CatalogRevision.objects.count(), entry_count()
 
     out, _ = run("import_modes", str(path), "--update", "--dry-run")
 
@@ -92,7 +98,7 @@ def test_a_dry_run_says_per_mode_what_it_would_do_and_writes_nothing(tmp_path):
     )
     assert not AgentMode.objects.filter(key="research").exists()
     assert AgentMode.objects.get(key="general").is_default
-    assert (CatalogRevision.objects.count(), history_count()) == (revisions, history)
+    assert (CatalogRevision.objects.count(), entry_count()) == (revisions, entries)
 
 
 def test_a_declared_tool_that_exists_needs_update_and_a_bad_one_is_reported(tmp_path):
@@ -142,3 +148,29 @@ def test_export_refuses_an_unknown_revision_and_custom_only_with_a_revision():
         run("export_modes", "--revision", "9")
     with pytest.raises(CommandError, match="--custom-only cannot be combined with --revision"):
         run("export_modes", "--revision", "1", "--custom-only")
+
+
+def test_record_revision_records_a_change_made_past_the_services_and_then_finds_nothing():
+    AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for anything at all.")
+
+    assert run("record_revision") == ("Recorded catalog revision 2.\n", "")
+    assert CatalogRevision.objects.get(number=2).summary == "mode general: when_to_use"
+    assert published_catalog().mode("general").when_to_use == "Use this mode for anything at all."
+    assert run("record_revision") == ("Nothing to record.\n", "")
+    assert CatalogRevision.objects.count() == 2
+
+
+def test_a_raw_update_that_breaks_a_rule_is_not_recorded_and_record_revision_names_the_rule():
+    with connection.cursor() as cursor:  # no default mode: the database allows it, the catalog's rules do not
+        cursor.execute("UPDATE modes_agentmode SET is_default = %s", [False])
+
+    with pytest.raises(CommandError) as refused:
+        run("record_revision")
+
+    message = str(refused.value)
+    assert "\n" not in message
+    assert message.startswith("This would break the catalog's rules: modes.E005: ")
+    assert "No mode is the default mode." in message
+    assert CatalogRevision.objects.count() == 1
+    assert published_catalog().revision == 1
+    assert published_catalog().default.key == "general"  # agents keep being served the published revision

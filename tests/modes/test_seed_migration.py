@@ -13,6 +13,7 @@ from modes.checks import catalog_is_migrated, check_mode_catalog
 from modes.models import AgentMode
 from modes.services import set_default_mode
 
+from ..conftest import through_the_services
 from ..expected import SEED_MODES
 
 seed_migration = importlib.import_module("modes.migrations.0002_seed_v1_modes")
@@ -35,8 +36,8 @@ def run_seed_forward():
     seed_migration.add_seed_modes(global_apps, SimpleNamespace(connection=connection))
 
 
-def delete_past_the_orm(key):
-    """A built-in mode can only go past the ORM, which refuses to delete one."""
+def delete_past_the_services(key):
+    """A built-in mode deleted in SQL, as an operator might: the services (delete_modes, the admin) refuse to."""
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM modes_agentmode WHERE key = %s", [key])
 
@@ -75,13 +76,16 @@ def test_seed_modes_carry_the_other_section_3_metadata():
 
 @pytest.mark.django_db
 def test_rerunning_the_seed_keeps_an_admin_edit():
-    AgentMode.objects.filter(key="general").update(
-        display_name="General help",
-        when_to_use="Use this mode for anything that fits no other mode.",
-        associated_tool_ids=["agent_change_mode", "agent_list_modes"],
-        status="experimental",
-    )
-    AgentMode.objects.filter(key="ddr_authoring").update(description="Edited by an admin.")
+    def edit():
+        AgentMode.objects.filter(key="general").update(
+            display_name="General help",
+            when_to_use="Use this mode for anything that fits no other mode.",
+            associated_tool_ids=["agent_change_mode", "agent_list_modes"],
+            status="experimental",
+        )
+        AgentMode.objects.filter(key="ddr_authoring").update(description="Edited by an admin.")
+
+    through_the_services(edit)  # as the admin saves it: one revision
     before = list(AgentMode.objects.values())
 
     run_seed_forward()
@@ -97,7 +101,7 @@ def test_rerunning_the_seed_keeps_an_admin_edit():
 @pytest.mark.django_db
 def test_rerunning_the_seed_restores_a_deleted_seed_mode_but_never_a_second_default():
     set_default_mode(mode=AgentMode.objects.get(key="ddr_authoring"))
-    delete_past_the_orm("general")
+    delete_past_the_services("general")
 
     run_seed_forward()
 
@@ -110,7 +114,7 @@ def test_rerunning_the_seed_restores_a_deleted_seed_mode_but_never_a_second_defa
 
 @pytest.mark.django_db
 def test_rerunning_the_seed_leaves_a_custom_mode_that_took_a_seed_key():
-    delete_past_the_orm("workflow_authoring")
+    delete_past_the_services("workflow_authoring")
     AgentMode.objects.create(
         key="workflow_authoring",
         display_name="Our workflows",

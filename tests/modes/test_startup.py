@@ -1,7 +1,7 @@
 """
 No server starts on a broken published catalog revision (AGN-014 §7.6): `make serve`, Granian (its app server)
-alone, runserver, the ASGI module, `check --database`; a broken working copy that agents are not served is a
-warning.
+alone, runserver, the ASGI module, `check --database`; broken rows that no revision holds, which agents are not
+served, are a warning (modes.W004).
 
 Each test runs real processes against its own SQLite file, whatever database the suite itself uses. The
 template database is made once per module by `manage.py migrate` on an empty file, which also shows
@@ -99,14 +99,34 @@ def clear_default_past_the_services(db_file):
         db.close()
 
 
+# The record_revision command with the catalog's rules switched off: what a release without a rule recorded.
+RECORD_PAST_THE_RULES = (
+    "import modes.revisions; modes.revisions.validate_catalog = lambda modes: None; "
+    "from modes.services import record_unrecorded_changes; print(record_unrecorded_changes().number)"
+)
+
+
+def publish_past_the_rules(db_file, check_id):
+    """
+    The rows of db_file, which break the rule check_id, recorded as revision 2 and published (the policy asks for no
+    review) as a release without that rule would have: the one way left for the published revision to break a rule
+    (a revision recorded before a rule existed or was tightened, or restored from a backup). record_revision, which
+    judges them by the rules, refuses them first, in one line naming check_id, and records nothing.
+    """
+    code, output = run([PYTHON, "manage.py", "record_revision"], db_file)
+    assert code != 0
+    assert f"CommandError: This would break the catalog's rules: {check_id}: " in output
+    code, output = run([PYTHON, "manage.py", "shell", "--no-imports", "-c", RECORD_PAST_THE_RULES], db_file)
+    assert (code, output) == (0, "2\n")
+
+
 @pytest.fixture(scope="module")
 def template_without_default(migrated_template, tmp_path_factory):
-    """A catalog without a default mode, recorded and so published (the policy asks for no review)."""
+    """A catalog without a default mode, published as revision 2."""
     db_file = tmp_path_factory.mktemp("startup") / "without-default.sqlite3"
     shutil.copy(migrated_template, db_file)
     clear_default_past_the_services(db_file)
-    code, output = run([PYTHON, "manage.py", "record_revision"], db_file)
-    assert (code, output) == (0, "Catalog revision: 2.\n")
+    publish_past_the_rules(db_file, "modes.E005")
     return db_file
 
 
@@ -210,15 +230,22 @@ def test_check_database_default_fails_on_a_broken_catalog(db_without_default):
     assert "(modes.E005) No mode is the default mode." in output
 
 
-def test_a_broken_working_copy_that_agents_are_not_served_is_warned_about_and_start_up_goes_on(intact_db):
-    clear_default_past_the_services(intact_db)  # no revision records it: agents keep the sound one
+def test_broken_rows_that_agents_are_not_served_are_warned_about_and_start_up_goes_on(intact_db):
+    clear_default_past_the_services(intact_db)  # no revision holds it: agents keep the sound one
     code, output = run([PYTHON, "manage.py", "check", "--database", "default"], intact_db)
     assert code == 0, output
-    assert "(modes.W004) The catalog was changed past the services" in output
-    assert "(modes.W005) The working copy, which agents are not served, breaks modes.E005" in output
+    assert "(modes.W004) The catalog's rows differ from its newest revision (mode general: is_default)" in output
+    assert "modes.E005" not in output
     code, output = run([PYTHON, "-c", "import aptix_site.asgi"], intact_db)
     assert code == 0, output
-    assert "modes.W005" in output  # logged as it starts
+    assert "modes.W004" in output  # logged as it starts
+    # Recording them is refused, naming the rule, and they stay a warning.
+    code, output = run([PYTHON, "manage.py", "record_revision"], intact_db)
+    assert code != 0
+    assert "CommandError: This would break the catalog's rules: modes.E005: " in output
+    code, output = run([PYTHON, "-c", "import aptix_site.asgi"], intact_db)
+    assert code == 0, output
+    assert "modes.W004" in output
 
 
 def test_granian_refuses_to_start_before_migrations(tmp_path):
@@ -232,14 +259,13 @@ def test_granian_refuses_to_start_before_migrations(tmp_path):
 
 @pytest.fixture
 def db_with_stuck_modes(migrated_template, tmp_path):
-    """ddr_authoring and workflow_authoring may switch only to each other, recorded (and so published)."""
+    """ddr_authoring and workflow_authoring may switch only to each other, published as revision 2."""
     with copy_to_serve(migrated_template) as db_file:
         with closing(sqlite3.connect(db_file)) as db:
             for key, target in (("ddr_authoring", "workflow_authoring"), ("workflow_authoring", "ddr_authoring")):
                 db.execute("UPDATE modes_agentmode SET switch_targets = ? WHERE key = ?", (f'["{target}"]', key))
             db.commit()
-        code, output = run([PYTHON, "manage.py", "record_revision"], db_file)
-        assert (code, output) == (0, "Catalog revision: 2.\n")
+        publish_past_the_rules(db_file, "modes.E010")
         yield db_file
 
 

@@ -16,9 +16,11 @@ from sessions_app.models import AgentSession, ModeChange
 from ..expected import seed_listing
 
 
-
 def run(arguments_json="{}"):
-    context = AgentToolExecutionContext(user=None, session_id=None, conversation_id=None, load_catalog=published_catalog)
+    # A context per call: its catalog is read once per context.
+    context = AgentToolExecutionContext(
+        user=None, session_id=None, conversation_id=None, load_catalog=published_catalog
+    )
     return ListModesTool().execute(arguments_json, context)
 
 
@@ -150,12 +152,12 @@ def test_without_include_examples_example_utterances_are_empty(arguments_json):
 
 
 @pytest.fixture
-def filter_modes(db):
+def filter_modes(new_mode):
     """Four custom modes, each with a marker word in exactly one of the four searched fields."""
 
     def mode(key, **fields):
         defaults = {"display_name": "Custom", "description": "", "when_to_use": "Use this mode for tests."}
-        return AgentMode.objects.create(key=key, **{**defaults, **fields})
+        return new_mode(key, **{**defaults, **fields})
 
     mode("alpha_zebra")  # in the key
     mode("beta", display_name="Quokka Name")  # in the display name
@@ -246,12 +248,10 @@ def test_a_catalog_that_cannot_be_read_gives_a_logged_failure_without_a_payload(
     # A real failure, no mocks: the catalog table is renamed inside the test's transaction (rolled back
     # afterwards). On PostgreSQL the failed query aborts the transaction, so nothing below touches the DB.
     with connection.cursor() as cursor:
-        # A write first, so that no in-process copy of the catalog is current and the next read must
-        # go to the table; then the table disappears.
-        cursor.execute("UPDATE modes_agentmode SET version = version")
-        cursor.execute("ALTER TABLE modes_agentmode RENAME TO modes_agentmode_gone")
-        # The catalog is served from a snapshot checked against this version row on every read.
-        cursor.execute("ALTER TABLE modes_catalogversion RENAME TO modes_catalogversion_gone")
+        # Every read of the published catalog starts with the head row, whatever copy the process holds; and the
+        # revision it names could not be loaded either.
+        cursor.execute("ALTER TABLE modes_cataloghead RENAME TO modes_cataloghead_gone")
+        cursor.execute("ALTER TABLE modes_catalogrevisionentry RENAME TO modes_catalogrevisionentry_gone")
 
     with caplog.at_level(logging.ERROR):
         result = run('{"includeExamples": true}')
@@ -259,7 +259,7 @@ def test_a_catalog_that_cannot_be_read_gives_a_logged_failure_without_a_payload(
     assert result.successful is False
     assert result.result is None
     assert result.error_message and result.error_message.strip()
-    assert "modes_agentmode" not in result.error_message
+    assert "modes_catalog" not in result.error_message
     assert result.server_fault is True
     records = [record for record in caplog.records if record.levelno >= logging.ERROR]
     assert records, "the catalog failure was not logged"

@@ -8,12 +8,11 @@ import re
 import pytest
 from django.urls import reverse
 
-from modes.catalog import get_mode
+from modes.catalog import get_mode, published_catalog
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import set_session_mode
 
 from ..expected import GENERAL_ID
-from modes.catalog import published_catalog
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +20,9 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def changed_session(alice, alice_session):
     for key, reason in (("ddr_authoring", "Reason one: write a DDR."), ("workflow_authoring", "Reason two: a workflow.")):
-        set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode(key), reason=reason, user=alice)
+        set_session_mode(
+            catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode(key), reason=reason, user=alice
+        )
     return alice_session
 
 
@@ -49,7 +50,13 @@ def test_a_sessions_change_page_shows_its_mode_changes_newest_first(admin_client
 
 def test_a_session_page_shows_the_latest_20_mode_changes_and_links_to_all(admin_client, alice, alice_session):
     for number in range(1, 26):
-        set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode("general"), reason=f"Change {number}.", user=alice)
+        set_session_mode(
+            catalog=published_catalog(),
+            session_id=alice_session.pk,
+            mode=get_mode("general"),
+            reason=f"Change {number}.",
+            user=alice,
+        )
     content = admin_client.get(change_url(alice_session)).content.decode()
     shown = [int(number) for number in re.findall(r"<td>Change (\d+)\.</td>", content)]
     assert shown == list(range(25, 5, -1))
@@ -58,7 +65,13 @@ def test_a_session_page_shows_the_latest_20_mode_changes_and_links_to_all(admin_
 
 
 def test_the_link_lists_that_sessions_mode_changes_newest_first_naming_it(admin_client, changed_session, bob_session):
-    set_session_mode(catalog=published_catalog(), session_id=bob_session.pk, mode=get_mode("ddr_authoring"), reason="Bob's change.", user=bob_session.owner)
+    set_session_mode(
+        catalog=published_catalog(),
+        session_id=bob_session.pk,
+        mode=get_mode("ddr_authoring"),
+        reason="Bob's change.",
+        user=bob_session.owner,
+    )
     changelist = reverse("admin:sessions_app_modechange_changelist")
     response = admin_client.get(changelist, {"session__id__exact": str(changed_session.pk)})
     assert response.status_code == 200
@@ -192,14 +205,21 @@ def test_deleting_a_session_with_mode_changes_is_refused_and_its_audit_stays(adm
 
 
 def test_deleting_a_branch_session_is_refused_and_the_parents_audit_keeps_it(admin_client, alice, alice_session):
-    change = set_session_mode(catalog=published_catalog(), 
+    change = set_session_mode(
+        catalog=published_catalog(),
         session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="Branch.", user=alice, branch=True
     )
     assert_delete_refused(admin_client, AgentSession, change.branch_session_id, "Cannot delete agent session")
 
 
 def test_deleting_an_organization_named_by_the_audit_is_refused(admin_client, alice, alice_org, alice_session):
-    set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="R.", user=alice)
+    set_session_mode(
+        catalog=published_catalog(),
+        session_id=alice_session.pk,
+        mode=get_mode("ddr_authoring"),
+        reason="R.",
+        user=alice,
+    )
     assert_delete_refused(admin_client, type(alice_org), alice_org.pk, "Cannot delete organization")
 
 

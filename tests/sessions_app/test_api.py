@@ -1,14 +1,17 @@
 """/api/sessions/: creating and listing your sessions, their detail, mode changes and context."""
 
 from datetime import datetime
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 
 from modes.catalog import get_mode, published_catalog
 from modes.models import AgentMode
 from sessions_app.models import AgentSession
 from sessions_app.services import create_session, set_session_mode
 
+from ..conftest import through_the_services
 from ..expected import (
     DDR_ID,
     GENERAL_ID,
@@ -150,7 +153,9 @@ def test_detail_returns_exactly_the_published_keys(alice_client, alice_session):
 
 
 def test_detail_follows_a_mode_change(alice, alice_client, alice_session):
-    set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice)
+    set_session_mode(
+        catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice
+    )
     body = alice_client.get(f"/api/sessions/{alice_session.pk}/").json()
     assert (body["mode"], body["modeId"]) == ("ddr_authoring", DDR_ID)
 
@@ -170,7 +175,9 @@ def test_sessions_cannot_be_edited_or_deleted_through_the_api(alice_client, alic
 
 def test_mode_changes_are_listed_oldest_first(alice, alice_client, alice_session):
     for key, reason in (("ddr_authoring", "first"), ("workflow_authoring", "second"), ("general", "third")):
-        set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode(key), reason=reason, user=alice)
+        set_session_mode(
+            catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode(key), reason=reason, user=alice
+        )
 
     response = alice_client.get(f"/api/sessions/{alice_session.pk}/mode-changes/")
     assert response.status_code == 200
@@ -228,7 +235,9 @@ def test_context_is_the_system_prompt_and_the_tools_of_the_sessions_mode(alice_c
 
 
 def test_context_follows_the_sessions_current_mode(alice, alice_client, alice_session):
-    set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice)
+    set_session_mode(
+        catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice
+    )
     body = alice_client.get(f"/api/sessions/{alice_session.pk}/context/").json()
     assert body == {
         "catalogRevision": SEED_REVISION,
@@ -248,10 +257,8 @@ def test_context_follows_the_sessions_current_mode(alice, alice_client, alice_se
     ],
     ids=["no-tools", "hello-only", "unregistered"],
 )
-def test_context_always_includes_agent_change_mode(alice, alice_client, tool_ids, expected):
-    AgentMode.objects.create(
-        key="narrow", display_name="Narrow", when_to_use="Use this mode for tests.", associated_tool_ids=tool_ids
-    )
+def test_context_always_includes_agent_change_mode(alice, alice_client, new_mode, tool_ids, expected):
+    new_mode("narrow", when_to_use="Use this mode for tests.", associated_tool_ids=tool_ids)
     session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="narrow")
     body = alice_client.get(f"/api/sessions/{session.pk}/context/").json()
     assert [schema["name"] for schema in body["tools"]] == expected
@@ -263,12 +270,26 @@ def test_context_always_includes_agent_change_mode(alice, alice_client, tool_ids
 def test_context_follows_a_published_edit_on_the_next_request(alice_client, alice_session):
     # The context is built once per published revision: an edit published must show at once, tools and prompt alike.
     url = f"/api/sessions/{alice_session.pk}/context/"
-    assert [tool["name"] for tool in alice_client.get(url).json()["tools"]] == [
-        "agent_change_mode", "agent_hello_world", "agent_list_modes"
-    ]
+    seed_tools = ["agent_change_mode", "agent_hello_world", "agent_list_modes"]
+    assert [tool["name"] for tool in alice_client.get(url).json()["tools"]] == seed_tools
     general = AgentMode.objects.get(key="general")
     general.when_to_use, general.associated_tool_ids = "Use this mode for anything else.", ["agent_list_modes"]
-    general.save()  # a save outside the admin is a revision too, published at once with CATALOG_APPROVALS = 0
+    through_the_services(general.save)  # a revision, published at once with CATALOG_APPROVALS = 0
     body = alice_client.get(url).json()
+    assert body["catalogRevision"] == SEED_REVISION + 1
+    assert "- general: Use this mode for anything else." in body["systemPrompt"]
+    assert [tool["name"] for tool in body["tools"]] == ["agent_change_mode", "agent_list_modes"]
+
+
+def test_context_is_not_served_a_change_past_the_services_until_it_is_recorded(alice_client, alice_session):
+    url = f"/api/sessions/{alice_session.pk}/context/"
+    served = alice_client.get(url).json()
+    AgentMode.objects.filter(key="general").update(
+        when_to_use="Use this mode for anything else.", associated_tool_ids=["agent_list_modes"]
+    )
+    assert alice_client.get(url).json() == served  # in no revision: agents are not served it
+    call_command("record_revision", stdout=StringIO())  # through the services' rules, published at once
+    body = alice_client.get(url).json()
+    assert body["catalogRevision"] == SEED_REVISION + 1
     assert "- general: Use this mode for anything else." in body["systemPrompt"]
     assert [tool["name"] for tool in body["tools"]] == ["agent_change_mode", "agent_list_modes"]

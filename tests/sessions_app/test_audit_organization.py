@@ -4,9 +4,8 @@ one the session was created in: a user who moved to another organization changes
 new organization's account. Checked on every way in (REST invoke, MCP tools/call, manage.py invoke_tool), for a
 switch and a branch.
 
-A switch is one SQL statement on PostgreSQL and a two-statement transaction on SQLite; a branch is the
-two-statement transaction on both. So on PostgreSQL these cover both paths, on SQLite only the transaction;
-each case's id names the path it covers on the database it runs on.
+The caller's organization is read with the session's lock, in the one ORM transaction that changes the mode, the
+same on PostgreSQL and SQLite; a branch adds its session to that transaction, so both are checked.
 """
 
 import json
@@ -16,12 +15,12 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from modes.catalog import published_catalog
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
 from .test_services import SWITCH_AND_BRANCH
 from ..expected import DDR_ID
-from modes.catalog import published_catalog
 
 
 def change_over_rest(user, session, arguments):

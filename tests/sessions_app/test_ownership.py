@@ -4,10 +4,10 @@ import uuid
 
 import pytest
 
+from modes.catalog import published_catalog
 from sessions_app.models import AgentSession, ModeChange
 
 from ..expected import GENERAL_ID
-from modes.catalog import published_catalog
 
 pytestmark = pytest.mark.django_db
 
@@ -143,14 +143,11 @@ def test_the_audit_row_records_the_callers_identity_from_the_request_not_the_bod
     assert change.org.slug == "acme"
 
 
-def test_someone_elses_session_is_404_even_where_the_tool_would_be_403(alice_client, bob):
+def test_someone_elses_session_is_404_even_where_the_tool_would_be_403(alice_client, bob, new_mode):
     """Ownership is checked before the mode's tools: a 403 would reveal that the session exists."""
-    from modes.models import AgentMode
     from sessions_app.services import create_session
 
-    AgentMode.objects.create(
-        key="closed", display_name="Closed", when_to_use="Use this mode for tests.", associated_tool_ids=[]
-    )
+    new_mode("closed", when_to_use="Use this mode for tests.", associated_tool_ids=[])
     bobs = create_session(catalog=published_catalog(), owner=bob, org=None, mode_key="closed")
     url = "/api/tools/agent_hello_world/invoke/"
     body = {"arguments": {"name": "Ada"}, "sessionId": str(bobs.pk)}

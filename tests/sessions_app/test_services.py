@@ -1,10 +1,10 @@
 """
 sessions_app.services and selectors: creating sessions and changing their mode, with its audit trail.
 
-A mode change takes one of two paths. On PostgreSQL a switch is one statement that checks the owner, locks, moves
-and audits (MOVE_SESSION_SQL); a branch, and every change on SQLite, is a transaction of two statements. Under
-SQLite nothing covers the one-statement path: `make test` runs both databases, and each case's id names the path
-it covers on the database it runs on.
+A mode change is one transaction of the ORM, the same on PostgreSQL and SQLite: the session's row locked (with, in
+the same query, whether the target mode's row is there and the caller's organization), the mode graph judged once on
+the mode the locked row has, a branch session if asked for, the audit row, then the move. A switch the graph refuses
+writes its refusal record and nothing else.
 """
 
 import functools
@@ -13,25 +13,20 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
-from django.db.transaction import TransactionManagementError
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from modes.catalog import UnknownModeError, get_mode
+from modes.catalog import UnknownModeError, get_mode, published_catalog
+from modes.graph import ModeSwitchRefused
 from modes.models import AgentMode
-from sessions_app.models import AgentSession, ModeChange
+from sessions_app.models import AgentSession, ModeChange, ModeChangeRefusal
 from sessions_app.selectors import InvalidSessionId, get_owned_session, mode_changes_of, sessions_of
 from sessions_app.services import create_session, set_session_mode
 
 from ..expected import DDR_ID, GENERAL_ID, WORKFLOW_ID
-from modes.catalog import published_catalog
 
 
-SWITCH_PATH = "one-statement" if connection.vendor == "postgresql" else "two-statement-transaction"
-SWITCH_AND_BRANCH = pytest.mark.parametrize(
-    "branch",
-    [pytest.param(False, id=f"switch-{SWITCH_PATH}"), pytest.param(True, id="branch-two-statement-transaction")],
-)
+SWITCH_AND_BRANCH = pytest.mark.parametrize("branch", [False, True], ids=["switch", "branch"])
 
 
 # --- create_session ---------------------------------------------------------------------------------------
@@ -54,7 +49,9 @@ def test_create_session_follows_the_current_default_mode(alice, alice_org):
 
 @pytest.mark.django_db
 def test_create_session_in_a_named_mode_stores_that_modes_id(alice, alice_org):
-    session = create_session(catalog=published_catalog(), owner=alice, org=alice_org, mode_key="ddr_authoring", title="Specs")
+    session = create_session(
+        catalog=published_catalog(), owner=alice, org=alice_org, mode_key="ddr_authoring", title="Specs"
+    )
     session.refresh_from_db()
     assert session.mode_id == DDR_ID
     assert session.title == "Specs"
@@ -72,7 +69,8 @@ def test_create_session_with_an_unknown_mode_creates_nothing(alice, alice_org):
 
 @pytest.mark.django_db
 def test_set_session_mode_moves_the_session_and_records_who_when_from_what_to_what_and_why(alice, alice_session):
-    change = set_session_mode(catalog=published_catalog(), 
+    change = set_session_mode(
+        catalog=published_catalog(),
         session_id=alice_session.pk,
         mode=get_mode("ddr_authoring"),
         reason="Writing a spec.",
@@ -99,32 +97,69 @@ def test_set_session_mode_moves_the_session_and_records_who_when_from_what_to_wh
     assert change.branch_session_id is None
 
 
-def path_taken(queries) -> str:
-    """
-    The path a mode change took, told from the first words of its statements (a savepoint's name left out, and
-    the catalog's version row, read when no request has read it).
-    """
-    heads = [" ".join(query["sql"].split()[:3]).split(' "')[0] for query in queries]
-    heads = [head for head in heads if head != "SELECT version, revision,"]
-    if heads == ["WITH moved AS"]:
-        return "one-statement"
-    if heads[-3:] == ["INSERT INTO sessions_app_modechange", "UPDATE sessions_app_agentsession SET", "RELEASE SAVEPOINT"]:
-        return "two-statement-transaction"  # the audit row, then the move, then the end of the (nested) transaction
-    return f"neither: {heads}"
+def statements(queries) -> list[str]:
+    """Each statement's first words (a savepoint's name left out), and FOR UPDATE where a SELECT locks its rows."""
+    heads = []
+    for query in queries:
+        sql = query["sql"]
+        head = " ".join(sql.split()[:3]).split(' "')[0]
+        if head.startswith(("INSERT INTO", "UPDATE")):
+            head = " ".join(sql.split()[:3]).replace('"', "")
+        heads.append(f"{head} ... FOR UPDATE" if sql.endswith("FOR UPDATE") else head)
+    return heads
+
+
+# SELECT ... FOR UPDATE on PostgreSQL; SQLite has no row locks (a writer there holds the whole database).
+LOCK = "SELECT ... FOR UPDATE" if connection.features.has_select_for_update else "SELECT"
 
 
 @pytest.mark.django_db
 @SWITCH_AND_BRANCH
-def test_each_change_takes_the_path_its_id_names(alice, alice_session, branch):
-    mode = get_mode("ddr_authoring")
+def test_each_change_is_one_orm_transaction_that_locks_then_audits_then_moves(alice, alice_session, branch):
+    catalog = published_catalog()
+    mode = catalog.mode("ddr_authoring")
     with CaptureQueriesContext(connection) as queries:
-        set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=mode, reason="r", user=alice, branch=branch)
-    assert path_taken(queries) == ("two-statement-transaction" if branch else SWITCH_PATH)
+        set_session_mode(catalog=catalog, session_id=alice_session.pk, mode=mode, reason="r", user=alice, branch=branch)
+    # One transaction (a savepoint inside the test's): the locked read, the branch session if any, the audit row,
+    # the move. The locked read also says whether the target's row is there and the caller's organization.
+    assert statements(queries) == [
+        "SAVEPOINT",
+        LOCK,
+        *(["INSERT INTO sessions_app_agentsession"] if branch else []),
+        "INSERT INTO sessions_app_modechange",
+        "UPDATE sessions_app_agentsession SET",
+        "RELEASE SAVEPOINT",
+    ]
+    locked = queries[1]["sql"]
+    assert "EXISTS" in locked and "accounts_membership" in locked
+
+
+@pytest.mark.django_db
+@SWITCH_AND_BRANCH
+def test_a_refused_switch_writes_its_refusal_and_nothing_else(alice, graph, branch):
+    catalog = published_catalog()
+    session = create_session(catalog=catalog, owner=alice, org=None, mode_key="review")
+    before = AgentSession.objects.get(pk=session.pk)
+    with CaptureQueriesContext(connection) as queries, pytest.raises(ModeSwitchRefused):
+        set_session_mode(
+            catalog=catalog, session_id=session.pk, mode=catalog.mode("deploy"), reason="r", user=alice, branch=branch
+        )
+    # The locked read, judged and let go; then the refusal's record, after the transaction, so that it stays.
+    assert statements(queries) == [
+        "SAVEPOINT", LOCK, "RELEASE SAVEPOINT", "INSERT INTO sessions_app_modechangerefusal"
+    ]
+    assert list(ModeChangeRefusal.objects.values_list("session_id", "from_mode_id", "to_mode_id")) == [
+        (session.pk, graph["review"].pk, graph["deploy"].pk)
+    ]
+    after = AgentSession.objects.get(pk=session.pk)
+    assert (after.mode_id, after.updated_at) == (before.mode_id, before.updated_at)
+    assert (ModeChange.objects.count(), AgentSession.objects.count()) == (0, 1)
 
 
 @pytest.mark.django_db
 def test_set_session_mode_accepts_the_session_id_as_text(alice, alice_session):
-    set_session_mode(catalog=published_catalog(), 
+    set_session_mode(
+        catalog=published_catalog(),
         session_id=str(alice_session.pk), mode=get_mode("ddr_authoring"), reason="r", user=alice
     )
     assert AgentSession.objects.get(pk=alice_session.pk).mode_id == DDR_ID
@@ -136,7 +171,8 @@ def test_set_session_mode_moves_updated_at_to_the_time_of_the_change(alice, alic
     # A day back, so that a coarse clock cannot make "moved on" look like "unchanged".
     a_day_ago = timezone.now() - timedelta(days=1)
     AgentSession.objects.filter(pk=alice_session.pk).update(updated_at=a_day_ago)
-    change = set_session_mode(catalog=published_catalog(), 
+    change = set_session_mode(
+        catalog=published_catalog(),
         session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
     )
     after = AgentSession.objects.get(pk=alice_session.pk).updated_at
@@ -146,7 +182,8 @@ def test_set_session_mode_moves_updated_at_to_the_time_of_the_change(alice, alic
 
 @pytest.mark.django_db
 def test_set_session_mode_with_branch_creates_a_child_session(alice, alice_session):
-    change = set_session_mode(catalog=published_catalog(), 
+    change = set_session_mode(
+        catalog=published_catalog(),
         session_id=alice_session.pk, mode=get_mode("workflow_authoring"), reason="r", user=alice, branch=True
     )
     child = change.branch_session
@@ -163,19 +200,31 @@ def test_set_session_mode_with_branch_creates_a_child_session(alice, alice_sessi
     assert child.mode_changes.count() == 0
 
 
+def not_found(call) -> AgentSession.DoesNotExist:
+    """The AgentSession.DoesNotExist that call() raises."""
+    with pytest.raises(AgentSession.DoesNotExist) as raised:
+        call()
+    return raised.value
+
+
 @pytest.mark.django_db
 @SWITCH_AND_BRANCH
 @pytest.mark.parametrize("which", ["another-users", "nonexistent"])
 def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_nothing(
     alice, bob_session, which, branch
 ):
-    session_id = bob_session.pk if which == "another-users" else uuid.uuid4()
-    with pytest.raises(AgentSession.DoesNotExist, match=f"^No session {session_id} of this user\\.$"):
-        set_session_mode(catalog=published_catalog(), 
+    def change(session_id):
+        return lambda: set_session_mode(
+            catalog=published_catalog(),
             session_id=session_id, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
         )
+
+    session_id = bob_session.pk if which == "another-users" else uuid.uuid4()
+    error = not_found(change(session_id))
+    # Another user's session is refused exactly as a missing one is: nothing in the error tells them apart.
+    assert (type(error), error.args) == (type(missing := not_found(change(uuid.uuid4()))), missing.args)
     assert AgentSession.objects.get(pk=bob_session.pk).mode_id == GENERAL_ID
-    assert ModeChange.objects.count() == 0
+    assert (ModeChange.objects.count(), ModeChangeRefusal.objects.count()) == (0, 0)
     assert AgentSession.objects.count() == 1
 
 
@@ -187,7 +236,8 @@ def test_the_audit_row_records_the_callers_organization_not_the_sessions(alice, 
     session = create_session(catalog=published_catalog(), owner=alice, org=acme)
     alice.membership.organization = bob.membership.organization
     alice.membership.save()
-    change = set_session_mode(catalog=published_catalog(), 
+    change = set_session_mode(
+        catalog=published_catalog(),
         session_id=session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
     )
     assert ModeChange.objects.get(pk=change.pk).org.slug == "globex"
@@ -198,7 +248,8 @@ def test_the_audit_row_records_the_callers_organization_not_the_sessions(alice, 
 @SWITCH_AND_BRANCH
 def test_the_audit_row_of_a_caller_outside_any_organization_names_none(alice, alice_session, branch):
     alice.membership.delete()
-    change = set_session_mode(catalog=published_catalog(), 
+    change = set_session_mode(
+        catalog=published_catalog(),
         session_id=alice_session.pk, mode=get_mode("ddr_authoring"), reason="r", user=alice, branch=branch
     )
     assert (change.org_id, ModeChange.objects.get(pk=change.pk).org_id) == (None, None)
@@ -208,7 +259,8 @@ def test_the_audit_row_of_a_caller_outside_any_organization_names_none(alice, al
 @SWITCH_AND_BRANCH
 def test_set_session_mode_refuses_a_session_id_that_is_not_a_uuid(alice, alice_session, branch):
     with pytest.raises(InvalidSessionId, match=r"^'12; DROP TABLE x' is not a session id; session ids are UUIDs\.$"):
-        set_session_mode(catalog=published_catalog(), 
+        set_session_mode(
+            catalog=published_catalog(),
             session_id="12; DROP TABLE x",
             mode=get_mode("ddr_authoring"),
             reason="r",
@@ -238,25 +290,44 @@ def test_a_mode_used_by_a_session_or_an_audit_row_cannot_be_deleted(alice, alice
 @pytest.mark.django_db
 def test_get_owned_session_answers_anothers_session_exactly_like_a_missing_one(alice, alice_session, bob_session):
     assert get_owned_session(session_id=str(alice_session.pk), user=alice) == alice_session
-    with pytest.raises(AgentSession.DoesNotExist, match=f"^No session {bob_session.pk} of this user\\.$"):
-        get_owned_session(session_id=str(bob_session.pk), user=alice)
-    missing = uuid.uuid4()
-    with pytest.raises(AgentSession.DoesNotExist, match=f"^No session {missing} of this user\\.$"):
-        get_owned_session(session_id=str(missing), user=alice)
+    anothers = not_found(lambda: get_owned_session(session_id=str(bob_session.pk), user=alice))
+    missing = not_found(lambda: get_owned_session(session_id=str(uuid.uuid4()), user=alice))
+    assert (type(anothers), anothers.args) == (type(missing), missing.args)
     with pytest.raises(InvalidSessionId, match=r"^'12; DROP TABLE x' is not a session id; session ids are UUIDs\.$"):
         get_owned_session(session_id="12; DROP TABLE x", user=alice)
 
 
+@pytest.mark.django_db
+def test_get_owned_session_reads_the_session_alone_or_with_its_mode_and_organization(alice, alice_session):
+    # A plain ORM read: the session's row, its mode_id as stored (never replaced from a catalog); with_mode joins
+    # the mode and organization rows in the same query, for the answers that show them.
+    with CaptureQueriesContext(connection) as queries:
+        plain = get_owned_session(session_id=alice_session.pk, user=alice)
+        joined = get_owned_session(session_id=alice_session.pk, user=alice, with_mode=True)
+        assert (joined.mode.key, joined.org.slug) == ("general", "acme")
+    assert len(queries) == 2
+    assert "JOIN" not in queries[0]["sql"] and queries[1]["sql"].count("JOIN") == 2
+    assert plain.mode_id == GENERAL_ID and "mode" not in plain._state.fields_cache
+
+
 @pytest.mark.usefixtures("modes_restored_after_flush")
-class TestLockingOutsideATransaction:
-    # Transactional: outside the usual test transaction, in autocommit, where a lock would end with its query.
+class TestOutsideATransaction:
+    # Transactional: in autocommit, where a row lock taken outside a transaction would end with its query (and
+    # Django refuses select_for_update there): the change must open its own transaction around the lock.
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-    def test_locking_a_session_outside_a_transaction_is_refused_as_select_for_update_is(self, django_user_model):
+    def test_a_change_made_in_autocommit_locks_and_writes_in_a_transaction_of_its_own(self, django_user_model):
         user = django_user_model.objects.create_user(username="locker")
-        session = create_session(catalog=published_catalog(), owner=user, org=None)
-        with pytest.raises(TransactionManagementError, match=r"^get_owned_session\(for_update=True\) needs a transaction\.$"):
-            get_owned_session(session_id=session.pk, user=user, for_update=True)
-        assert get_owned_session(session_id=session.pk, user=user).pk == session.pk
+        catalog = published_catalog()
+        session = create_session(catalog=catalog, owner=user, org=None)
+        assert connection.get_autocommit()
+        change = set_session_mode(
+            catalog=catalog, session_id=session.pk, mode=catalog.mode("ddr_authoring"), reason="r", user=user
+        )
+        assert connection.get_autocommit()
+        assert AgentSession.objects.get(pk=session.pk).mode_id == DDR_ID
+        assert list(ModeChange.objects.values_list("pk", "from_mode_id", "to_mode_id")) == [
+            (change.pk, GENERAL_ID, DDR_ID)
+        ]
 
 
 @pytest.mark.django_db
@@ -267,7 +338,9 @@ def test_sessions_of_returns_only_the_users_sessions(alice, alice_session, bob_s
 @pytest.mark.django_db
 def test_mode_changes_of_lists_a_sessions_changes_oldest_first(alice, alice_session):
     for key in ("ddr_authoring", "workflow_authoring", "general"):
-        set_session_mode(catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode(key), reason=key, user=alice)
+        set_session_mode(
+            catalog=published_catalog(), session_id=alice_session.pk, mode=get_mode(key), reason=key, user=alice
+        )
     assert [change.reason for change in mode_changes_of(session=alice_session)] == [
         "ddr_authoring",
         "workflow_authoring",
@@ -279,6 +352,22 @@ def test_mode_changes_of_lists_a_sessions_changes_oldest_first(alice, alice_sess
 
 THREADS = 8
 CHANGES_PER_THREAD = 25
+AT_ONCE = 40  # concurrent changes of one session, each in a thread of its own
+REFUSED_AT_ONCE = 8  # switches the graph refuses, racing with them
+
+
+def assert_the_audit_chain_is_unbroken(session, *, starting_in) -> list[ModeChange]:
+    """The session's audit rows, in order, each from the mode the previous one moved it to, in time order, and the
+    session in the mode of the last one, dated no earlier; returns them."""
+    rows = list(ModeChange.objects.filter(session=session).order_by("id"))
+    assert rows and rows[0].from_mode_id == starting_in
+    for previous, current in zip(rows, rows[1:]):
+        assert current.from_mode_id == previous.to_mode_id, "an audit row's from_mode is not the previous row's to_mode"
+    times = [row.changed_at for row in rows]
+    assert times == sorted(times), "an audit row is dated before the change it waited behind"
+    stored = AgentSession.objects.get(pk=session.pk)
+    assert (stored.mode_id, stored.updated_at) == (rows[-1].to_mode_id, times[-1])
+    return rows
 
 
 @pytest.mark.postgres(reason="needs PostgreSQL row locks")
@@ -293,22 +382,68 @@ class TestConcurrentModeChanges:
 
         def worker(index):
             for step in range(CHANGES_PER_THREAD):
-                set_session_mode(catalog=published_catalog(), 
+                set_session_mode(
+                    catalog=published_catalog(),
                     session_id=session.pk,
                     mode=modes[(index + step) % len(modes)],
                     reason=f"thread {index} step {step}",
                     user=user,
-                    branch=step % 5 == 0,  # both paths: a branch is the transaction, a switch one statement
+                    branch=step % 5 == 0,  # switches and branches queue on the same lock
                 )
 
         at_once(*(functools.partial(worker, index) for index in range(THREADS)))
-        rows = list(ModeChange.objects.filter(session=session).order_by("id").values_list("from_mode_id", "to_mode_id"))
+        rows = assert_the_audit_chain_is_unbroken(session, starting_in=GENERAL_ID)
         assert len(rows) == THREADS * CHANGES_PER_THREAD == 200
-        assert rows[0][0] == GENERAL_ID
-        for previous, current in zip(rows, rows[1:]):
-            assert current[0] == previous[1], "an audit row's from_mode is not the previous row's to_mode"
-        assert AgentSession.objects.get(pk=session.pk).mode_id == rows[-1][1]
-        times = list(ModeChange.objects.filter(session=session).order_by("id").values_list("changed_at", flat=True))
-        assert times == sorted(times), "an audit row is dated before the change it waited behind"
-        assert AgentSession.objects.get(pk=session.pk).updated_at >= times[-1]
-        assert len({reason for reason in ModeChange.objects.values_list("reason", flat=True)}) == 200
+        assert len({row.reason for row in rows}) == 200
+        assert AgentSession.objects.filter(parent=session).count() == THREADS * len(range(0, CHANGES_PER_THREAD, 5))
+
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_forty_changes_of_one_session_at_once_are_each_acknowledged_and_audited_and_refusals_write_only_theirs(
+        self, django_user_model, new_mode, at_once
+    ):
+        user = django_user_model.objects.create_user(username="racer")
+        locked_out = new_mode("locked_out", llm_can_enter=False)  # no switch may enter it, from any mode
+        catalog = published_catalog()
+        session = create_session(catalog=catalog, owner=user, org=None)
+        targets = [catalog.mode(key) for key in ("general", "ddr_authoring", "workflow_authoring")]
+        acknowledged, refused = {}, []
+
+        def change(index):
+            acknowledged[index] = set_session_mode(
+                catalog=published_catalog(), session_id=session.pk, mode=targets[index % len(targets)],
+                reason=f"change {index}", user=user, branch=index % 4 == 0,
+            )
+
+        def refused_change(index):
+            with pytest.raises(ModeSwitchRefused) as refusal:
+                set_session_mode(
+                    catalog=published_catalog(), session_id=session.pk, mode=catalog.mode("locked_out"),
+                    reason=f"refused {index}", user=user, branch=index % 2 == 0,
+                )
+            refused.append(refusal.value)
+
+        at_once(
+            *(functools.partial(change, index) for index in range(AT_ONCE)),
+            *(functools.partial(refused_change, index) for index in range(REFUSED_AT_ONCE)),
+        )
+        # Every change was acknowledged with its own audit row, and the audit holds those and no other.
+        assert sorted(acknowledged) == list(range(AT_ONCE))
+        rows = assert_the_audit_chain_is_unbroken(session, starting_in=GENERAL_ID)
+        assert {row.pk: row.reason for row in rows} == {
+            change.pk: f"change {index}" for index, change in acknowledged.items()
+        }
+        assert {row.pk: row.to_mode_id for row in rows} == {
+            change.pk: targets[index % len(targets)].pk for index, change in acknowledged.items()
+        }
+        branches = {change.branch_session_id for change in acknowledged.values() if change.branch}
+        assert set(AgentSession.objects.filter(parent=session).values_list("pk", flat=True)) == branches
+        assert len(branches) == len(range(0, AT_ONCE, 4))
+        # Each refusal wrote its record and nothing else: no audit row, no branch, the session never in the mode.
+        assert len(refused) == REFUSED_AT_ONCE
+        refusals = list(ModeChangeRefusal.objects.values_list("session_id", "from_mode_id", "to_mode_id"))
+        assert len(refusals) == REFUSED_AT_ONCE
+        assert {(session_id, to_mode_id) for session_id, _, to_mode_id in refusals} == {(session.pk, locked_out.pk)}
+        assert {from_mode_id for _, from_mode_id, _ in refusals} <= {mode.pk for mode in targets}
+        assert not ModeChange.objects.filter(to_mode=locked_out).exists()
+        assert not AgentSession.objects.filter(mode=locked_out).exists()
+        assert AgentSession.objects.count() == 1 + len(branches)

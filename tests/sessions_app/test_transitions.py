@@ -13,6 +13,7 @@ from django.core.management import CommandError, call_command
 from django.db.models import F
 
 from modes.models import AgentMode
+from modes.services import delete_modes
 from sessions_app.models import AgentSession, ModeChange, ModeChangeRefusal, TransitionHour
 from sessions_app.transitions import transition_counts
 
@@ -141,7 +142,8 @@ def test_a_refusal_naming_a_deleted_mode_shows_its_id(alice_client, staff_token_
     session_id = session_in(alice_client, "review")
     assert change(alice_client, session_id, "deploy").status_code == 400
     deploy_id = graph["deploy"].pk
-    graph["deploy"].delete()  # refusals do not keep a mode from deletion
+    delete_modes(modes=[graph["deploy"]])  # refusals do not keep a mode from deletion (its rules: modes.services)
+    assert not AgentMode.objects.filter(pk=deploy_id).exists()
     assert staff_token_client.get(URL).json()["refusals"] == [{"from": "review", "to": deploy_id, "count": 1}]
 
 

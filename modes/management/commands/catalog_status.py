@@ -26,5 +26,8 @@ class Command(BaseCommand):
         else:
             lines.append("Pending: none.")
         if summary["unrecorded"]:
-            lines.append("Unrecorded: the catalog was changed past the ORM; run 'manage.py record_revision'.")
+            lines.append(
+                f"Unrecorded: {summary['unrecorded']} (changed past the services, not served); run "
+                "'manage.py record_revision'."
+            )
         self.stdout.write("\n".join(lines))
