@@ -115,9 +115,11 @@ for name, codename in [("approver", "approve_revision"), ("publisher", "publish_
 """
 EDIT = """
 from modes.models import AgentMode
+from modes.services import catalog_change
 mode = AgentMode.objects.get(key="general")
 mode.when_to_use = "Use this mode for everyday questions, as published through host A."
-mode.save()
+with catalog_change(by=None):
+    mode.save()
 """
 
 

@@ -34,12 +34,12 @@ QUERIES = {
     "a revision": 4,
     "modes": 7,
     "a mode": 8,
-    "a mode's history": 7,
+    "a mode's history": 4,  # the session, its user, the revisions that changed the mode, the mode's row
     "API tokens": 5,
     "an API token": 4,
     "users": 6,
     "API: sessions": 3,
-    "API: a session's mode changes": 5,
+    "API: a session's mode changes": 4,  # the login's session and user, the agent session, the page
     "API: revisions": 5,
     "API: session context": 4,
 }
