@@ -150,9 +150,10 @@ def test_a_view_only_user_cannot_rewrite_the_default_mode_through_its_history(vi
     edit_general_past_revision_1()
     catalog_before, before = served_catalog(alice_client), database_rows()
 
-    # A forged state posted to the History page, which has no form to take it, writes nothing, whatever it answers;
-    # the one write the page leads to, a revert to revision 1, is refused.
-    view_only_client.post(admin_url(MODES_ADMIN, "history", GENERAL_ID), form_data(general, when_to_use=FORGED))
+    # A forged state posted to the History page, which takes no POST, is refused (405) and writes nothing; the one
+    # write the page leads to, a revert to revision 1, is refused.
+    forged = view_only_client.post(admin_url(MODES_ADMIN, "history", GENERAL_ID), form_data(general, when_to_use=FORGED))
+    assert forged.status_code == 405
     assert view_only_client.post(admin_url(MODES_ADMIN, REVERT_VIEW, GENERAL_ID, 1)).status_code == 403
 
     assert database_rows() == before
