@@ -1,6 +1,6 @@
 """
-Request filters that run before any view: API bodies of unknown or excessive size, NUL characters, and methods
-that the views outside DRF do not serve; and the Content-Security-Policy of the HTML pages.
+Request filters that run before any view (API bodies of unknown or excessive size, NUL characters, methods the views
+outside DRF do not serve) and the Content-Security-Policy of the HTML pages.
 """
 
 from csp.middleware import CSPMiddleware
@@ -43,10 +43,7 @@ class RequestBodyLimitMiddleware(Middleware):
 
 
 class RejectNulCharactersMiddleware(Middleware):
-    """
-    Answers 400 to a NUL character in the URL, a cookie or a form body: PostgreSQL cannot store or compare text holding
-    one, so it would otherwise surface as a 500 (in the admin's filters and actions, or looking up a session cookie).
-    """
+    """A NUL in the URL, a cookie or a form body is a 400: PostgreSQL cannot store or compare it (a 500 otherwise)."""
 
     def __call__(self, request):
         form_post = request.method == "POST" and request.content_type == "application/x-www-form-urlencoded"
@@ -61,8 +58,9 @@ class RejectNulCharactersMiddleware(Middleware):
         return self.get_response(request)
 
 
-# The admin's pages are read with GET and written with POST; any other method it would take for a GET.
+# The admin's pages are read with GET and written with POST; it would take any other method for a GET.
 ADMIN_METHODS = ("GET", "HEAD", "POST")
+STATIC_METHODS = ("GET", "HEAD")
 
 
 def serves_methods(*methods: str):
@@ -75,14 +73,10 @@ def serves_methods(*methods: str):
     return mark
 
 
-STATIC_METHODS = ("GET", "HEAD")
-
-
 class ServedMethodsMiddleware(Middleware):
     """
-    The JSON 405 of the views outside DRF (DRF's views answer their own): the admin's, those marked with
-    serves_methods, and the static files (before WhiteNoise, which answers an empty 405). Before
-    CsrfViewMiddleware: a POST to a read-only page is a wrong method, not a forged form.
+    The JSON 405 of the views outside DRF: the admin's, those marked with serves_methods, and the static files (before
+    WhiteNoise's empty 405). Before CsrfViewMiddleware: a POST to a read-only page is a wrong method, not a forgery.
     """
 
     def __init__(self, get_response):
@@ -104,10 +98,7 @@ class ServedMethodsMiddleware(Middleware):
 
 
 class HtmlContentSecurityPolicyMiddleware(CSPMiddleware):
-    """
-    django-csp's middleware, for HTML responses only (the admin, the front door, the API docs): a JSON answer runs no
-    script, and building the policy costs about 30 µs a response, a twentieth of an API read (docs/security.md).
-    """
+    """django-csp's, for HTML responses only: a JSON answer runs no script (docs/security.md)."""
 
     def process_response(self, request, response):
         if not response.get("Content-Type", "").startswith("text/html"):
