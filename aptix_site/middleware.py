@@ -22,24 +22,19 @@ class RequestBodyLimitMiddleware(Middleware):
     """Under /api/ and /mcp, a request that sends a body must say how long it is, and stay under the limit."""
 
     def __call__(self, request):
-        if request.path.startswith((API_PREFIX, MCP_PREFIX)) and request.method not in ("GET", "HEAD", "OPTIONS"):
-            if refusal := self._refusal(request.META):
-                return api_error_response(request, *refusal)
-        return self.get_response(request)
-
-    @staticmethod
-    def _refusal(meta) -> tuple[str, int] | None:
-        if "HTTP_TRANSFER_ENCODING" in meta:
-            return LENGTH_REQUIRED, 411
-        raw = meta.get("CONTENT_LENGTH") or "0"
+        if not request.path.startswith((API_PREFIX, MCP_PREFIX)) or request.method in ("GET", "HEAD", "OPTIONS"):
+            return self.get_response(request)
+        if "HTTP_TRANSFER_ENCODING" in request.META:
+            return api_error_response(request, LENGTH_REQUIRED, 411)
+        raw = request.META.get("CONTENT_LENGTH") or "0"
         if not (raw.isascii() and raw.isdigit()):
-            return f"Content-Length must be a number of bytes, not {raw[:20]!r}.", 400
+            return api_error_response(request, f"Content-Length must be a number of bytes, not {raw[:20]!r}.", 400)
         limit = settings.API_MAX_BODY_BYTES
         # The length first: int() refuses a string of thousands of digits.
         if len(raw.lstrip("0")) > len(str(limit)) or int(raw) > limit:
             shown = raw if len(raw) <= 20 else f"{raw[:20]}... ({len(raw)} digits)"
-            return f"The request body is {shown} bytes; the limit is {limit}.", 413
-        return None
+            return api_error_response(request, f"The request body is {shown} bytes; the limit is {limit}.", 413)
+        return self.get_response(request)
 
 
 class RejectNulCharactersMiddleware(Middleware):
@@ -79,12 +74,8 @@ class ServedMethodsMiddleware(Middleware):
     WhiteNoise's empty 405). Before CsrfViewMiddleware: a POST to a read-only page is a wrong method, not a forgery.
     """
 
-    def __init__(self, get_response):
-        super().__init__(get_response)
-        self.static_prefix = "/" + settings.STATIC_URL.lstrip("/")
-
     def __call__(self, request):
-        if request.method not in STATIC_METHODS and request.path.startswith(self.static_prefix):
+        if request.method not in STATIC_METHODS and request.path.startswith(settings.STATIC_URL):
             return method_not_allowed_response(method=request.method, allowed=STATIC_METHODS)
         return self.get_response(request)
 
