@@ -9,13 +9,12 @@ import os
 from django.core.wsgi import get_wsgi_application
 from django.urls import get_resolver
 
+from aptix_site.database import bound_waits_in_requests
+from aptix_site.process_environment import WithoutProcessEnvironment
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aptix_site.settings")
-
-from aptix_site.process_environment import WithoutProcessEnvironment  # noqa: E402
-
 application = WithoutProcessEnvironment(get_wsgi_application())
 
-from aptix_site.database import bound_waits_in_requests  # noqa: E402
 from modes.startup import ensure_catalog_is_valid  # noqa: E402  (needs the app registry)
 
 bound_waits_in_requests()
