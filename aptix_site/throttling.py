@@ -32,18 +32,11 @@ class WindowRateThrottle(ScopedRateThrottle):
         self.now = self.timer()
         window = int(self.now // self.duration)
         self.window_ends = (window + 1) * self.duration
-        return self._count(f"{cache_key()}_{window}") <= self.num_requests
-
-    def _count(self, key) -> int:
-        """Adds this request to the window's counter, atomically; the count with it."""
-        try:
-            return self.cache.incr(key)
-        except ValueError:  # the window's first request
-            pass
-        # The counter outlives its window, so that no increment during the window finds it expired.
-        if self.cache.add(key, 1, 2 * self.duration):
-            return 1
-        return self.cache.incr(key)  # another worker's request came first
+        key = f"{cache_key()}_{window}"
+        # Started by the window's first request (add is atomic), and outliving the window, so that no increment during
+        # the window finds it expired.
+        self.cache.add(key, 0, 2 * self.duration)
+        return self.cache.incr(key) <= self.num_requests
 
     def wait(self):
         return self.window_ends - self.now
