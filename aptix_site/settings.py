@@ -30,7 +30,7 @@ def env_int(name, default: int) -> int:
     value = env(name)
     if value is None:
         return default
-    if not value.isdigit():
+    if not value.isdecimal():
         raise ImproperlyConfigured(f"{name} must be a whole number, 0 or more; it is {value!r}.")
     return int(value)
 
