@@ -1,6 +1,6 @@
 """
-Error answers outside DRF's handler: Django's 400, 404 and 500 handlers (JSON under /api/, so that a REST client
-gets a body it can parse), the 503 of a database that cannot serve, and the JSON 405.
+Error answers: Django's 400, 404 and 500 handlers (JSON under /api/, so that a REST client gets a body it can
+parse), the 503 of a database that cannot serve (DRF's handler answers with it too), and the JSON 405.
 
 An error body is {"detail": message}, unless the view the URL names has an error_body(message, status) method (the
 tool invocation's envelope): then that shape, wherever the refusal comes from.
