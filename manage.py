@@ -1,14 +1,33 @@
 #!/usr/bin/env python
-"""Django's command-line utility for administrative tasks; configuration errors end in one line (aptix_site.command_line)."""
+"""
+Django's command line, except that configuration the settings refuse, and a database that cannot be reached or is not
+migrated, end the command in one line saying what to set or run, rather than a traceback (unless --traceback).
+"""
 import os
 import sys
 
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aptix_site.settings")
-    from aptix_site.command_line import main as run
+    from django.core.exceptions import ImproperlyConfigured
+    from django.core.management import execute_from_command_line
+    from django.db import DatabaseError
 
-    run(sys.argv)
+    if "--traceback" in sys.argv:
+        execute_from_command_line(sys.argv)
+        return
+    try:
+        execute_from_command_line(sys.argv)
+    except ImproperlyConfigured as error:
+        sys.exit(f"Configuration error: {error}")
+    except DatabaseError as error:
+        text = str(error)
+        first_line = (text.strip().splitlines() or [type(error).__name__])[0]
+        if "no such table" in text or ("relation" in text and "does not exist" in text):
+            advice = "run 'manage.py migrate' first"
+        else:
+            advice = "check DATABASE_URL and that the database server is up"
+        sys.exit(f"Database error: {first_line} ({advice})")
 
 
 if __name__ == "__main__":

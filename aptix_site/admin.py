@@ -15,15 +15,13 @@ class ReadOnlyAdmin(admin.ModelAdmin):
     def has_change_permission(self, request, obj=None):
         return False
 
-    def has_delete_permission(self, request, obj=None):
-        return False
+    has_delete_permission = has_change_permission
 
 
 class EstimatedCountPaginator(Paginator):
     """
-    Counts an unfiltered list of a large table by PostgreSQL's own estimate (`pg_class.reltuples`, kept by
-    ANALYZE and autovacuum) instead of a COUNT(*) that reads millions of rows on every page load. A filtered
-    list, a table of fewer than ESTIMATED_FROM rows, and SQLite are counted exactly.
+    An unfiltered list of a large table counted by PostgreSQL's estimate (`pg_class.reltuples`), not a COUNT(*) that
+    reads millions of rows per page load. A filtered list, a table under ESTIMATED_FROM rows, and SQLite: exactly.
     """
 
     ESTIMATED_FROM = 100_000

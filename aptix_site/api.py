@@ -1,6 +1,6 @@
 """
 Plumbing shared by every REST endpoint: strict request serializers, pagination, the error handler (where the
-services' errors, aptix_site.service_errors, become HTTP answers).
+services' errors become HTTP answers) and the errors' OpenAPI responses.
 """
 
 import base64
@@ -64,16 +64,14 @@ class StrictCharField(serializers.CharField):
 
 class CursorPagination(pagination.CursorPagination):
     """
-    Pages by cursor, so that a page deep in millions of rows costs what the first one does (an OFFSET would
-    read and throw away every row before it). A bad pageSize, or the page-number `page` these lists once
-    took, is a 400; a cursor it did not give is a 404; never quietly another page. Subclasses set `ordering`,
-    whose first field an index should lead with (after the list's filter).
+    By cursor, so that a page deep in millions of rows costs what the first one does (an OFFSET reads every row before
+    it); subclasses set `ordering`, which an index should lead with. A bad pageSize, or a page number, is a 400 and a
+    cursor it did not give a 404: never another page.
     """
 
     page_size = 50
     page_size_query_param = "pageSize"
     max_page_size = 200
-    # A 404 as DRF answers it (no page has that cursor), saying what to do instead.
     invalid_cursor_message = "No page has this cursor: use a next or previous link as the list gave it."
 
     def paginate_queryset(self, queryset, request, view=None):
@@ -144,9 +142,8 @@ def api_exception_handler(exc, context):
     if isinstance(exc, ServiceError):
         exc = rest_exception(exc)
     if isinstance(exc, SuspiciousOperation):
-        # Django's own request limits, raised while a view reads the query or body: answered as Django answers them
-        # outside a view, but 413 for a body over the limit, and logged where Django logs them
-        # (django.security.DisallowedHost, ...), so that alerts keep working.
+        # Django's request limits, met as a view reads the query or body: answered and logged as Django does outside
+        # a view (django.security.*, so that alerts keep working), but 413 for a body over the limit.
         logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
         status_code = 413 if isinstance(exc, RequestDataTooBig) else 400
         return Response(error_body(view, refusal_detail(exc), status_code), status=status_code)
@@ -193,8 +190,7 @@ class StrictSerializerSchema(OpenApiSerializerExtension):
 
 
 def error_responses(*codes: int, body=None) -> dict:
-    """OpenAPI responses for the error statuses an operation can return (for extend_schema); body, if given,
-    is the shape of all of them."""
+    """extend_schema's responses for these error statuses; body, if given, is the shape of all of them."""
     return {
         code: OpenApiResponse(
             response=body or (OpenApiTypes.OBJECT if code in (400, 500) else ErrorSerializer),

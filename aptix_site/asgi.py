@@ -5,11 +5,11 @@ import os
 
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aptix_site.settings")
+from aptix_site.database import bound_waits_in_requests
 
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aptix_site.settings")
 application = get_asgi_application()
 
-from aptix_site.database import bound_waits_in_requests  # noqa: E402
 from modes.startup import ensure_catalog_is_valid  # noqa: E402  (needs the app registry)
 
 bound_waits_in_requests()

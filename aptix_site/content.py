@@ -1,9 +1,6 @@
 """
-How the API reads request bodies and picks the media type of its answers: the parser and the content negotiation
-that DRF's settings name.
-
-Kept apart from aptix_site.api: DRF imports these classes while rest_framework.views is still loading, so this
-module must not import views.
+The parser and the content negotiation that DRF's settings name. Apart from aptix_site.api: DRF imports them while
+rest_framework.views is still loading, so this module must not import views.
 """
 
 import codecs
@@ -18,10 +15,7 @@ from .text import refuse_duplicate_keys, unstorable_text
 
 
 class StrictJSONParser(JSONParser):
-    """
-    JSON bodies whose text can be stored (no NUL characters, no lone surrogates, sane nesting), and that
-    say one thing: a key given twice in one object is refused rather than resolved by the last one winning.
-    """
+    """JSON bodies whose text can be stored (no NUL, no lone surrogate, sane nesting) and that give no key twice."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         # JSONParser.parse, with the duplicate-key hook, the text checked, and plainer words for two failures.
@@ -43,10 +37,7 @@ class StrictJSONParser(JSONParser):
 
 
 class FallbackContentNegotiation(DefaultContentNegotiation):
-    """
-    When a client's Accept header (or ?format=) names no media type a view offers, answer in the view's first one
-    instead of 406: every endpoint here speaks one language, and the schema names it.
-    """
+    """An Accept (or ?format=) naming no media type a view offers gets its first one, not a 406: each speaks one."""
 
     def select_renderer(self, request, renderers, format_suffix=None):
         try:

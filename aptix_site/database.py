@@ -1,17 +1,11 @@
 """
-Bounded waits on PostgreSQL for the requests a server answers: no request waits on a lock longer than
-DATABASE_LOCK_TIMEOUT_MS, nor on one statement longer than DATABASE_STATEMENT_TIMEOUT_MS. Management commands
-and migrations do not install it, so they wait as long as they need.
+Bounded waits on PostgreSQL for the requests a server answers (DATABASE_LOCK_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS);
+commands and migrations do not install it, so they wait as long as they need.
 
-On a connection of its own (no pooler, or one in session mode) the limits are set once, for the connection's
-life, when it opens: every statement is bounded, in a transaction or not, at no cost per request. Behind a
-pooler in transaction mode (DATABASE_POOLER=transaction: PgBouncer hands each transaction a server connection of
-its own and would lose a session's SET) they are set for each transaction instead, as its first statement
-(set_config(..., true) is SET LOCAL), which the pooler keeps; there writes that wait on locks run in
-transactions (a mode change, the admin's saves), and a statement outside one (a read) does not wait on a lock.
-
-A statement stopped by either limit raises OperationalError (SQLSTATE 55P03 or 57014), the transaction is
-rolled back and nothing it did remains; `database_busy` tells it apart, and the ways of serving answer it.
+The limits are set once per connection, as it opens. Behind a pooler in transaction mode, which would lose a
+session's SET, they are set as each transaction's first statement instead (SET LOCAL); writes that wait on locks run
+in transactions there. A statement stopped by either limit raises OperationalError and its transaction is rolled
+back; `database_busy` tells it apart, and the ways of serving answer it.
 """
 
 from django.conf import settings
@@ -19,7 +13,7 @@ from django.db import OperationalError
 from django.db.backends.signals import connection_created
 from psycopg.pq import TransactionStatus
 
-# set_config's third argument: true sets it for the current transaction only (SET LOCAL), false for the session.
+# set_config's third argument: true for the current transaction only (SET LOCAL), false for the session.
 SET_BOUNDS_SQL = "SELECT set_config('lock_timeout', %s, %s), set_config('statement_timeout', %s, %s)"
 # lock_not_available (lock_timeout), query_canceled (statement_timeout)
 BUSY_SQLSTATES = frozenset({"55P03", "57014"})

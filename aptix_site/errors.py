@@ -1,11 +1,9 @@
 """
-Django's 400, 404 and 500 handlers, answering JSON under /api/: a REST client that asks for a URL no endpoint
-matches, or hits a refusal or failure outside DRF's error handler (a middleware, say), gets a body it can parse
-rather than an HTML page. A method an address outside the API does not serve gets DRF's JSON 405.
+Error answers: Django's 400, 404 and 500 handlers (JSON under /api/, so that a REST client gets a body it can
+parse), the 503 of a database that cannot serve (DRF's handler answers with it too), and the JSON 405.
 
-An error body is {"detail": message}, unless the view the URL names answers its errors in a shape of its own:
-a view class with an error_body(message, status) method (the tool invocation's envelope) gets that shape
-wherever the refusal comes from.
+An error body is {"detail": message}, unless the view the URL names has an error_body(message, status) method (the
+tool invocation's envelope): then that shape, wherever the refusal comes from.
 """
 
 import logging
@@ -23,18 +21,12 @@ from .database import database_busy
 API_PREFIX = "/api/"
 MCP_PREFIX = "/mcp"
 SERVER_ERROR_DETAIL = "The server failed to handle this request."
-DATABASE_UNAVAILABLE_DETAIL = "The service's database cannot be reached just now; try again in a few seconds."
-DATABASE_BUSY_DETAIL = "The service's database is busy just now; try again in a few seconds."
-DATABASE_RETRY_AFTER_SECONDS = 5
 
 logger = logging.getLogger("aptix_site.errors")
 
 
 def database_unreachable(exception) -> bool:
-    """
-    Whether exception is the database being out of reach (down, restarting, the network cut, SQLite's lock
-    held too long) rather than a fault of the query, which stays a 500.
-    """
+    """Whether exception is the database out of reach (or SQLite's lock held too long), not a faulty query (a 500)."""
     if not isinstance(exception, (OperationalError, InterfaceError)):
         return False
     if "database is locked" in str(exception):
@@ -45,14 +37,13 @@ def database_unreachable(exception) -> bool:
 
 def database_unavailable_response(request, exception, view=None) -> HttpResponse | None:
     """
-    503 with Retry-After when exception means the database cannot serve the request just now: out of reach, or
-    busy (a lock held or a statement running past the request's limits, aptix_site.database). JSON under /api/
-    and /mcp (in the view's error shape), plain text elsewhere; None for any other error.
+    503 with Retry-After when the database cannot serve the request just now: out of reach, or busy past the request's
+    limits (aptix_site.database). JSON under /api/ and /mcp, plain text elsewhere; None for any other error.
     """
     if database_busy(exception):
-        detail = DATABASE_BUSY_DETAIL
+        detail = "The service's database is busy just now; try again in a few seconds."
     elif database_unreachable(exception):
-        detail = DATABASE_UNAVAILABLE_DETAIL
+        detail = "The service's database cannot be reached just now; try again in a few seconds."
     else:
         return None
     logger.warning("database unavailable while serving %s %s: %s", request.method, request.path, detail)
@@ -60,7 +51,7 @@ def database_unavailable_response(request, exception, view=None) -> HttpResponse
         response = api_error_response(request, detail, 503, view=view)
     else:
         response = HttpResponse(detail, status=503, content_type="text/plain; charset=utf-8")
-    response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
+    response["Retry-After"] = "5"
     return response
 
 
@@ -78,10 +69,7 @@ def error_message(detail) -> str:
 
 
 def error_body(view, detail, status: int) -> dict:
-    """
-    The body of an error answer from this view (a view class or instance, or None): detail is a message, or a
-    body DRF built (messages by field, or {"detail": message}).
-    """
+    """The error body of view (a class, an instance or None); detail is a message or the body DRF built."""
     if shape := getattr(view, "error_body", None):
         return shape(error_message(detail), status)
     return detail if isinstance(detail, (dict, list)) else {"detail": detail}

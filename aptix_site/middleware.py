@@ -1,6 +1,6 @@
 """
-Request filters that run before any view: API bodies of unknown or excessive size, NUL characters, and methods
-that the views outside DRF do not serve; and the Content-Security-Policy of the HTML pages.
+Request filters that run before any view (API bodies of unknown or excessive size, NUL characters, methods the views
+outside DRF do not serve) and the Content-Security-Policy of the HTML pages.
 """
 
 from csp.middleware import CSPMiddleware
@@ -22,31 +22,23 @@ class RequestBodyLimitMiddleware(Middleware):
     """Under /api/ and /mcp, a request that sends a body must say how long it is, and stay under the limit."""
 
     def __call__(self, request):
-        if request.path.startswith((API_PREFIX, MCP_PREFIX)) and request.method not in ("GET", "HEAD", "OPTIONS"):
-            if refusal := self._refusal(request.META):
-                return api_error_response(request, *refusal)
-        return self.get_response(request)
-
-    @staticmethod
-    def _refusal(meta) -> tuple[str, int] | None:
-        if "HTTP_TRANSFER_ENCODING" in meta:
-            return LENGTH_REQUIRED, 411
-        raw = meta.get("CONTENT_LENGTH") or "0"
+        if not request.path.startswith((API_PREFIX, MCP_PREFIX)) or request.method in ("GET", "HEAD", "OPTIONS"):
+            return self.get_response(request)
+        if "HTTP_TRANSFER_ENCODING" in request.META:
+            return api_error_response(request, LENGTH_REQUIRED, 411)
+        raw = request.META.get("CONTENT_LENGTH") or "0"
         if not (raw.isascii() and raw.isdigit()):
-            return f"Content-Length must be a number of bytes, not {raw[:20]!r}.", 400
+            return api_error_response(request, f"Content-Length must be a number of bytes, not {raw[:20]!r}.", 400)
         limit = settings.API_MAX_BODY_BYTES
         # The length first: int() refuses a string of thousands of digits.
         if len(raw.lstrip("0")) > len(str(limit)) or int(raw) > limit:
             shown = raw if len(raw) <= 20 else f"{raw[:20]}... ({len(raw)} digits)"
-            return f"The request body is {shown} bytes; the limit is {limit}.", 413
-        return None
+            return api_error_response(request, f"The request body is {shown} bytes; the limit is {limit}.", 413)
+        return self.get_response(request)
 
 
 class RejectNulCharactersMiddleware(Middleware):
-    """
-    Answers 400 to a NUL character in the URL, a cookie or a form body: PostgreSQL cannot store or compare text holding
-    one, so it would otherwise surface as a 500 (in the admin's filters and actions, or looking up a session cookie).
-    """
+    """A NUL in the URL, a cookie or a form body is a 400: PostgreSQL cannot store or compare it (a 500 otherwise)."""
 
     def __call__(self, request):
         form_post = request.method == "POST" and request.content_type == "application/x-www-form-urlencoded"
@@ -61,8 +53,9 @@ class RejectNulCharactersMiddleware(Middleware):
         return self.get_response(request)
 
 
-# The admin's pages are read with GET and written with POST; any other method it would take for a GET.
+# The admin's pages are read with GET and written with POST; it would take any other method for a GET.
 ADMIN_METHODS = ("GET", "HEAD", "POST")
+STATIC_METHODS = ("GET", "HEAD")
 
 
 def serves_methods(*methods: str):
@@ -75,22 +68,14 @@ def serves_methods(*methods: str):
     return mark
 
 
-STATIC_METHODS = ("GET", "HEAD")
-
-
 class ServedMethodsMiddleware(Middleware):
     """
-    The JSON 405 of the views outside DRF (DRF's views answer their own): the admin's, those marked with
-    serves_methods, and the static files (before WhiteNoise, which answers an empty 405). Before
-    CsrfViewMiddleware: a POST to a read-only page is a wrong method, not a forged form.
+    The JSON 405 of the views outside DRF: the admin's, those marked with serves_methods, and the static files (before
+    WhiteNoise's empty 405). Before CsrfViewMiddleware: a POST to a read-only page is a wrong method, not a forgery.
     """
 
-    def __init__(self, get_response):
-        super().__init__(get_response)
-        self.static_prefix = "/" + settings.STATIC_URL.lstrip("/")
-
     def __call__(self, request):
-        if request.method not in STATIC_METHODS and request.path.startswith(self.static_prefix):
+        if request.method not in STATIC_METHODS and request.path.startswith(settings.STATIC_URL):
             return method_not_allowed_response(method=request.method, allowed=STATIC_METHODS)
         return self.get_response(request)
 
@@ -104,10 +89,7 @@ class ServedMethodsMiddleware(Middleware):
 
 
 class HtmlContentSecurityPolicyMiddleware(CSPMiddleware):
-    """
-    django-csp's middleware, for HTML responses only (the admin, the front door, the API docs): a JSON answer runs no
-    script, and building the policy costs about 30 µs a response, a twentieth of an API read (docs/security.md).
-    """
+    """django-csp's, for HTML responses only: a JSON answer runs no script (docs/security.md)."""
 
     def process_response(self, request, response):
         if not response.get("Content-Type", "").startswith("text/html"):

@@ -6,13 +6,11 @@ process's variables back out; the request's own keys (CGI's, HTTP_*, wsgi.*) are
 
 import os
 
-CGI_KEYS = frozenset(
-    {
-        "REQUEST_METHOD", "SCRIPT_NAME", "PATH_INFO", "QUERY_STRING", "CONTENT_TYPE", "CONTENT_LENGTH",
-        "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST", "REMOTE_PORT",
-        "REMOTE_USER", "AUTH_TYPE", "GATEWAY_INTERFACE", "RAW_URI", "REQUEST_URI",
-    }
-)
+CGI_KEYS = {
+    "REQUEST_METHOD", "SCRIPT_NAME", "PATH_INFO", "QUERY_STRING", "CONTENT_TYPE", "CONTENT_LENGTH", "SERVER_NAME",
+    "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST", "REMOTE_PORT", "REMOTE_USER", "AUTH_TYPE",
+    "GATEWAY_INTERFACE", "RAW_URI", "REQUEST_URI",
+}
 
 
 class WithoutProcessEnvironment:

@@ -16,40 +16,34 @@ from django.core.management.utils import get_random_secret_key
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
-def env_value(name) -> str | None:
+def env(name) -> str | None:
     """The variable's value, None when it is unset or blank (a blank one means its default)."""
-    value = os.environ.get(name)
-    return value if value and value.strip() else None
+    return os.environ.get(name, "").strip() or None
 
 
-def env_flag(name, default=False):
-    value = env_value(name)
-    return default if value is None else value.strip().lower() in {"1", "true", "yes", "on"}
+def env_flag(name, default=False) -> bool:
+    value = env(name)
+    return default if value is None else value.lower() in {"1", "true", "yes", "on"}
 
 
 def env_int(name, default: int) -> int:
-    value = env_value(name)
+    value = env(name)
     if value is None:
         return default
-    try:
-        number = int(value)
-    except ValueError:
-        number = -1
-    if number < 0:
+    if not value.isdecimal():
         raise ImproperlyConfigured(f"{name} must be a whole number, 0 or more; it is {value!r}.")
-    return number
+    return int(value)
 
 
-def env_list(name, default):
-    value = env_value(name)
-    return list(default) if value is None else [item.strip() for item in value.split(",") if item.strip()]
+def env_list(name, default) -> list[str]:
+    value = env(name)
+    return default if value is None else [item.strip() for item in value.split(",") if item.strip()]
 
 
 def development_secret_key(path: Path) -> str:
     """
-    The key a local run (DEBUG on, no SECRET_KEY) signs with: random, made once per checkout and kept in path (readable
-    by its owner only), so that no two checkouts share it and nobody can forge cookies with a published one. The file
-    appears whole (written aside, then linked into place), so processes starting at once all read the one key that won.
+    DEBUG's key without SECRET_KEY: random, made once per checkout (so nobody can forge cookies with a published one)
+    and kept in path. Written aside, then linked into place: processes starting at once all read the key that won.
     """
     if not path.exists():
         descriptor, draft = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.")  # mode 0600
@@ -81,13 +75,10 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
-# Web pages of these origins may call the MCP endpoints too (beyond the service's own and CSRF_TRUSTED_ORIGINS).
 MCP_ALLOWED_ORIGINS = env_list("MCP_ALLOWED_ORIGINS", [])
 
-# Production (DEBUG off) is served over HTTPS only: plain HTTP is redirected, cookies are Secure, HSTS is sent.
 SECURE_SSL_REDIRECT = env_flag("SECURE_SSL_REDIRECT", not DEBUG)
-SESSION_COOKIE_SECURE = not DEBUG
-CSRF_COOKIE_SECURE = not DEBUG
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = not DEBUG
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_flag("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
 SECURE_HSTS_PRELOAD = env_flag("SECURE_HSTS_PRELOAD", not DEBUG)
@@ -138,8 +129,6 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-# Content-Security-Policy (django-csp): pages load scripts, styles and images from this site only (Swagger UI's
-# and the admin's assets are served from here), nothing inline, no plugins, and cannot be framed.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],
@@ -153,8 +142,6 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
-# Password guessing (django-axes, with the three lockout rules of accounts.lockout). Admins unlock under
-# "Access attempts", with axes_reset_username or with axes_reset_ip.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_HANDLER = "accounts.lockout.LockoutRulesHandler"
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
@@ -189,8 +176,7 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "aptix_site.wsgi.application"
 
-# Connections persist for 10 minutes, not health-checked (a SELECT 1 round trip per request on PostgreSQL): a
-# connection the database dropped fails the one request that meets it (503, aptix_site.errors), then is closed.
+# Not health-checked (a round trip per request): a dropped connection fails the one request that meets it (503).
 try:
     DATABASES = {"default": dj_database_url.config(default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=600)}
 except ValueError as error:  # an unknown scheme, a port that is not a number: never echo the URL (a password)
@@ -199,25 +185,22 @@ except ValueError as error:  # an unknown scheme, a port that is not a number: n
         "write it as postgres://user:password@host:5432/name, or leave it unset for SQLite."
     ) from None
 
+database_options = DATABASES["default"].setdefault("OPTIONS", {})
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Concurrent writers wait for the write lock instead of failing with "database is locked"; WAL lets reads
-    # proceed while one of them writes.
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
+    # Writers queue for the write lock instead of failing with "database is locked"; WAL lets reads go on meanwhile.
+    database_options.update(
         transaction_mode="IMMEDIATE", timeout=20, init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
     )
 elif env_flag("DATABASE_PREPARED_STATEMENTS", True):
-    # psycopg prepares a statement once it has run 5 times on a connection: the queries every request makes are
-    # then planned once per connection, about 75 µs less per request (benchmarks/RESULTS.md).
-    DATABASES["default"].setdefault("OPTIONS", {}).update(server_side_binding=True, prepare_threshold=5)
-DATABASE_POOLER = os.environ.get("DATABASE_POOLER", "")
-if DATABASE_POOLER not in {"", "session", "transaction"}:
+    database_options.update(server_side_binding=True, prepare_threshold=5)
+DATABASE_POOLER = env("DATABASE_POOLER")
+if DATABASE_POOLER not in {None, "session", "transaction"}:
     raise ImproperlyConfigured("DATABASE_POOLER must be 'transaction', 'session' or unset (no pooler).")
 if DATABASE_POOLER == "transaction":
     # A cursor held open across transactions would land on another client's server connection.
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
 
-# Installed by the servers only (aptix_site.wsgi, .asgi, through aptix_site.database): commands and migrations
-# wait as long as they need.
+# The servers' requests only (aptix_site.database): commands and migrations wait as long as they need.
 DATABASE_LOCK_TIMEOUT_MS = env_int("DATABASE_LOCK_TIMEOUT_MS", 3000)
 DATABASE_STATEMENT_TIMEOUT_MS = env_int("DATABASE_STATEMENT_TIMEOUT_MS", 5000)
 
@@ -246,8 +229,6 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["aptix_site.content.StrictJSONParser"],
     "EXCEPTION_HANDLER": "aptix_site.api.api_exception_handler",
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "aptix_site.content.FallbackContentNegotiation",
-    # Throttles identify anonymous clients by address: trusting X-Forwarded-For from no proxy by default keeps a
-    # client from picking a fresh identity per request.
     "NUM_PROXIES": env_int("API_NUM_PROXIES", 0),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {
@@ -257,13 +238,11 @@ REST_FRAMEWORK = {
     },
 }
 
-# API tokens (accounts.ApiToken): knox's key generation and sha512 digest; only the digest is stored.
 KNOX_TOKEN_MODEL = "accounts.ApiToken"
-# knox's migrations build only its own token table, which ours replaces: left to them, they would build it all
-# the same, unused, its foreign key to the users stopping PostgreSQL from emptying the users table (flush).
+# knox's migrations build only its token table, which ours replaces: unused, its key to the users would stop flush.
 MIGRATION_MODULES = {"knox": None}
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 0) or None
-# Expiry is ours (API_TOKEN_TTL_DAYS, passed to each token as it is created): knox's default of 10 hours never applies.
+# Expiry is ours (API_TOKEN_TTL_DAYS, given to each token as it is created), never knox's default of 10 hours.
 REST_KNOX = {"TOKEN_TTL": None}
 
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
@@ -278,7 +257,6 @@ SPECTACULAR_SETTINGS = {
     "first) 411.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
     "SERVE_AUTHENTICATION": [],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
@@ -292,14 +270,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
-# Approvals a catalog revision needs before it is published to agents (modes.releases); 0: published at once.
 CATALOG_APPROVALS = env_int("CATALOG_APPROVALS", 0)
 
-# While Redis cannot be reached, each process counts throttles on its own (aptix_site.cache); short timeouts, so
-# that a Redis that hangs does not hold requests.
-REDIS_URL = os.environ.get("REDIS_URL", "")
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-if REDIS_URL:
+if REDIS_URL := env("REDIS_URL"):
+    # Short timeouts: a Redis that hangs must not hold requests (aptix_site.cache counts per process meanwhile).
     CACHES["default"] = {
         "BACKEND": "aptix_site.cache.FailoverRedisCache",
         "LOCATION": REDIS_URL,

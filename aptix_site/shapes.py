@@ -6,12 +6,6 @@ names are made here, and only here, from the Python ones.
 
 from rest_framework import serializers
 
-
-def camel_case(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(word.capitalize() for word in rest)
-
-
 # No docstrings on these classes: drf-spectacular would take one for the description of every shape built on them.
 
 
@@ -20,18 +14,19 @@ class CamelCaseFields:
     def get_fields(self):
         fields = {}
         for name, field in super().get_fields().items():
-            public = camel_case(name)
+            head, *rest = name.split("_")
+            public = head + "".join(word.capitalize() for word in rest)
             if public != name and field.source is None:
                 field.source = name
             fields[public] = field
         return fields
 
 
-# An answer's shape, read from an object or a dict whose attributes or keys are the fields' Python names.
+# Read from an object or a dict whose attributes or keys are the fields' Python names.
 class Shape(CamelCaseFields, serializers.Serializer):
     pass
 
 
-# An answer's shape read from a model instance; Meta.fields names the model's fields as Python does.
+# Read from a model instance; Meta.fields names the model's fields as Python does.
 class ModelShape(CamelCaseFields, serializers.ModelSerializer):
     pass

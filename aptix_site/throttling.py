@@ -1,12 +1,8 @@
 """
-The API's rate limits: DRF's scoped throttle, counting each client's requests per fixed window of the rate's
-period with the cache's atomic increment.
-
-DRF's own keeps every request's time in one cache entry that each request reads, changes and writes back. Its
-cost grows with the rate (at 6000/min, a list of 6000 times is unpickled and pickled per request), and two
-workers that read the entry at once both take the last request left. A counter costs the same at any rate and
-never lets more than the limit through in one window. What it gives up: a client that spends its whole limit
-at the end of one window and again at the start of the next makes up to twice the limit in one period.
+The API's rate limits: DRF's scoped throttle, counting each client's requests per window of the rate's period with
+the cache's atomic increment. DRF's own reads, changes and writes back one list of request times, so two workers
+that read it at once both take the last request left; a counter never lets more than the limit through in a window
+(though a client may spend its limit at the end of one window and again at the start of the next).
 """
 
 from rest_framework.settings import api_settings
@@ -14,10 +10,7 @@ from rest_framework.throttling import ScopedRateThrottle
 
 
 class WindowRateThrottle(ScopedRateThrottle):
-    """
-    ScopedRateThrottle ("120/min" under the view's throttle_scope) counting per window: each clock minute for a
-    rate per minute. Rates are read from the settings when asked, so changed settings take effect.
-    """
+    """ScopedRateThrottle counting per window (a clock minute for "N/min"), reading the rates from the settings."""
 
     def get_rate(self):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
@@ -39,18 +32,11 @@ class WindowRateThrottle(ScopedRateThrottle):
         self.now = self.timer()
         window = int(self.now // self.duration)
         self.window_ends = (window + 1) * self.duration
-        return self._count(f"{cache_key()}_{window}") <= self.num_requests
-
-    def _count(self, key) -> int:
-        """Adds this request to the window's counter, atomically; the count with it."""
-        try:
-            return self.cache.incr(key)
-        except ValueError:  # the window's first request
-            pass
-        # The counter outlives its window, so that no increment during the window finds it expired.
-        if self.cache.add(key, 1, 2 * self.duration):
-            return 1
-        return self.cache.incr(key)  # another worker's request came first
+        key = f"{cache_key()}_{window}"
+        # Started by the window's first request (add is atomic), and outliving the window, so that no increment during
+        # the window finds it expired.
+        self.cache.add(key, 0, 2 * self.duration)
+        return self.cache.incr(key) <= self.num_requests
 
     def wait(self):
         return self.window_ends - self.now

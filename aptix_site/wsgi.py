@@ -1,7 +1,6 @@
 """
-WSGI entry point (`make serve` runs it under Granian). It refuses to load on a broken mode catalog, bounds the
-waits of its requests on PostgreSQL (aptix_site.database), and keeps the server process's environment
-(SECRET_KEY, DATABASE_URL, ...) out of each request's META.
+WSGI entry point (`make serve` runs it under Granian): it refuses to load on a broken mode catalog, bounds its
+requests' waits on PostgreSQL, and keeps the process's environment (SECRET_KEY, ...) out of each request's META.
 """
 
 import gc
@@ -10,22 +9,20 @@ import os
 from django.core.wsgi import get_wsgi_application
 from django.urls import get_resolver
 
+from aptix_site.database import bound_waits_in_requests
+from aptix_site.process_environment import WithoutProcessEnvironment
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aptix_site.settings")
-
-from aptix_site.process_environment import WithoutProcessEnvironment  # noqa: E402
-
 application = WithoutProcessEnvironment(get_wsgi_application())
 
-from aptix_site.database import bound_waits_in_requests  # noqa: E402
 from modes.startup import ensure_catalog_is_valid  # noqa: E402  (needs the app registry)
 
 bound_waits_in_requests()
 ensure_catalog_is_valid()
-# Every view module is imported now rather than at the first request: code that cannot load fails the worker's
-# start, where a reload of `make serve` sees it and keeps the old workers (deploy/serve).
+# Every view module now, not at the first request: code that cannot load fails the worker's start, where a reload of
+# `make serve` sees it and keeps the old workers (deploy/serve).
 get_resolver().url_patterns
 
-# What is loaded by now (Django, the apps, the catalog) lives as long as the process. Frozen, the garbage collector
-# no longer walks it: about 20 µs less per request (benchmarks/RESULTS.md).
+# What is loaded by now lives as long as the process: frozen, the garbage collector no longer walks it per request.
 gc.collect()
 gc.freeze()
