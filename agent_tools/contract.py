@@ -85,14 +85,10 @@ class ToolArgumentError(Exception):
     """Arguments a tool refuses; the message is shown to the caller as it is."""
 
 
-class ToolRateLimited(RateLimited):
-    """The caller has spent a limit this call counts against; nothing was done. Retry after retry_after seconds."""
-
-
 class AgentTool:
     """
     Subclasses define, on the class itself, TOOL_NAME, TOOL_USAGE_METADATA, a static get_schema() and run().
-    execute() raises nothing but ToolRateLimited.
+    execute() raises nothing but RateLimited: a limit the call spent, with nothing done.
     """
 
     TOOL_NAME = ""
@@ -134,7 +130,7 @@ class AgentTool:
             return self.run(arguments_json, context)
         except ToolArgumentError as error:
             return InvokeResult.from_error(str(error))
-        except ToolRateLimited:
+        except RateLimited:
             raise  # the way of serving answers it as the limit it is (429 over HTTP)
         except Exception:
             logger.exception("agent tool %s failed unexpectedly", self.TOOL_NAME)

@@ -2,10 +2,9 @@
 
 import logging
 
-from agent_tools.contract import (
-    AgentTool, InvokeResult, ToolRateLimited, function_schema, load_arguments, reject_unknown_arguments
-)
+from agent_tools.contract import AgentTool, InvokeResult, function_schema, load_arguments, reject_unknown_arguments
 from agent_tools.registry import registry
+from aptix_site.service_errors import RateLimited
 from aptix_site.text import compact_json
 from aptix_site.throttling import WindowRateThrottle
 from modes.catalog import UnknownModeError
@@ -95,7 +94,7 @@ class ModeChangeTool(AgentTool):
             # POST /api/sessions/); over it, nothing changes.
             throttle = WindowRateThrottle()
             if not throttle.allow_user(scope="session-create", user=context.user):
-                raise ToolRateLimited(
+                raise RateLimited(
                     f"{LABEL} cannot start a new session now (branch=true): you have created as many sessions as "
                     f"{throttle.rate} allows.",
                     retry_after=throttle.wait(),
