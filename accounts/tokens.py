@@ -21,10 +21,7 @@ LAST_USED_PRECISION = timedelta(minutes=1)
 
 
 def create_token(*, user, name: str, expires_in_days: int | None = None) -> tuple[ApiToken, str]:
-    """
-    A new token of the user, and its key: the only time the key is known, as only its digest is stored.
-    It expires in expires_in_days days, or else API_TOKEN_TTL_DAYS, or else never.
-    """
+    """A new token of the user, and its key: the only time the key is known, as only its digest is stored."""
     days = expires_in_days or settings.API_TOKEN_TTL_DAYS
     return ApiToken.objects.create(user=user, name=name, expiry=timedelta(days=days) if days else None)
 
@@ -70,10 +67,7 @@ def _stored_password_is_usable(user) -> bool:
 
 
 def token_of_key(*, key: str) -> ApiToken | None:
-    """
-    The unexpired token of that key, with its user, or None; a malformed key is None without a query.
-    One query: every API request makes it.
-    """
+    """The unexpired token of that key, with its user, in one query (every API request makes it); or None."""
     if not KEY_FORMAT.fullmatch(key):
         return None
     unexpired = Q(expiry__isnull=True) | Q(expiry__gt=timezone.now())
