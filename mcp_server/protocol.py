@@ -106,10 +106,7 @@ def read_message(body, *, headers) -> Message | None:
 
 
 def batch_elements(body: list, *, headers) -> list:
-    """
-    The elements of a JSON-RPC batch, each to be read with read_message, when the request's version has batches
-    (2025-03-26, which a request without the version header is in); JsonRpcError otherwise, or for an empty one.
-    """
+    """A batch's elements, to read one by one, in the one version that has batches; else JsonRpcError."""
     if headers.get("MCP-Protocol-Version", UNDECLARED_VERSION) != BATCH_VERSION:
         raise _no_batches(headers)
     if not body:
