@@ -12,10 +12,8 @@ from accounts.tokens import mark_used, token_of_key
 
 class StrictTokenAuthentication(TokenAuthentication):
     """
-    DRF's parsing of the Authorization header (`Token <key>`), with our API tokens (accounts.ApiToken, knox's
-    model). A malformed key is refused (401) before any lookup. The lookup is one query, the token with its
-    user by the key's digest; an expired token is refused, not deleted; the last use is written at most once a
-    minute. knox's own TokenAuthentication makes a second query per request and deletes expired tokens as it
+    DRF's parsing of `Token <key>`, with our API tokens (knox's model): one query, an expired token refused, not
+    deleted. knox's own TokenAuthentication makes a second query per request and deletes expired tokens as it
     reads (docs/security.md, "Why the lookup is our own", has the figures).
     """
 

@@ -20,7 +20,6 @@ the reset on success, axes_reset_ip, axes_reset_username, the admin's Access att
 
 import enum
 import logging
-from datetime import datetime
 
 from axes.attempts import get_cool_off_threshold
 from axes.handlers.database import AxesDatabaseHandler
@@ -59,39 +58,28 @@ def client_address(request) -> str:
     return BaseThrottle().get_ident(getattr(request, "_request", request))
 
 
-def count_recent_failures(*, username: str | None, address: str | None, since: datetime) -> dict[LockoutRule, int]:
-    """Failed logins since `since` that each rule counts for a login by `username` from `address`: one query."""
-    login = {"username": username, "ip_address": address}
-    conditions = {rule: Q(**{field: login[field] for field in rule.fields}) for rule in LockoutRule}
-    # The rows of the address rule and of the user name rule: the pair's rows are among both.
-    attempts = AccessAttempt.objects.filter(conditions[LockoutRule.ADDRESS] | conditions[LockoutRule.USERNAME])
-    sums = {rule.name: Sum("failures_since_start", filter=conditions[rule], default=0) for rule in LockoutRule}
-    totals = attempts.filter(attempt_time__gte=since).aggregate(**sums)
-    return {rule: totals[rule.name] for rule in LockoutRule}
-
-
-def broken_rule(*, failures: dict[LockoutRule, int]) -> LockoutRule | None:
-    """The broadest rule whose count reached its limit, if any. A limit of 0 turns the address and user name
-    rules off (the pair's is axes' own setting, where 0 would refuse every login)."""
-    for rule in LockoutRule:
-        switched_off = rule.limit == 0 and rule is not LockoutRule.PAIR
-        if not switched_off and failures[rule] >= rule.limit:
-            return rule
-    return None
-
-
 class LockoutRulesHandler(AxesDatabaseHandler):
     """axes' database handler, locking out an address and a user name too (why a subclass: the module's text)."""
 
     def get_failures(self, request, credentials: dict | None = None) -> int:
-        failures = count_recent_failures(
-            username=get_client_username(request, credentials),
-            address=request.axes_ip_address,
-            since=get_cool_off_threshold(request),
+        login = {"username": get_client_username(request, credentials), "ip_address": request.axes_ip_address}
+        conditions = {rule: Q(**{field: login[field] for field in rule.fields}) for rule in LockoutRule}
+        # One query. The rows of the address rule and of the user name rule: the pair's rows are among both.
+        attempts = AccessAttempt.objects.filter(
+            conditions[LockoutRule.ADDRESS] | conditions[LockoutRule.USERNAME],
+            attempt_time__gte=get_cool_off_threshold(request),
         )
-        # Kept on the request (axes' own or DRF's, whichever axes was given) for the message and the log line;
-        # axes calls this before the login and again after a failure, so the last answer is the one that counts.
-        request.axes_lockout_rule = broken_rule(failures=failures)
+        sums = {rule.name: Sum("failures_since_start", filter=conditions[rule], default=0) for rule in LockoutRule}
+        totals = attempts.aggregate(**sums)
+        failures = {rule: totals[rule.name] for rule in LockoutRule}
+        # The broadest rule whose count reached its limit. A limit of 0 turns the address and user name rules off
+        # (the pair's is axes' own setting, where 0 would refuse every login). Kept on the request (axes' own or
+        # DRF's, whichever axes was given) for the message and the log line; axes calls this before the login and
+        # again after a failure, so the last answer is the one that counts.
+        request.axes_lockout_rule = next(
+            (rule for rule in LockoutRule if (rule.limit or rule is LockoutRule.PAIR) and failures[rule] >= rule.limit),
+            None,
+        )
         if request.axes_lockout_rule is None:
             return failures[LockoutRule.PAIR]  # below the pair's limit, as axes itself would count
         return max(failures[LockoutRule.PAIR], get_failure_limit(request, credentials))
@@ -101,7 +89,7 @@ def log_lockout(sender, request, username, ip_address, **kwargs) -> None:
     """Receives axes' user_locked_out (sent for each refused login): one line naming the rule and what it holds,
     where axes' own line names the user name and address whichever rule it is."""
     rule = request.axes_lockout_rule
-    within = f"within {lockout_minutes()} minutes"
+    within = f"within {lockout_seconds() // 60} minutes"
     held = {
         LockoutRule.ADDRESS: f"address {ip_address} ({rule.limit} failed logins across user names {within}; "
         f"this one for user name {username!r})",
@@ -116,14 +104,10 @@ def lockout_seconds() -> int:
     return int(settings.AXES_COOLOFF_TIME.total_seconds())
 
 
-def lockout_minutes() -> int:
-    return lockout_seconds() // 60
-
-
 def lockout_message(*, request) -> str:
     """What a client refused by the lockout reads: which rule holds it, for how long, and who can lift it."""
     refused = request.axes_lockout_rule.refused
-    return f"{refused} Try again in {lockout_minutes()} minutes, or ask an administrator to unlock it."
+    return f"{refused} Try again in {lockout_seconds() // 60} minutes, or ask an administrator to unlock it."
 
 
 def admin_lockout_response(request, original_response=None, credentials=None):

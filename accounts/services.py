@@ -15,10 +15,7 @@ class AccountRefused(ServiceError, ValueError):
 
 
 def create_agent_user(*, username: str, organization_slug: str | None) -> str:
-    """
-    A new user without a password (nobody can log in as it), in the organization of that slug if one is
-    given, and the key of its API token (named "agent"). Nothing is created if any part is refused.
-    """
+    """A user nobody can log in as, in the organization of that slug if given, and its token's key; all or none."""
     User = get_user_model()
     if User.objects.filter(**{User.USERNAME_FIELD: username}).exists():
         raise AccountRefused(

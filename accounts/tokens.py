@@ -21,10 +21,7 @@ LAST_USED_PRECISION = timedelta(minutes=1)
 
 
 def create_token(*, user, name: str, expires_in_days: int | None = None) -> tuple[ApiToken, str]:
-    """
-    A new token of the user, and its key: the only time the key is known, as only its digest is stored.
-    It expires in expires_in_days days, or else API_TOKEN_TTL_DAYS, or else never.
-    """
+    """A new token of the user, and its key: the only time the key is known, as only its digest is stored."""
     days = expires_in_days or settings.API_TOKEN_TTL_DAYS
     return ApiToken.objects.create(user=user, name=name, expiry=timedelta(days=days) if days else None)
 
@@ -70,26 +67,18 @@ def _stored_password_is_usable(user) -> bool:
 
 
 def token_of_key(*, key: str) -> ApiToken | None:
-    """
-    The unexpired token of that key, with its user, or None; a malformed key is None without a query.
-    One query: every API request makes it. It also tells whether last_used_at is more than a minute old
-    (token.last_used_is_stale), so that mark_used writes only then.
-    """
+    """The unexpired token of that key, with its user, in one query (every API request makes it); or None."""
     if not KEY_FORMAT.fullmatch(key):
         return None
-    now = timezone.now()
-    unexpired = Q(expiry__isnull=True) | Q(expiry__gt=now)
-    token = ApiToken.objects.select_related("user").filter(unexpired, digest=hash_token(key)).first()
-    if token is not None:
-        token.last_used_is_stale = token.last_used_at is None or token.last_used_at < now - LAST_USED_PRECISION
-    return token
+    unexpired = Q(expiry__isnull=True) | Q(expiry__gt=timezone.now())
+    return ApiToken.objects.select_related("user").filter(unexpired, digest=hash_token(key)).first()
 
 
 def mark_used(*, token: ApiToken) -> None:
     """Records that the token was used now, if last_used_at is more than a minute old: one UPDATE a minute at most."""
-    if not token.last_used_is_stale:
-        return
     now = timezone.now()
+    if token.last_used_at is not None and token.last_used_at >= now - LAST_USED_PRECISION:
+        return
     # The condition again, in the UPDATE: requests of other workers may have written it since the lookup.
     ApiToken.objects.filter(
         Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_PRECISION), digest=token.digest

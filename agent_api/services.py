@@ -1,7 +1,4 @@
-"""
-What an agent back-end asks of the service, whichever way it asks (REST, MCP, a command): the tools'
-schemas, running a tool for an authenticated user, and a session's context for the next LLM call.
-"""
+"""What an agent back-end asks, whichever way (REST, MCP, a command): the tools, running one, a session's context."""
 
 import json
 from collections.abc import Callable
@@ -36,9 +33,9 @@ def tool_list_payload(*, catalog: Catalog, tool_format: str | None) -> dict:
 
 def llm_context(*, catalog: Catalog, mode_id: str, tool_format: str | None) -> dict:
     """
-    What an agent needs for its next LLM call in a session in the mode of this id (SessionContextResponse), from
-    catalog; built once per catalog and mode. A mode that catalog does not have (a rollback removed it) is served
-    as the default mode (AGN-014 §6.3), and the notice says so.
+    What an agent needs for its next LLM call in a session in the mode of this id, built once per catalog and mode.
+    A mode that catalog does not have (a rollback removed it) is served as the default mode (AGN-014 §6.3), and the
+    notice says so.
     """
     served = catalog.served(mode_id)
     notice = None
@@ -68,10 +65,7 @@ def llm_context(*, catalog: Catalog, mode_id: str, tool_format: str | None) -> d
 
 
 def llm_context_at_revision(*, session: AgentSession, revision: int, viewer, tool_format: str | None) -> dict:
-    """
-    llm_context as it was at a catalog revision, for the mode the session was in then: any revision that
-    was published; one that never was (pending or unpublished) only as a preview for staff.
-    """
+    """llm_context at a catalog revision, for the session's mode then; a revision never published is for staff only."""
     catalog = catalog_at_revision(revision)
     if not catalog.was_published and not viewer.is_staff:
         raise RevisionNotPublished(revision)
@@ -86,10 +80,7 @@ def _client_tool_names(tools) -> list[str]:
 
 
 def invocation_session(*, session_id, user) -> AgentSession | None:
-    """
-    The session a tool call names by id (None for none): InvalidSessionId for an id that is not one (the
-    caller's mistake), SessionNotFound for a missing session or anyone else's.
-    """
+    """The session a tool call names by id, or None; InvalidSessionId for an id that is not one (a 400, not a 404)."""
     if session_id is None:
         return None
     parse_session_id(session_id)
@@ -100,10 +91,9 @@ def invoke_tool(
     *, load_catalog: Callable[[], Catalog], name: str, arguments, session: AgentSession | None, conversation_id, user
 ) -> InvokeResult:
     """
-    Run the named tool for user, in session (one of theirs, or None), with the catalog load_catalog gives (read at
-    most once, and only if needed: a registered tool that reads it reports a failure to read it itself). arguments
-    is a dict, a JSON string of one, or None. Raises UnknownToolError, ToolNotEnabled, ToolExecutedByClient or
-    ArgumentsNotAnObject before the tool runs, ToolRateLimited when the call spent a limit; the tool's own failures
+    Run the named tool for user, in session (one of theirs, or None), with the catalog load_catalog gives, read only
+    if needed: a registered tool that reads it reports a failure itself. arguments is a dict, a JSON string of one,
+    or None. Refusals raise before the tool runs; RateLimited when the call spent a limit; the tool's own failures
     come back in the InvokeResult.
     """
     context = AgentToolExecutionContext(

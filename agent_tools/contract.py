@@ -38,9 +38,8 @@ class InvokeResult:
 @dataclass(frozen=True)
 class AgentToolExecutionContext:
     """
-    What a tool knows of its call. The caller's organization and the catalog the call is served (the published one,
-    from the modes app, which this floor does not import) are each read once, by load_org and load_catalog, if a
-    tool asks for them: a tool that reads the catalog meets a database failure itself and reports it (TUL-010).
+    What a tool knows of its call. The caller's organization and the catalog it is served (from the modes app, which
+    this floor does not import) are read once each, if asked for: a tool meets a database failure itself (TUL-010).
     """
 
     user: Any
@@ -60,10 +59,7 @@ class AgentToolExecutionContext:
 
 @dataclass(frozen=True)
 class ClientTool:
-    """
-    A tool that the agent's client executes, declared by an admin rather than registered in code
-    (TUL-011's is_tool_fully_executed_on_server = false). The model is told of it like any other tool.
-    """
+    """A tool the agent's client executes (TUL-011's is_tool_fully_executed_on_server = false), declared by an admin."""
 
     name: str
     description: str
@@ -89,14 +85,10 @@ class ToolArgumentError(Exception):
     """Arguments a tool refuses; the message is shown to the caller as it is."""
 
 
-class ToolRateLimited(RateLimited):
-    """The caller has spent a limit this call counts against; nothing was done. Retry after retry_after seconds."""
-
-
 class AgentTool:
     """
     Subclasses define, on the class itself, TOOL_NAME, TOOL_USAGE_METADATA, a static get_schema() and run().
-    execute() raises nothing but ToolRateLimited.
+    execute() raises nothing but RateLimited: a limit the call spent, with nothing done.
     """
 
     TOOL_NAME = ""
@@ -138,7 +130,7 @@ class AgentTool:
             return self.run(arguments_json, context)
         except ToolArgumentError as error:
             return InvokeResult.from_error(str(error))
-        except ToolRateLimited:
+        except RateLimited:
             raise  # the way of serving answers it as the limit it is (429 over HTTP)
         except Exception:
             logger.exception("agent tool %s failed unexpectedly", self.TOOL_NAME)

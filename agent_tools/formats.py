@@ -23,10 +23,7 @@ STRICT_MAX_PROPERTIES = 5000
 
 
 def format_tool(tool, *, tool_format: str | None, mode_keys: tuple[str, ...] | None) -> dict:
-    """
-    The tool's TUL-011 schema in tool_format (None: unchanged). With mode_keys (the modes a session may switch
-    to), the schema is the one the session's model is given (schema_for_session), not the plain registry one.
-    """
+    """The tool's TUL-011 schema in tool_format (None: as it is); with mode_keys, the one a session's model is given."""
     schema = tool.get_schema() if mode_keys is None else tool.schema_for_session(mode_keys=mode_keys)
     if tool_format is None:
         return schema

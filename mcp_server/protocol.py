@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 # Oldest first. 2024-11-05 is not among them: its HTTP transport (an SSE stream and a POST endpoint) is not this one.
 HANDSHAKE_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
-LATEST_HANDSHAKE_VERSION = HANDSHAKE_VERSIONS[-1]
 STATELESS_VERSION = "2026-07-28"
 PROTOCOL_VERSIONS = (*HANDSHAKE_VERSIONS, STATELESS_VERSION)
 # A request without the MCP-Protocol-Version header, which 2025-06-18 introduced, is in the version before it: the
@@ -74,12 +73,11 @@ class ThrottledError(JsonRpcError):
 
 @dataclass(frozen=True)
 class Message:
-    """One JSON-RPC message from a client: a request (it has an id) or a notification (it has none)."""
+    """One JSON-RPC message from a client: a request (it has an id) or a notification (id None)."""
 
     method: str
     params: dict
     id: int | str | None
-    is_notification: bool
     version: str
 
 
@@ -101,18 +99,14 @@ def read_message(body, *, headers) -> Message | None:
     if not isinstance(params, dict):
         raise JsonRpcError(INVALID_PARAMS, f'The "params" of {method} must be an object.')
     version = _asked_version(method, params, headers)
-    is_notification = "id" not in body
     request_id = request_id_of(body)
-    if request_id is None and not is_notification:
+    if request_id is None and "id" in body:
         raise JsonRpcError(INVALID_REQUEST, 'A JSON-RPC request\'s "id" is a string or an integer.')
-    return Message(method=method, params=params, id=request_id, is_notification=is_notification, version=version)
+    return Message(method=method, params=params, id=request_id, version=version)
 
 
 def batch_elements(body: list, *, headers) -> list:
-    """
-    The elements of a JSON-RPC batch, each to be read with read_message, when the request's version has batches
-    (2025-03-26, which a request without the version header is in); JsonRpcError otherwise, or for an empty one.
-    """
+    """A batch's elements, to read one by one, in the one version that has batches; else JsonRpcError."""
     if headers.get("MCP-Protocol-Version", UNDECLARED_VERSION) != BATCH_VERSION:
         raise _no_batches(headers)
     if not body:
@@ -146,7 +140,7 @@ def _asked_version(method: str, params: dict, headers) -> str:
             raise _unsupported(header)
         if method == "initialize":
             offered = params.get("protocolVersion")
-            return offered if offered in HANDSHAKE_VERSIONS else LATEST_HANDSHAKE_VERSION
+            return offered if offered in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1]
         return header or UNDECLARED_VERSION
     if not isinstance(asked, str):
         raise JsonRpcError(INVALID_PARAMS, f"params._meta's {VERSION_META} must be a string.")
@@ -191,11 +185,6 @@ def request_id_of(body):
     return request_id if isinstance(request_id, (int, str)) and not isinstance(request_id, bool) else None
 
 
-def error_status(code: int, version: str) -> int:
-    """The HTTP status of an error answering a message that was read, in the message's version."""
-    return ERROR_HTTP_STATUS.get(code, 200) if version == STATELESS_VERSION else 200
-
-
 def result_response(message: Message, result: dict) -> dict:
     """The response to a request, its result in the shapes of the request's version."""
     # server/discover exists only in 2026-07-28, whatever the request said of its version.
@@ -211,30 +200,17 @@ def result_response(message: Message, result: dict) -> dict:
 
 def _without_titles_and_structured_content(result: dict) -> dict:
     """A result as a version before 2025-06-18 has it: no structuredContent, and nothing listed has a title."""
-    shaped = {key: value for key, value in result.items() if key != "structuredContent"}
+    shaped = _without(result, "structuredContent")
     if "serverInfo" in shaped:
-        shaped["serverInfo"] = {key: value for key, value in shaped["serverInfo"].items() if key != "title"}
+        shaped["serverInfo"] = _without(shaped["serverInfo"], "title")
     for listing in ("tools", "resources", "resourceTemplates"):
         if listing in shaped:
-            shaped[listing] = [
-                {key: value for key, value in item.items() if key != "title"} for item in shaped[listing]
-            ]
+            shaped[listing] = [_without(item, "title") for item in shaped[listing]]
     return shaped
 
 
-def initialize_result(message: Message, *, instructions: str) -> dict:
-    return {
-        # What the handshake settled (read_message): the client's version, or the server's newest to take or leave.
-        "protocolVersion": message.version,
-        "capabilities": CAPABILITIES,
-        "serverInfo": SERVER_INFO,
-        "instructions": instructions,
-    }
-
-
-def discover_result(*, instructions: str) -> dict:
-    # Only 2026-07-28 is reached through discover; 2025-11-25 clients send initialize instead.
-    return {"supportedVersions": [STATELESS_VERSION], "capabilities": CAPABILITIES, "instructions": instructions}
+def _without(item: dict, key: str) -> dict:
+    return {name: value for name, value in item.items() if name != key}
 
 
 def text_result(payload_json: str, payload: dict, *, more_text: tuple[str, ...] = ()) -> dict:

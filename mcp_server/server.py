@@ -24,26 +24,28 @@ MODE_URI_PREFIX = "modes://modes/"
 # Every parameterised resource; read_resource reads each URI they make.
 RESOURCE_TEMPLATES = [
     {
-        "uriTemplate": f"{MODE_URI_PREFIX}{{key}}",
-        "name": "mode",
-        "title": "Mode",
+        "uriTemplate": f"{MODE_URI_PREFIX}{{key}}", "name": "mode", "title": "Mode", "mimeType": "application/json",
         "description": "One mode of the catalog, by its key, as JSON (as GET /api/modes/<key>/ gives it).",
-        "mimeType": "application/json",
     }
 ]
 
 
 def answer(message: Message, *, catalog: Catalog, user, session, before_tool_call) -> dict:
-    """
-    The result of a request, from catalog; JsonRpcError for one that has none. before_tool_call() runs before a
-    tool does.
-    """
+    """The result of a request, from catalog; JsonRpcError for one that has none. before_tool_call() runs first."""
     method = message.method
     if method in ("initialize", "server/discover"):
         instructions = catalog.system_prompt(catalog.served(session.mode_id).key if session else None)
         if method == "initialize":
-            return protocol.initialize_result(message, instructions=instructions)
-        return protocol.discover_result(instructions=instructions)
+            # What the handshake settled (read_message): the client's version, or the server's newest to take or leave.
+            return {
+                "protocolVersion": message.version, "capabilities": protocol.CAPABILITIES,
+                "serverInfo": protocol.SERVER_INFO, "instructions": instructions,
+            }
+        # Only 2026-07-28 is reached through discover; 2025-11-25 clients send initialize instead.
+        return {
+            "supportedVersions": [protocol.STATELESS_VERSION], "capabilities": protocol.CAPABILITIES,
+            "instructions": instructions,
+        }
     if method == "ping":
         return {}
     if method == "tools/list":
@@ -79,11 +81,14 @@ def call_tool(params: dict, *, catalog: Catalog, user, session, before_tool_call
         raise JsonRpcError(INVALID_PARAMS, f"The arguments of {name} must be an object.")
     if session is not None and "sessionId" in arguments:
         # This endpoint's session is the one a tool works on; naming it again is harmless, naming another is not.
-        if not _names_session(arguments["sessionId"], session):
+        try:
+            same = parse_session_id(arguments.pop("sessionId")) == session.pk
+        except InvalidSessionId:
+            same = False
+        if not same:
             return protocol.tool_error_result(
                 f"This MCP endpoint serves session {session.pk}; {name} cannot work on another session here."
             )
-        arguments = {key: value for key, value in arguments.items() if key != "sessionId"}
     try:
         before_tool_call()
         result = invoke_tool(
@@ -113,13 +118,6 @@ def tool_refusal(error: ServiceError) -> dict:
     return protocol.tool_error_result(one_line(error))
 
 
-def _names_session(value, session) -> bool:
-    try:
-        return parse_session_id(value) == session.pk
-    except InvalidSessionId:
-        return False
-
-
 def _unknown_tool_message(catalog: Catalog, name: str, session) -> str:
     known = next((tool for tool in catalog.all_tools() if tool.name == name), None)
     shown = name[:100]
@@ -136,19 +134,13 @@ def _unknown_tool_message(catalog: Catalog, name: str, session) -> str:
 def catalog_resources(catalog: Catalog) -> list[dict]:
     return [
         {
-            "uri": CATALOG_URI,
-            "name": "catalog",
-            "title": "Mode catalog",
+            "uri": CATALOG_URI, "name": "catalog", "title": "Mode catalog", "mimeType": "text/markdown",
             "description": "Every mode, built-in then custom, with when to use it, its tools and the totals.",
-            "mimeType": "text/markdown",
         },
         *(
             {
-                "uri": f"{MODE_URI_PREFIX}{mode.key}",
-                "name": mode.key,
-                "title": mode.display_name,
-                "description": mode.when_to_use,
-                "mimeType": "application/json",
+                "uri": f"{MODE_URI_PREFIX}{mode.key}", "name": mode.key, "title": mode.display_name,
+                "description": mode.when_to_use, "mimeType": "application/json",
             }
             for mode in catalog.modes
         ),

@@ -61,7 +61,7 @@ class McpView(APIView):
             message = protocol.read_message(body, headers=request.headers)
         except protocol.JsonRpcError as error:
             return self._unreadable(body, error)
-        if message is None or message.is_notification:
+        if message is None or message.id is None:  # a response, or a notification
             return self._accepted()
         reply, status_code, headers = self._answer(message, request, session, catalog)
         return Response(reply, status=status_code, headers=headers)
@@ -79,7 +79,7 @@ class McpView(APIView):
             except protocol.JsonRpcError as error:
                 replies.append(error.reply(protocol.request_id_of(element)))
                 continue
-            if message is not None and not message.is_notification:
+            if message is not None and message.id is not None:
                 replies.append(self._answer(message, request, session, catalog)[0])
         return Response(replies) if replies else self._accepted()
 
@@ -91,7 +91,9 @@ class McpView(APIView):
                 before_tool_call=lambda: self._throttle_tool_call(request),
             )
         except protocol.JsonRpcError as error:
-            status_code = protocol.error_status(error.code, message.version)
+            # In the version of the message that was read (protocol's text).
+            stateless = message.version == protocol.STATELESS_VERSION
+            status_code = protocol.ERROR_HTTP_STATUS.get(error.code, 200) if stateless else 200
             retry = isinstance(error, protocol.ThrottledError) and status_code == status.HTTP_429_TOO_MANY_REQUESTS
             return error.reply(message.id), status_code, {"Retry-After": str(error.retry_after)} if retry else {}
         return protocol.result_response(message, result), status.HTTP_200_OK, {}

@@ -1,8 +1,7 @@
 """
-Admin for agent sessions. Staff see every session here, with its latest mode changes and a link to all of
-them (never edited); a session's page costs the same number of queries however many changes it has. The mode
-graph page (linked from the modes' list and the Catalog releases page) draws the published catalog's graph with
-the last 30 days' switches on its arrows (modes.graph_drawing, sessions_app.transitions).
+Admin for agent sessions: each with its latest mode changes and a link to all of them (never edited), in the same
+number of queries however many it has; and the mode graph page, the published catalog's graph with the last 30
+days' switches on its arrows.
 """
 
 from urllib.parse import urlencode

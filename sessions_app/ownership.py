@@ -14,10 +14,7 @@ class SessionNotFound(NotFound):
 
 
 def owned_session(*, session_id, user, with_mode: bool = False) -> AgentSession:
-    """
-    The user's session (with_mode: get_owned_session's); SessionNotFound alike for a missing one, anyone else's, and
-    an id that is no UUID.
-    """
+    """The user's session; SessionNotFound alike for a missing one, anyone else's, and an id that is no UUID."""
     try:
         return get_owned_session(session_id=session_id, user=user, with_mode=with_mode)
     except (InvalidSessionId, AgentSession.DoesNotExist):

@@ -20,7 +20,9 @@ def create_session(*, catalog: Catalog, owner, org, mode_key: str | None = None,
     return AgentSession.objects.create(owner=owner, org=org, mode=mode, title=title, catalog_revision=catalog.revision)
 
 
-def set_session_mode(*, catalog: Catalog, session_id, mode: AgentMode, reason: str, user, branch: bool = False) -> ModeChange:
+def set_session_mode(
+    *, catalog: Catalog, session_id, mode: AgentMode, reason: str, user, branch: bool = False
+) -> ModeChange:
     """
     Move the user's session to mode (of catalog) and record the change, atomically: who (the user, and the user's
     organization at that moment), when, from which mode, to which, why, and the catalog revision in force.

@@ -2,10 +2,9 @@
 
 import logging
 
-from agent_tools.contract import (
-    AgentTool, InvokeResult, ToolRateLimited, function_schema, load_arguments, reject_unknown_arguments
-)
+from agent_tools.contract import AgentTool, InvokeResult, function_schema, load_arguments, reject_unknown_arguments
 from agent_tools.registry import registry
+from aptix_site.service_errors import RateLimited
 from aptix_site.text import compact_json
 from aptix_site.throttling import WindowRateThrottle
 from modes.catalog import UnknownModeError
@@ -91,7 +90,15 @@ class ModeChangeTool(AgentTool):
         except UnknownModeError as error:
             return InvokeResult.from_error(str(error))
         if branch:
-            count_new_session(context.user)
+            # A branch starts a session: it counts against the user's limit on creating sessions (the counter of
+            # POST /api/sessions/); over it, nothing changes.
+            throttle = WindowRateThrottle()
+            if not throttle.allow_user(scope="session-create", user=context.user):
+                raise RateLimited(
+                    f"{LABEL} cannot start a new session now (branch=true): you have created as many sessions as "
+                    f"{throttle.rate} allows.",
+                    retry_after=throttle.wait(),
+                )
 
         try:
             change = set_session_mode(
@@ -108,20 +115,6 @@ class ModeChangeTool(AgentTool):
         if change.branch_session_id is not None:
             result["branchSessionId"] = str(change.branch_session_id)
         return InvokeResult.create(compact_json(result))
-
-
-def count_new_session(user) -> None:
-    """
-    A branch starts a session, so it counts against the user's limit on creating sessions (SESSION_CREATE_RATE,
-    the counter POST /api/sessions/ counts on); over it, ToolRateLimited and nothing changes.
-    """
-    throttle = WindowRateThrottle()
-    if not throttle.allow_user(scope="session-create", user=user):
-        raise ToolRateLimited(
-            f"{LABEL} cannot start a new session now (branch=true): you have created as many sessions as "
-            f"{throttle.rate} allows.",
-            retry_after=throttle.wait(),
-        )
 
 
 registry.register(ModeChangeTool)

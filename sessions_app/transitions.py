@@ -1,19 +1,15 @@
 """
-How agents moved between modes over the last days (issue 29): the switches taken (and how many branched), the
-switches the mode graph refused, and the switches taken per day. GET /api/catalog/transitions/ and the admin's
-mode graph read it.
+How agents moved between modes over the last days (issue 29): the switches taken (and how many branched), those
+the mode graph refused, and the switches per day, for GET /api/catalog/transitions/ and the admin's mode graph.
 
-The audit trail grows by millions of rows, and a 30-day period can hold most of them; summing them at each
-request took 10 s at ten million rows (benchmarks/RESULTS.md). So complete hours are summed once into
-TransitionHour (the first request after an hour ends does it, for every hour not summed yet), and a request
-sums the hours' rows plus the audit rows since the last summed hour (at most an hour and ROLLUP_MARGIN). An hour
-is summed once it ended ROLLUP_MARGIN ago: a change's time is read under its session's lock and committed within
-the same statement or transaction, seconds at most (DATABASE_STATEMENT_TIMEOUT_MS). Refusals are few, and counted
-from their rows.
+Summing a 30-day period of the audit trail at each request took 10 s at ten million rows (benchmarks/RESULTS.md).
+So the first request after an hour ends sums every complete hour not summed yet into TransitionHour, and a request
+sums the hours' rows plus the audit rows since. An hour is summed once it ended ROLLUP_MARGIN ago: a change's time
+is read under its session's lock and committed within seconds (DATABASE_STATEMENT_TIMEOUT_MS). Refusals are few,
+and counted from their rows.
 
 Days are UTC dates; a period of n days is today and the n - 1 days before it. Modes are named by their current
-keys; a refusal names a mode by its id (32 upper-case hexadecimal characters, never a key) once the mode is
-deleted (the audit keeps its modes from deletion, refusals do not).
+keys; a deleted mode, which only a refusal can name (the audit keeps its modes from deletion), by its id.
 """
 
 from collections import Counter
