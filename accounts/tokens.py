@@ -71,7 +71,10 @@ def token_of_key(*, key: str) -> ApiToken | None:
     if not KEY_FORMAT.fullmatch(key):
         return None
     unexpired = Q(expiry__isnull=True) | Q(expiry__gt=timezone.now())
-    return ApiToken.objects.select_related("user").filter(unexpired, digest=hash_token(key)).first()
+    try:  # get(), not first(): the digest is unique, and first() would compile an ORDER BY on every request
+        return ApiToken.objects.select_related("user").get(unexpired, digest=hash_token(key))
+    except ApiToken.DoesNotExist:
+        return None
 
 
 def mark_used(*, token: ApiToken) -> None:
