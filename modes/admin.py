@@ -11,15 +11,18 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.actions import delete_selected as django_delete_selected
+from django.contrib.admin.templatetags.admin_urls import admin_urlname
 from django.contrib.admin.utils import quote, unquote
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.forms.fields import InvalidJSONInput
-from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.decorators import method_decorator
 from django.utils.html import format_html
+from django.views.decorators.http import require_POST, require_safe
 
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
 from aptix_site.service_errors import ServiceError
@@ -90,9 +93,8 @@ class CatalogAdmin(admin.ModelAdmin):
         live = self.model.objects.filter(pk=object_id).values_list("name", flat=True) if object_id.isdigit() else []
         return next(iter(live), object_id)
 
+    @method_decorator(require_safe)
     def history_view(self, request, object_id, extra_context=None):
-        if request.method not in ("GET", "HEAD"):
-            return HttpResponseNotAllowed(["GET", "HEAD"])
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
         object_id = unquote(object_id)  # as Django's own views do: the admin's links quote it (admin_urlquote)
@@ -112,9 +114,8 @@ class CatalogAdmin(admin.ModelAdmin):
         }
         return TemplateResponse(request, "admin/modes/row_history.html", context)
 
+    @method_decorator(require_POST)
     def revert_view(self, request, object_id, number):
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         object_id = unquote(object_id)
         identity = self.identity_of(object_id)
         if not self.may_revert(request, self.model.objects.filter(**{self.naming: identity}).first()):
@@ -126,8 +127,7 @@ class CatalogAdmin(admin.ModelAdmin):
         else:
             done = f"revision {revision.number}" if revision else "no new revision: it was in that state already"
             self.message_user(request, f"Reverted to its state at revision {number}: {done}.", messages.SUCCESS)
-        history = reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_history", args=[quote(object_id)])
-        return HttpResponseRedirect(history)
+        return HttpResponseRedirect(reverse(admin_urlname(self.opts, "history"), args=[quote(object_id)]))
 
     def may_revert(self, request, live) -> bool:
         """Reverting a row changes it (change permission); restoring a deleted row creates it (add permission)."""
