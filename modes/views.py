@@ -47,8 +47,7 @@ class ModeListView(APIView):
     @conditional_on_catalog
     def get(self, request):
         query = ModeListQuery.validated(request.query_params)
-        catalog = request.catalog
-        return Response(catalog.listing(text=query["filter"], include_examples=query["includeExamples"]))
+        return Response(request.catalog.listing(text=query["filter"], include_examples=query["includeExamples"]))
 
 
 class ModeDetailView(APIView):
