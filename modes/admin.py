@@ -152,13 +152,8 @@ class AgentModeForm(forms.ModelForm):
     def clean(self):
         cleaned = super().clean()
         mode = self.instance
-        edited = AgentMode(
-            pk=mode.pk,
-            key=cleaned.get("key", mode.key),
-            is_default=mode.is_default,
-            switch_targets=cleaned.get("switch_targets", mode.switch_targets),
-            llm_can_enter=cleaned.get("llm_can_enter", mode.llm_can_enter),
-        )
+        graph = {name: cleaned.get(name, getattr(mode, name)) for name in ("key", "switch_targets", "llm_can_enter")}
+        edited = AgentMode(pk=mode.pk, is_default=mode.is_default, **graph)
         problems = catalog_graph_problems([*AgentMode.objects.exclude(pk=mode.pk), edited])
         if problems:
             raise forms.ValidationError(" ".join([*problems, GRAPH_HINT]), code="mode_graph")
