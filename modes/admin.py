@@ -11,21 +11,25 @@ from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.contrib.admin.actions import delete_selected as django_delete_selected
+from django.contrib.admin.templatetags.admin_urls import admin_urlname
 from django.contrib.admin.utils import quote, unquote
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.forms.fields import InvalidJSONInput
-from django.http import Http404, HttpResponseNotAllowed, HttpResponseRedirect
+from django.http import Http404, HttpResponseRedirect
+from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils.decorators import method_decorator
 from django.utils.html import format_html
+from django.views.decorators.http import require_POST, require_safe
 
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
 from aptix_site.service_errors import ServiceError
 from aptix_site.text import unstorable_text
 
-from .admin_preview import system_prompt_preview, tools_preview, unresolved_tools_warning
 from .catalog import published_catalog, working_catalog
+from .checks import UNRESOLVED_TOOLS_HINT, unresolved_tools_message
 from .graph import GRAPH_HINT
 from .models import AgentMode, ArchivedHistory, CatalogRevision, DeclaredTool
 from .releases import (
@@ -38,15 +42,6 @@ from .services import (
 )
 
 
-# The admin's words for fields whose model help text is written for the catalog, not for this form.
-FORM_HELP = {
-    "when_to_use": "One sentence, on one line, of at most {max_length} characters: the system prompt lists it as "
-    "'- key: sentence', and the model chooses between modes by it. It wraps here only so that it can be read whole.",
-    "associated_tool_ids": "Names of the tools enabled while this mode is active; the preview below shows them as "
-    "the model gets them.",
-}
-
-
 class CatalogAdmin(admin.ModelAdmin):
     """
     A catalog table's admin. Every form posted to it (an edit, a list of positions, an action, a deletion) is one
@@ -56,18 +51,10 @@ class CatalogAdmin(admin.ModelAdmin):
     """
 
     change_list_template = "admin/modes/change_list_with_deleted_rows.html"
+    kind = naming = None  # the subclass's: its rows' kind in the revisions, the field they name a row by
 
     class Media:
         css = {"all": ["modes/admin.css"]}
-
-    @property
-    def kind(self) -> str:
-        return MODE if self.model is AgentMode else TOOL
-
-    @property
-    def naming(self) -> str:
-        """The field revisions name a row by: a mode's id, a tool's name."""
-        return "pk" if self.model is AgentMode else "name"
 
     def _one_revision(self, view, request, *args, **kwargs):
         if request.method != "POST":
@@ -101,14 +88,13 @@ class CatalogAdmin(admin.ModelAdmin):
 
     def identity_of(self, object_id: str) -> str:
         """What revisions call the row of this URL: a mode's id; a tool's name (the URL of a deleted tool names it)."""
-        if self.model is AgentMode:
+        if self.naming == "pk":
             return object_id
         live = self.model.objects.filter(pk=object_id).values_list("name", flat=True) if object_id.isdigit() else []
         return next(iter(live), object_id)
 
+    @method_decorator(require_safe)
     def history_view(self, request, object_id, extra_context=None):
-        if request.method not in ("GET", "HEAD"):
-            return HttpResponseNotAllowed(["GET", "HEAD"])
         if not self.has_view_or_change_permission(request):
             raise PermissionDenied
         object_id = unquote(object_id)  # as Django's own views do: the admin's links quote it (admin_urlquote)
@@ -128,9 +114,8 @@ class CatalogAdmin(admin.ModelAdmin):
         }
         return TemplateResponse(request, "admin/modes/row_history.html", context)
 
+    @method_decorator(require_POST)
     def revert_view(self, request, object_id, number):
-        if request.method != "POST":
-            return HttpResponseNotAllowed(["POST"])
         object_id = unquote(object_id)
         identity = self.identity_of(object_id)
         if not self.may_revert(request, self.model.objects.filter(**{self.naming: identity}).first()):
@@ -142,8 +127,7 @@ class CatalogAdmin(admin.ModelAdmin):
         else:
             done = f"revision {revision.number}" if revision else "no new revision: it was in that state already"
             self.message_user(request, f"Reverted to its state at revision {number}: {done}.", messages.SUCCESS)
-        history = reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_history", args=[quote(object_id)])
-        return HttpResponseRedirect(history)
+        return HttpResponseRedirect(reverse(admin_urlname(self.opts, "history"), args=[quote(object_id)]))
 
     def may_revert(self, request, live) -> bool:
         """Reverting a row changes it (change permission); restoring a deleted row creates it (add permission)."""
@@ -153,16 +137,23 @@ class CatalogAdmin(admin.ModelAdmin):
 class AgentModeForm(forms.ModelForm):
     """The change form, which also keeps the mode graph's invariants for the catalog the save would leave."""
 
+    class Meta:
+        # The admin's words for fields whose model help text is written for the catalog, not for this form.
+        help_texts = {
+            "when_to_use": f"One sentence, on one line, of at most {AgentMode.when_to_use.field.max_length} "
+            "characters: the system prompt lists it as '- key: sentence', and the model chooses between modes by it. "
+            "It wraps here only so that it can be read whole.",
+            "associated_tool_ids": "Names of the tools enabled while this mode is active; the preview below shows "
+            "them as the model gets them.",
+        }
+        # A textarea, so that the whole sentence shows; a line break in it is refused with the field's error.
+        widgets = {"when_to_use": forms.Textarea(attrs={"rows": 2, "class": "aptix-wide"})}
+
     def clean(self):
         cleaned = super().clean()
         mode = self.instance
-        edited = AgentMode(
-            pk=mode.pk,
-            key=cleaned.get("key", mode.key),
-            is_default=mode.is_default,
-            switch_targets=cleaned.get("switch_targets", mode.switch_targets),
-            llm_can_enter=cleaned.get("llm_can_enter", mode.llm_can_enter),
-        )
+        graph = {name: cleaned.get(name, getattr(mode, name)) for name in ("key", "switch_targets", "llm_can_enter")}
+        edited = AgentMode(pk=mode.pk, is_default=mode.is_default, **graph)
         problems = catalog_graph_problems([*AgentMode.objects.exclude(pk=mode.pk), edited])
         if problems:
             raise forms.ValidationError(" ".join([*problems, GRAPH_HINT]), code="mode_graph")
@@ -171,6 +162,7 @@ class AgentModeForm(forms.ModelForm):
 
 @admin.register(AgentMode)
 class AgentModeAdmin(CatalogAdmin):
+    kind, naming = MODE, "pk"
     form = AgentModeForm
     change_list_template = "admin/modes/agentmode_change_list.html"
     list_display = ["key", "display_name", "status", "is_default", "source", "version", "position"]
@@ -203,21 +195,18 @@ class AgentModeAdmin(CatalogAdmin):
             readonly.append("key")
         return readonly
 
-    def formfield_for_dbfield(self, db_field, request, **kwargs):
-        if db_field.name in FORM_HELP:
-            kwargs["help_text"] = FORM_HELP[db_field.name].format(max_length=db_field.max_length)
-        if db_field.name == "when_to_use":
-            # A textarea, so that the whole sentence shows; a line break in it is refused with the field's error.
-            kwargs["widget"] = forms.Textarea(attrs={"rows": 2, "class": "aptix-wide"})
-        return super().formfield_for_dbfield(db_field, request, **kwargs)
-
+    # The preview: through the catalog's own functions, over the rows as saved (working_catalog), published or not.
     @admin.display(description="System prompt block")
     def system_prompt(self, mode):
-        return system_prompt_preview(mode)
+        return format_html('<pre class="aptix-preview">{}</pre>', working_catalog().system_prompt(mode.key))
 
     @admin.display(description="Tools")
     def enabled_tools(self, mode):
-        return tools_preview(mode)
+        catalog = working_catalog()
+        unresolved = catalog.unresolved_tool_ids(mode.associated_tool_ids)
+        warning = unresolved_tools_warning(mode.key, unresolved) if unresolved else ""
+        context = {"mode": mode, "tools": catalog.tools_for_mode(mode), "unresolved": unresolved, "warning": warning}
+        return render_to_string("modes/admin/tools_preview.html", context)
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
@@ -226,9 +215,7 @@ class AgentModeAdmin(CatalogAdmin):
             self.message_user(request, unresolved_tools_warning(obj.key, unresolved), messages.WARNING)
 
     def has_delete_permission(self, request, obj=None):
-        if obj is not None and deletion_refusal(obj):
-            return False
-        return super().has_delete_permission(request, obj)
+        return not (obj and deletion_refusal(obj)) and super().has_delete_permission(request, obj)
 
     def delete_view(self, request, object_id, extra_context=None):
         mode = self.get_object(request, object_id)
@@ -292,6 +279,7 @@ class SchemaJSONField(forms.JSONField):
 
 @admin.register(DeclaredTool)
 class DeclaredToolAdmin(CatalogAdmin):
+    kind, naming = TOOL, "name"
     list_display = ["name", "description", "read_only", "enabled_by"]
     search_fields = ["name", "description"]
     fields = ["name", "description", "parameters", "read_only", "enabled_by", "created_at", "updated_at"]
@@ -305,20 +293,20 @@ class DeclaredToolAdmin(CatalogAdmin):
     }
 
     @admin.display(description="Enabled by modes (published)")
-    def enabled_by(self, tool):
-        return modes_enabling(tool, published_catalog())
+    def enabled_by(self, tool, catalog=None):
+        keys = [mode.key for mode in (catalog or published_catalog()).modes if tool.name in mode.associated_tool_ids]
+        return ", ".join(keys) or "No mode lists it yet."
 
     def get_list_display(self, request):
         # The list reads the published catalog once (request.catalog), not once per tool listed.
         enabled_by = admin.display(description=self.enabled_by.short_description)(
-            lambda tool: modes_enabling(tool, request.catalog)
+            lambda tool: self.enabled_by(tool, request.catalog)
         )
         return [*self.list_display[:-1], enabled_by]
 
 
-def modes_enabling(tool: DeclaredTool, catalog) -> str:
-    keys = [mode.key for mode in catalog.modes if tool.name in mode.associated_tool_ids]
-    return ", ".join(keys) or "No mode lists it yet."
+def unresolved_tools_warning(key: str, unresolved: list[str]) -> str:
+    return f"Warning (modes.W001): {unresolved_tools_message(key, unresolved)} {UNRESOLVED_TOOLS_HINT}"
 
 
 def release_banner(request) -> None:

@@ -20,11 +20,9 @@ class LineListFormField(forms.Field):
         return "\n".join(str(item) for item in value) if isinstance(value, list) else value
 
     def to_python(self, value):
-        if value in self.empty_values:
-            return []
         if isinstance(value, list):
             return value
-        return [line.strip() for line in str(value).splitlines() if line.strip()]
+        return [line.strip() for line in str(value or "").splitlines() if line.strip()]
 
 
 class StringListField(models.JSONField):

@@ -1,21 +1,13 @@
 """
-The mode graph as a picture (issue 29): the published catalog's modes and the switches the model may make,
-written in Graphviz's DOT language and laid out by `dot -Tsvg` into an SVG the admin page embeds.
+The mode graph as a picture (issue 29): the published catalog's modes and the switches the model may make, in
+Graphviz's DOT language, laid out by `dot -Tsvg` into an SVG the admin page embeds. Each allowed switch is an arrow
+labelled with how often agents took it in the period, 0 included: an allowed switch nobody takes is worth seeing.
+A mode without switch targets may switch to any mode the model may enter: those would be n x n arrows (870 for 30
+modes), so its box says so, and only the switches agents took from it are drawn, dashed. Refusals are red, dotted.
 
-What is drawn:
-- each mode a box: its display name and key; the default mode with a double border and "default"; a mode the
-  model may not enter (llm_can_enter off) grey and dashed, with "model cannot enter";
-- a mode with switch targets: an arrow to each target the model may enter, labelled with how many times
-  agents took it in the period (0 included: an allowed switch nobody takes is worth seeing);
-- a mode without switch targets may switch to every mode the model may enter. Drawing those arrows would be
-  n x n of them (870 for 30 modes), so the box says "switches to any mode" instead, and only the switches agents
-  actually took from it are drawn, dashed, with their counts;
-- switches the graph refused in the period: red dotted arrows labelled "refused n".
-
-Labels are admin text, so they are escaped for DOT (no DOT syntax or escape sequence in a name does anything),
-and dot escapes them again for XML: the SVG carries them as text only. Graphviz comes from Debian's packages,
-unpacked into .venv/graphviz by the Makefile (`make install`); when it is missing or fails, GraphUnavailable
-says why, and modes.W006 warns at `manage.py check`.
+Labels are admin text: escaped for DOT (no DOT syntax or escape sequence in a name does anything), and by dot for
+XML, they are text only in the SVG. Graphviz is unpacked from Debian's packages into .venv/graphviz by `make
+install`; when it is missing or fails, GraphUnavailable says why, and modes.W006 warns at `manage.py check`.
 """
 
 import logging
@@ -66,22 +58,19 @@ def mode_graph_dot(*, modes, default, counts: dict) -> str:
             notes.append("switches to any mode")
         label = "\n".join([mode.display_name, *(f"({note})" for note in notes)])
         lines.append(f"  {node[mode.key]} [{_attributes(label=label, **attributes)}];")
-    drawn = set()
-    for source in modes:
-        for target in modes:
-            if source.pk == target.pk or not source.switch_targets or not may_switch(source, target):
-                continue
-            drawn.add((source.key, target.key))
-            count = taken.get((source.key, target.key), 0)
-            lines.append(f"  {node[source.key]} -> {node[target.key]} [{_attributes(label=str(count))}];")
+    def edge(source, target, **attributes):
+        if source in node and target in node:  # counts may name modes that are gone
+            lines.append(f"  {node[source]} -> {node[target]} [{_attributes(**attributes)}];")
+
+    allowed = [(s.key, t.key) for s in modes if s.switch_targets for t in modes if s.pk != t.pk and may_switch(s, t)]
+    for source, target in allowed:
+        edge(source, target, label=str(taken.get((source, target), 0)))
     for (source, target), count in taken.items():  # taken from a mode that may switch anywhere (or since changed)
-        if (source, target) not in drawn and source in node and target in node:
-            lines.append(f"  {node[source]} -> {node[target]} [{_attributes(label=str(count), style='dashed')}];")
+        if (source, target) not in allowed:
+            edge(source, target, label=str(count), style="dashed")
     for refusal in counts["refusals"]:
-        if refusal["from"] in node and refusal["to"] in node:
-            label = f"refused {refusal['count']}"
-            red_dotted = _attributes(label=label, style="dotted", color="#ba2121", fontcolor="#ba2121")
-            lines.append(f"  {node[refusal['from']]} -> {node[refusal['to']]} [{red_dotted}];")
+        red_dotted = {"style": "dotted", "color": "#ba2121", "fontcolor": "#ba2121"}
+        edge(refusal["from"], refusal["to"], label=f"refused {refusal['count']}", **red_dotted)
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -15,12 +15,8 @@ def string_list(**kwargs):
     return serializers.ListField(child=serializers.CharField(), **kwargs)
 
 
-def _switch_targets():
-    return string_list(help_text="Keys of the modes the model may switch to from this one; empty: any.")
-
-
-def _llm_can_enter():
-    return serializers.BooleanField(help_text="Whether agent_change_mode may switch into this mode.")
+SWITCH_TARGETS_HELP = "Keys of the modes the model may switch to from this one; empty: any."
+LLM_CAN_ENTER_HELP = "Whether agent_change_mode may switch into this mode."
 
 
 class ExampleUtterancesField(serializers.ListField):
@@ -42,8 +38,8 @@ class ModeSummaryResponse(Shape):
     example_utterances = ExampleUtterancesField(child=serializers.CharField())
     source = serializers.ChoiceField(choices=AgentMode.Source.values)
     status = serializers.ChoiceField(choices=AgentMode.Status.values)
-    switch_targets = _switch_targets()
-    llm_can_enter = _llm_can_enter()
+    switch_targets = string_list(help_text=SWITCH_TARGETS_HELP)
+    llm_can_enter = serializers.BooleanField(help_text=LLM_CAN_ENTER_HELP)
 
 
 class ModeListResponse(Shape):
@@ -126,8 +122,8 @@ class ModeDetailResponse(Shape):
     rag_scope_hints = string_list()
     strong_signals = string_list()
     weak_signals = string_list()
-    switch_targets = _switch_targets()
-    llm_can_enter = _llm_can_enter()
+    switch_targets = string_list(help_text=SWITCH_TARGETS_HELP)
+    llm_can_enter = serializers.BooleanField(help_text=LLM_CAN_ENTER_HELP)
     created_at = IsoDateTimeField()
     updated_at = IsoDateTimeField()
 

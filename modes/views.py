@@ -15,9 +15,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from aptix_site.api import CursorPagination, error_responses
+from aptix_site.service_errors import NotFound
 
 from .catalog import UnknownRevisionError, catalog_at_revision
-from .exceptions import RevisionNotFound
 from .listing import ModeDetailResponse, ModeListResponse, mode_detail_payload
 from .models import CatalogApproval, CatalogRevision
 from .portable import export_document
@@ -47,8 +47,7 @@ class ModeListView(APIView):
     @conditional_on_catalog
     def get(self, request):
         query = ModeListQuery.validated(request.query_params)
-        catalog = request.catalog
-        return Response(catalog.listing(text=query["filter"], include_examples=query["includeExamples"]))
+        return Response(request.catalog.listing(text=query["filter"], include_examples=query["includeExamples"]))
 
 
 class ModeDetailView(APIView):
@@ -109,6 +108,13 @@ class CatalogRevisionListView(generics.ListAPIView):
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "head": catalog_head()}
+
+
+class RevisionNotFound(NotFound):
+    """A revision a URL names that does not exist, named as the URL gave it."""
+
+    def __init__(self, number):
+        super().__init__(f"There is no catalog revision {number}.")
 
 
 def _revision_number(text: str) -> int:

@@ -5,7 +5,7 @@ import json
 from django.core.management.base import BaseCommand
 
 from modes.catalog import published_catalog
-from modes.listing import mode_list_payload, render_markdown, render_table
+from modes.listing import render_markdown, render_table
 
 
 class Command(BaseCommand):
@@ -22,8 +22,8 @@ class Command(BaseCommand):
         catalog = published_catalog()
         modes = catalog.find(filter)
         if format == "json":
-            payload = mode_list_payload(modes, include_examples=include_examples, catalog_revision=catalog.revision)
-            output = json.dumps(payload, indent=2, ensure_ascii=False)
+            listing = catalog.listing(text=filter, include_examples=include_examples)
+            output = json.dumps(listing, indent=2, ensure_ascii=False)
         elif format == "markdown":
             output = render_markdown(modes, catalog=catalog.find(), filter_text=filter)
         else:
