@@ -13,12 +13,12 @@ from django.db.models import ProtectedError
 
 from aptix_site.service_errors import Conflict
 
-from .catalog import working_catalog
-from .graph import graph_problems
+from .catalog import Catalog
 from .models import AgentMode, CatalogHead, CatalogRevision, DeclaredTool
 from .portable import MODE_SECTION, TOOL_SECTION, ModeFile, PortableFileError, Section, document_rows
 from .revision_store import MODE, TOOL, entries_at, rows_of, state_at
 from .revisions import record_revision
+from .rules import catalog_errors
 
 
 @dataclass
@@ -161,6 +161,7 @@ def revert_row(*, model, identity: str, number: int, reverted_by) -> CatalogRevi
         raise RevertRefused(f"Revision {number} has no {model._meta.verbose_name} {identity!r}.")
     with catalog_change(by=reverted_by) as change:
         row = model.objects.filter(**{naming: identity}).first() or model()
+        state.pop("is_default", None)  # the default moves only by set_default_mode
         _apply(row, state)
         try:
             row.full_clean()
@@ -196,93 +197,83 @@ class ImportResult:
 def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool, imported_by=None) -> ImportResult:
     """
     Validate every entry, then apply all of them or none, as one catalog revision. Raises PortableFileError listing
-    every problem of the file, those read_document found included, each with its entry and field.
+    every problem of the file, those read_document found included, each with its entry and field, and every rule
+    of the catalog (modes.rules) that the catalog the import would leave breaks.
     """
     if dry_run:
-        return _plan(mode_file, _modes_by_key(), update=update)[0]
+        return _plan(mode_file, update=update)[0]
     with catalog_change(by=imported_by) as change:
-        result, to_save, new_default_pk = _plan(mode_file, _modes_by_key(), update=update)
+        result, to_save = _plan(mode_file, update=update)
+        if result.default:
+            # Cleared before the new default's row is saved: the one-default index is checked row by row.
+            AgentMode.objects.filter(is_default=True).update(is_default=False)
         for row in to_save:
             row.save()
-        if new_default_pk is not None:
-            _switch_default_to(new_default_pk)
     latest = change.revision or CatalogRevision.objects.first()  # newest first
     result.revision = latest and latest.number
     return result
 
 
-def _modes_by_key() -> dict[str, AgentMode]:
-    return {mode.key: mode for mode in AgentMode.objects.all()}
-
-
-def _plan(mode_file: ModeFile, existing, *, update):
-    problems = list(mode_file.problems)
-    result, to_save = ImportResult(), []
+def _plan(mode_file: ModeFile, *, update):
+    """What importing mode_file does: its result, and the rows to save."""
+    problems, result, to_save = list(mode_file.problems), ImportResult(), []
     tools = {tool.name: tool for tool in DeclaredTool.objects.all()}
-    for entry, name, tool, changed_fields in _checked_rows(
-        mode_file.tools, TOOL_SECTION, tools, update=update, problems=problems
-    ):
-        result.entries.append(_planned(TOOL_SECTION.noun, name, tool, changed_fields))
-        if tool._state.adding or changed_fields:
-            to_save.append(tool)
-    declared_here = {row.name for row in to_save}
-    new_default_pk = None
-    working = working_catalog()
-    defaults = [entry for entry in mode_file.entries if entry.fields and entry.fields.get("is_default") is True]
-    current_default = next((mode.key for mode in existing.values() if mode.is_default), None)
-
-    if len(defaults) > 1:
-        names = " and ".join(entry.where for entry in defaults)
-        problems.append(f"{names} are each marked is_default: true; only one mode can be the default.")
-
-    ids_in_use = {mode.pk: mode.key for mode in existing.values()}
-    seen_ids = {}
+    modes = {mode.key: mode for mode in AgentMode.objects.all()}
+    current_default = next((key for key, mode in modes.items() if mode.is_default), None)
+    ids_in_use, seen_ids = {mode.pk: key for key, mode in modes.items()}, {}
 
     def vet(entry, mode) -> bool:
-        """The rules of a mode entry beyond its fields; False when the rest would be checked against the wrong row."""
-        key, entry_id = entry.fields["key"], entry.fields.get("id")
-        if entry_id is not None:
-            id_problem = None
-            if entry_id in seen_ids:
-                id_problem = f"{entry_id!r} appears again, first at modes[{seen_ids[entry_id]}]."
-            elif mode is not None and entry_id != mode.pk:
-                kind = "built-in " if mode.source == AgentMode.Source.BUILTIN else ""
-                id_problem = f"the {kind}mode {key!r} has id {mode.pk}; ids never change."
-            elif mode is None and entry_id in ids_in_use:
-                id_problem = f"{entry_id} belongs to mode {ids_in_use[entry_id]!r}; import cannot rename a mode."
-            seen_ids.setdefault(entry_id, entry.index)
-            if id_problem:
-                problems.append(f"{entry.where}: id: {id_problem}")
-                return False
-        if mode is not None and key == current_default and entry.fields.get("is_default") is False and not defaults:
-            problems.append(
-                f"{entry.where}: is_default: this takes the default away from {key!r} without making another mode "
-                "the default."
-            )
-        return True
+        """A mode's id never changes: False when the rest would be checked against the wrong row."""
+        entry_id = entry.fields.get("id")
+        if entry_id is None:
+            return True
+        problem = None
+        if entry_id in seen_ids:
+            problem = f"{entry_id!r} appears again, first at modes[{seen_ids[entry_id]}]."
+        elif mode is not None and entry_id != mode.pk:
+            kind = "built-in " if mode.source == AgentMode.Source.BUILTIN else ""
+            problem = f"the {kind}mode {mode.key!r} has id {mode.pk}; ids never change."
+        elif mode is None and entry_id in ids_in_use:
+            problem = f"{entry_id} belongs to mode {ids_in_use[entry_id]!r}; import cannot rename a mode."
+        seen_ids.setdefault(entry_id, entry.index)
+        if problem:
+            problems.append(f"{entry.where}: id: {problem}")
+        return problem is None
 
+    def planned(section, name, row, changed_fields):
+        adding = row._state.adding
+        if adding or changed_fields:
+            to_save.append(row)
+        action = "created" if adding else "updated" if changed_fields else "unchanged"
+        result.entries.append(PlannedEntry(section.noun, name, action, () if adding else tuple(changed_fields)))
+
+    for _, name, tool, changed_fields in _checked_rows(mode_file.tools, TOOL_SECTION, tools, update, problems):
+        tools[name] = tool
+        planned(TOOL_SECTION, name, tool, changed_fields)
+    declared = Catalog(None, (), tuple(tools.values()))  # the tools the import would leave
+    marked_default = []
     for entry, key, mode, changed_fields in _checked_rows(
-        mode_file.entries, MODE_SECTION, existing, update=update, problems=problems, vet=vet
+        mode_file.entries, MODE_SECTION, modes, update, problems, vet=vet
     ):
-        missing = working.unresolved_tool_ids(mode.associated_tool_ids)
-        unresolved = [name for name in missing if name not in declared_here]
+        modes[key] = mode
+        planned(MODE_SECTION, key, mode, changed_fields)
+        unresolved = declared.unresolved_tool_ids(mode.associated_tool_ids)
         if unresolved:
             result.unresolved_tool_ids[key] = unresolved
-        if mode._state.adding or changed_fields:
-            to_save.append(mode)
-        if entry.fields.get("is_default") is True and key != current_default:
-            result.default, new_default_pk = key, mode.pk
-            changed_fields.append("is_default")
-        result.entries.append(_planned(MODE_SECTION.noun, key, mode, changed_fields))
-
+        if entry.fields.get("is_default") is True:
+            marked_default.append(key)
+    if marked_default:  # the default moves to the mode the file marks (to more than one: modes.E006 refuses it)
+        for mode in modes.values():
+            mode.is_default = mode.key in marked_default
     if not problems:
-        problems += _graph_problems_after(existing, to_save, default_key=result.default or current_default)
+        problems = [f"{error.id}: {error.msg}" for error in catalog_errors(list(modes.values()))]
     if problems:
         raise PortableFileError(problems)
-    return result, to_save, new_default_pk
+    result.default = next((key for key in marked_default if key != current_default), None)
+    return result, to_save
 
 
-def _checked_rows(entries, section: Section, existing: dict, *, update, problems, vet=lambda entry, row: True):
+def _checked_rows(entries, section: Section, existing: dict, update, problems, *, vet=lambda entry, row: True):
     """
     Each entry of one section of the file (modes, declared tools) as the row it creates or updates, checked as
     the admin checks such a row, with the names of the fields it changes: (entry, name, row, changed fields).
@@ -311,10 +302,11 @@ def _checked_rows(entries, section: Section, existing: dict, *, update, problems
         if not vet(entry, row):
             continue
         row = row or section.model()
-        changed_fields = _apply(row, fields)  # a mode's is_default is applied after all rows, by switching the default
+        changed_fields = _apply(row, fields)
         try:
-            # A field given with a wrong type is reported already, and was not set: not checked again.
-            row.full_clean(exclude=entry.rejected, validate_unique=False)
+            # A field given with a wrong type is reported already, and was not set: not checked again. The default
+            # is judged on the whole catalog the import leaves (modes.E005, E006), not against the rows as they are.
+            row.full_clean(exclude={*entry.rejected, "is_default"}, validate_unique=False)
         except ValidationError as error:
             problems += [
                 f"{where}: {message}" if field_name == NON_FIELD_ERRORS else f"{where}: {field_name}: {message}"
@@ -325,25 +317,11 @@ def _checked_rows(entries, section: Section, existing: dict, *, update, problems
         yield entry, name, row, changed_fields
 
 
-def _graph_problems_after(existing, to_save, *, default_key):
-    """The mode graph's invariants, judged on the catalog the import would leave."""
-    modes = {**existing, **{row.key: row for row in to_save if isinstance(row, AgentMode)}}
-    if default_key not in modes:
-        return []
-    return [f"The mode graph: {problem}" for problem in graph_problems(list(modes.values()), modes[default_key])]
-
-
-def _planned(kind, name, row, changed_fields) -> PlannedEntry:
-    if row._state.adding:
-        return PlannedEntry(kind, name, "created")
-    return PlannedEntry(kind, name, "updated" if changed_fields else "unchanged", tuple(changed_fields))
-
-
 def _apply(row, fields) -> list[str]:
-    """Set the given fields on row; the names of those whose value changes. is_default is switched apart."""
+    """Set the given fields on row; the names of those whose value changes."""
     changed = []
     for name, value in fields.items():
-        if name != "is_default" and getattr(row, name) != value:
+        if getattr(row, name) != value:
             setattr(row, name, value)
             changed.append(name)
     return changed
