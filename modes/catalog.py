@@ -11,7 +11,6 @@ catalog_at_revision() is any revision (diffs, ?revision=N); working_catalog() is
 admin's previews). Lookups are by key (prompts and tools speak in keys); sessions store ids.
 """
 
-import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -73,8 +72,6 @@ class Catalog:
     published_at: datetime | None = None  # for the published catalog: when it was published
     by_key: dict[str, AgentMode] = field(init=False)
     by_id: dict[str, AgentMode] = field(init=False)
-    available_modes_lines: tuple[str, ...] = field(init=False)
-    search_texts: tuple[tuple[str, ...], ...] = field(init=False)
     # The declared tools by name, less any that a registered server tool shadows (modes.W002) or whose
     # parameters no vendor would take (modes.W003): a mode that lists those finds them unresolved.
     client_tools: dict[str, ClientTool] = field(init=False)
@@ -84,9 +81,6 @@ class Catalog:
         set_ = object.__setattr__  # frozen: derived fields are computed once, here
         set_(self, "by_key", {mode.key: mode for mode in self.modes})
         set_(self, "by_id", {mode.pk: mode for mode in self.modes})
-        set_(self, "available_modes_lines", tuple(f"- {mode.key}: {mode.when_to_use}" for mode in self.modes))
-        searched = [(mode.key, mode.display_name, mode.description, mode.when_to_use) for mode in self.modes]
-        set_(self, "search_texts", tuple(tuple(text.casefold() for text in texts) for texts in searched))
         usable = [tool for tool in self.declared_tools if tool.is_usable()]
         set_(self, "client_tools", {tool.name: tool.as_client_tool() for tool in usable})
 
@@ -99,9 +93,8 @@ class Catalog:
     def find(self, text: str = "") -> list[AgentMode]:
         """Modes whose key, display name, description or when-to-use contains text, ignoring case."""
         needle = text.strip().casefold()
-        if not needle:
-            return list(self.modes)
-        return [mode for mode, texts in zip(self.modes, self.search_texts) if any(needle in text for text in texts)]
+        searched = lambda mode: (mode.key, mode.display_name, mode.description, mode.when_to_use)  # noqa: E731
+        return [mode for mode in self.modes if any(needle in text.casefold() for text in searched(mode))]
 
     def listing(self, *, text: str = "", include_examples: bool = False) -> dict:
         """The agent_list_modes payload; the unfiltered one is built once per catalog."""
@@ -137,7 +130,7 @@ class Catalog:
                 f"Current Mode: {current}",
                 "",
                 "Available Modes:",
-                *self.available_modes_lines,
+                *(f"- {mode.key}: {mode.when_to_use}" for mode in self.modes),
                 "",
                 "Mode Switching:",
                 *MODE_SWITCHING_LINES,
@@ -196,13 +189,12 @@ class Catalog:
 
 
 _published: Catalog | None = None  # this process's copy of the published catalog
-_loading = threading.Lock()
 
 
 def published_catalog() -> Catalog:
     """
     The catalog agents are served: the published revision. One query reads the head row; the revision is loaded
-    only when it is not the one this process loaded last (threads that find the same new one load it once).
+    only when it is not the one this process loaded last.
     """
     global _published
     head = CatalogHead.objects.filter(pk=1).values_list("published", "published_at").first()
@@ -210,12 +202,7 @@ def published_catalog() -> Catalog:
         return working_catalog()  # nothing published yet (a database being migrated or flushed): the rows
     catalog = _published
     if catalog is None or (catalog.revision, catalog.published_at) != head:
-        with _loading:
-            catalog = _published
-            if catalog is None or (catalog.revision, catalog.published_at) != head:
-                number, published_at = head
-                modes, tools = rows_of(entries_at(number))
-                catalog = _published = Catalog(number, tuple(modes), tuple(tools), published_at=published_at)
+        catalog = _published = Catalog(head[0], *rows_of(entries_at(head[0])), published_at=head[1])
     return catalog
 
 
@@ -224,8 +211,7 @@ def catalog_at_revision(number: int) -> Catalog:
     published_at = list(CatalogRevision.objects.filter(number=number).values_list("published_at", flat=True))
     if not published_at:
         raise no_such_revision(number)
-    modes, tools = rows_of(entries_at(number))
-    return Catalog(number, tuple(modes), tuple(tools), was_published=published_at[0] is not None)
+    return Catalog(number, *rows_of(entries_at(number)), was_published=published_at[0] is not None)
 
 
 def no_such_revision(number: int) -> UnknownRevisionError:

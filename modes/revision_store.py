@@ -39,7 +39,7 @@ def document_of(entries: list[CatalogRevisionEntry]) -> dict:
     }
 
 
-def rows_of(entries: list[CatalogRevisionEntry]) -> tuple[list[AgentMode], list[DeclaredTool]]:
+def rows_of(entries: list[CatalogRevisionEntry]) -> tuple[tuple[AgentMode, ...], tuple[DeclaredTool, ...]]:
     """The unsaved modes (with their source and timestamps) and declared tools of these entries, in order."""
     modes, tools = [], []
     for entry in entries:
@@ -52,7 +52,7 @@ def rows_of(entries: list[CatalogRevisionEntry]) -> tuple[list[AgentMode], list[
             mode.created_at = datetime.fromisoformat(entry.stamp["created_at"])
             mode.updated_at = datetime.fromisoformat(entry.stamp["updated_at"])
         modes.append(mode)
-    return modes, tools
+    return tuple(modes), tuple(tools)
 
 
 def mode_stamp(mode: AgentMode) -> dict:

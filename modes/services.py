@@ -29,10 +29,8 @@ class CatalogChange:
 @contextmanager
 def catalog_change(*, by, restores: int | None = None):
     """
-    One transaction whose writes to the catalog become one revision, recorded as the block ends and attributed to
-    by (a user, or None); restores: the earlier revision a rollback writes back. Writers queue on the head row.
-    InvalidCatalog, and nothing changed, if the rows would break a rule. A block inside another records its own
-    revision, and the outer one then finds nothing more to record.
+    One transaction whose writes become one revision by `by`, recorded as the block ends (restores: the revision a
+    rollback writes back); writers queue on the head row. InvalidCatalog, nothing changed, if a rule would break.
     """
     change = CatalogChange()
     with transaction.atomic():
@@ -42,10 +40,7 @@ def catalog_change(*, by, restores: int | None = None):
 
 
 def record_unrecorded_changes(*, by=None) -> CatalogRevision | None:
-    """
-    The rows as a new revision, where a change made past the services left them unlike the newest one: judged by the
-    catalog's rules and by the deletion rules (ModeDeletionRefused for a mode deleted that must stay).
-    """
+    """The rows that a change made past the services left as a new revision, judged also by the deletion rules."""
     with catalog_change(by=by) as change:
         latest = CatalogHead.objects.get(pk=1).latest
         kept = set(AgentMode.objects.values_list("pk", flat=True))
@@ -85,10 +80,7 @@ def check_deletable(*, modes) -> None:
 
 
 def delete_modes(*, modes, deleted_by=None) -> None:
-    """
-    Delete modes, all of them or none, as one catalog revision; ModeDeletionRefused says why not. The rows
-    are judged as they are once the catalog is locked, not as the caller read them.
-    """
+    """All of modes or none, as one revision, judged as the rows are once the catalog is locked."""
     with catalog_change(by=deleted_by):
         rows = list(AgentMode.objects.filter(pk__in=[mode.pk for mode in modes]))
         check_deletable(modes=rows)
@@ -96,7 +88,6 @@ def delete_modes(*, modes, deleted_by=None) -> None:
 
 
 def _delete_rows(rows) -> None:
-    """Delete each row; a mode that sessions use (PROTECT) raises ModeInUse."""
     for row in rows:
         try:
             row.delete()
@@ -105,7 +96,7 @@ def _delete_rows(rows) -> None:
 
 
 def set_default_mode(*, mode: AgentMode, changed_by=None) -> None:
-    """Make mode the one default, atomically, even when two admins do this at once."""
+    """Atomically, even when two admins do this at once."""
     with catalog_change(by=changed_by):
         _switch_default_to(mode.pk)
     mode.is_default = True
@@ -119,15 +110,14 @@ def _switch_default_to(pk: str) -> None:
 
 def restore_revision_rows(*, number: int, document: dict, restored_by) -> CatalogRevision | None:
     """
-    Write the rows back to the catalog document of revision number, as one revision recorded as restoring it; returns
-    that revision (None if the rows were that catalog already). Raises ModeDeletionRefused, changing nothing, when
-    it would delete a mode that must stay.
+    The rows written back to revision number's catalog document, as one revision (None if they were that catalog
+    already). ModeDeletionRefused, changing nothing, if that deletes a mode that must stay.
     """
     modes, tools = document_rows(document)
     default = next(mode.pk for mode in modes if mode.is_default)
     with catalog_change(by=restored_by, restores=number) as change:
-        # The revision's default first (here if it is a row already, else once it is one, below): a default the
-        # revision has not is then a mode like any other, deleted by the same rules.
+        # The revision's default first: a default the revision has not is then a mode like any other, deleted by the
+        # same rules; one that is no row yet is created the default, below.
         _switch_default_to(default)
         for section, rows, name in ((MODE_SECTION, modes, "pk"), (TOOL_SECTION, tools, "name")):
             gone = section.model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]})
@@ -136,24 +126,20 @@ def restore_revision_rows(*, number: int, document: dict, restored_by) -> Catalo
             _delete_rows(gone)
             existing = {getattr(row, name): row for row in section.model.objects.all()}
             for wanted in rows:
-                row = existing.get(getattr(wanted, name))
-                if row is None:  # the default is switched below, once every mode is there
-                    row, wanted.is_default = wanted, False
+                row = existing.get(getattr(wanted, name), wanted)
                 if _apply(row, {field: getattr(wanted, field) for field in section.fields}) or row is wanted:
                     row.save()
-        _switch_default_to(default)
     return change.revision
 
 
 class RevertRefused(Conflict):
-    """A state that cannot be written back: not in that revision, or refused by the fields' rules as they are now."""
+    """A state not in that revision, or that the fields' rules now refuse."""
 
 
 def revert_row(*, model, identity: str, number: int, reverted_by) -> CatalogRevision | None:
     """
-    One mode (by id) or declared tool (by name) written back to its state at revision number, as one revision, checked
-    as an edit is; created again if it was deleted since (a mode is then not the default: the default moves only by
-    set_default_mode). RevertRefused or InvalidCatalog say why not, and nothing changes.
+    One mode (by id) or declared tool (by name) written back to its state at revision number (created again if it
+    was deleted since), as one revision checked as an edit is; RevertRefused or InvalidCatalog say why not.
     """
     kind, naming = (MODE, "pk") if model is AgentMode else (TOOL, "name")
     state = state_at(kind, identity, number)
@@ -196,9 +182,8 @@ class ImportResult:
 
 def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool, imported_by=None) -> ImportResult:
     """
-    Validate every entry, then apply all of them or none, as one catalog revision. Raises PortableFileError listing
-    every problem of the file, those read_document found included, each with its entry and field, and every rule
-    of the catalog (modes.rules) that the catalog the import would leave breaks.
+    Every entry, or none, as one revision. PortableFileError lists every problem: of the file (read_document's
+    too), each with its entry and field, or else each rule (modes.rules) that the catalog it would leave breaks.
     """
     if dry_run:
         return _plan(mode_file, update=update)[0]
@@ -275,10 +260,8 @@ def _plan(mode_file: ModeFile, *, update):
 
 def _checked_rows(entries, section: Section, existing: dict, update, problems, *, vet=lambda entry, row: True):
     """
-    Each entry of one section of the file (modes, declared tools) as the row it creates or updates, checked as
-    the admin checks such a row, with the names of the fields it changes: (entry, name, row, changed fields).
-    An entry with a problem adds it to problems and yields nothing; so does one that vet(entry, the existing row
-    or None) turns down, having added its own. An existing row is updated only with update (--update).
+    (entry, name, row, changed fields) for each entry of one section of the file that passes the checks the admin
+    makes of a row, and vet(entry, the existing row or None); the others add their problems.
     """
     naming, seen = section.naming_field, {}
     for entry in entries:
