@@ -37,26 +37,23 @@ MODE_SWITCHING_LINES = (
 class UnknownModeError(NotFound, LookupError):
     """A mode key that is not in the catalog; the message lists the keys that are."""
 
+    refusal = "Unknown mode key {key!r}."
+
     def __init__(self, key, valid_keys):
-        self.key = key
-        self.valid_keys = list(valid_keys)
-        super().__init__(f"Unknown mode key {key!r}. Valid keys: {', '.join(self.valid_keys)}.")
+        super().__init__(f"{self.refusal.format(key=key)} Valid keys: {', '.join(valid_keys)}.")
 
 
 class ModeBeingRemovedError(UnknownModeError):
     """A published mode whose row a change not published yet has deleted: no session can be put in it."""
 
-    def __init__(self, key, valid_keys):
-        super().__init__(key, valid_keys)
-        self.args = (
-            f"Mode {key!r} is being removed from the catalog (a change not yet published deletes it), so no "
-            f"session can enter it. Valid keys: {', '.join(self.valid_keys)}.",
-        )
+    refusal = (
+        "Mode {key!r} is being removed from the catalog (a change not yet published deletes it), so no session can "
+        "enter it."
+    )
 
 
 class UnknownRevisionError(NotFound, LookupError):
     def __init__(self, number, latest):
-        self.number = number
         known = f"revisions run from 1 to {latest}" if latest else "none has been recorded yet"
         super().__init__(f"There is no catalog revision {number}; {known}.")
 
@@ -138,8 +135,7 @@ class Catalog:
         )
 
     def served(self, mode_id: str) -> AgentMode:
-        """The mode a session in the mode of this id is served: that mode as this catalog has it, else the default
-        mode (AGN-014 §6.3: a rollback may have removed it)."""
+        """The mode of this id as this catalog has it, else the default (AGN-014 §6.3: a rollback may remove it)."""
         return self.by_id.get(mode_id) or self.default
 
     def tool(self, name: str) -> AgentTool | ClientTool:
@@ -161,7 +157,7 @@ class Catalog:
         return list(self.memoized("all-tools", build))
 
     def tools_for_mode(self, mode: AgentMode) -> list[AgentTool | ClientTool]:
-        """The tools a mode enables, sorted by name; always-available tools are always in."""
+        """Sorted by name; always-available tools are always in."""
         return [tool for tool in self.all_tools() if mode_enables(mode, tool)]
 
     def unresolved_tool_ids(self, tool_ids) -> list[str]:
@@ -173,14 +169,11 @@ class Catalog:
         return self.memoized(("switch-targets", mode.pk), lambda: tuple(m for m in self.modes if may_switch(mode, m)))
 
     def switch_target_keys(self, mode: AgentMode) -> tuple[str, ...]:
-        """The keys of switch_targets(mode): what agent_change_mode's mode enum lists to a session in mode."""
+        """What agent_change_mode's mode enum lists to a session in mode."""
         return tuple(target.key for target in self.switch_targets(mode))
 
     def switch_refusal(self, *, from_mode_id: str, target: AgentMode) -> ModeSwitchRefused | None:
-        """
-        Why a session in the mode of this id may not be switched to target, or None if it may. A mode this
-        catalog does not have is served as the default mode (AGN-014 §6.3), and so held to its policy.
-        """
+        """Why a session in the mode of this id (or the default, as served) may not switch to target; None if it may."""
         source = self.served(from_mode_id)
         if may_switch(source, target):
             return None
@@ -192,10 +185,7 @@ _published: Catalog | None = None  # this process's copy of the published catalo
 
 
 def published_catalog() -> Catalog:
-    """
-    The catalog agents are served: the published revision. One query reads the head row; the revision is loaded
-    only when it is not the one this process loaded last.
-    """
+    """The published revision: one query reads the head row; the revision is loaded only when it is another one."""
     global _published
     head = CatalogHead.objects.filter(pk=1).values_list("published", "published_at").first()
     if head is None or not head[0]:
@@ -215,12 +205,11 @@ def catalog_at_revision(number: int) -> Catalog:
 
 
 def no_such_revision(number: int) -> UnknownRevisionError:
-    """The error for a revision number that was never recorded, naming the ones that were."""
     return UnknownRevisionError(number, CatalogHead.objects.filter(pk=1).values_list("latest", flat=True).first())
 
 
 def working_catalog() -> Catalog:
-    """The catalog as admins have left the rows, published or not: what the admin previews. Never cached."""
+    """The rows as admins have left them, published or not: what the admin previews."""
     return Catalog(None, tuple(AgentMode.objects.all()), tuple(DeclaredTool.objects.all()))
 
 

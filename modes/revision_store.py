@@ -61,14 +61,12 @@ def mode_stamp(mode: AgentMode) -> dict:
 
 
 def entries_of(document: dict, modes: list[AgentMode]) -> list[CatalogRevisionEntry]:
-    """Unsaved entries of every mode and tool of document, export_document's of the rows modes (with their stamps)."""
-    stamps = {mode.pk: mode_stamp(mode) for mode in modes}
+    """Unsaved entries of every mode and tool of document, export_document's of modes (in their order)."""
     mode_entries = [
         CatalogRevisionEntry(
-            kind=MODE, identity=content["id"], position=content["position"], name=content["key"],
-            content=content, stamp=stamps[content["id"]],
+            kind=MODE, identity=mode.pk, position=mode.position, name=mode.key, content=content, stamp=mode_stamp(mode)
         )
-        for content in document["modes"]
+        for content, mode in zip(document["modes"], modes, strict=True)
     ]
     return mode_entries + [
         CatalogRevisionEntry(kind=TOOL, identity=content["name"], name=content["name"], content=content)
@@ -81,8 +79,10 @@ def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntr
     old = {(entry.kind, entry.identity): entry for entry in before}
     new = {(entry.kind, entry.identity) for entry in after}
     changed = [
-        entry for entry in after
-        if (kept := old.get((entry.kind, entry.identity))) is None or (kept.content, kept.stamp) != (entry.content, entry.stamp)
+        entry
+        for entry in after
+        if (kept := old.get((entry.kind, entry.identity))) is None
+        or (kept.content, kept.stamp) != (entry.content, entry.stamp)
     ]
     removed = [
         CatalogRevisionEntry(kind=kind, identity=identity, name=entry.name)
@@ -92,7 +92,6 @@ def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntr
     for entry in (*changed, *removed):
         entry.revision = revision
     CatalogRevisionEntry.objects.bulk_create([*changed, *removed])
-
 
 
 @dataclass(frozen=True)
