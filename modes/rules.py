@@ -5,8 +5,6 @@ or published; the system checks (modes.checks) report them, with the same ids, f
 """
 
 from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from django.core.checks import Error
 
@@ -37,18 +35,51 @@ def validate_catalog(modes) -> None:
         raise InvalidCatalog(errors)
 
 
+# The rules each mode keeps on its own: (check id, whether a mode keeps it, message and hint, formatted with it).
+MODE_RULES = (
+    (
+        "modes.E001",
+        lambda mode: passes(validate_mode_id, mode.id),
+        "Mode {mode.key!r} has id {mode.id!r}, which is not 32 upper-case hexadecimal characters.",
+        "Give the mode a GUID without hyphens in upper case, and update the sessions that refer to it.",
+    ),
+    (
+        "modes.E003",
+        lambda mode: passes(validate_mode_key, mode.key),
+        f"Mode key {{mode.key!r}} is not snake_case ({MODE_KEY_CHARACTERS}).",
+        "Rename the key, for example to 'ddr_authoring'.",
+    ),
+    (
+        "modes.E007",
+        lambda mode: passes(validate_not_blank, mode.when_to_use) and passes(validate_single_line, mode.when_to_use),
+        "Mode {mode.key!r} has no single-line when-to-use sentence.",
+        "Write one sentence saying when the mode should be chosen; it is shown in the system prompt.",
+    ),
+    (
+        "modes.E008",
+        lambda mode: mode.status in AgentMode.Status.values,
+        f"Mode {{mode.key!r}} has status {{mode.status!r}}, which is not one of {', '.join(AgentMode.Status.values)}.",
+        f"Set the status to {one_of(AgentMode.Status.values)}.",
+    ),
+)
+
+
 def catalog_errors(modes):
-    return [
-        *_check_each_mode(modes, ID_FORMAT),
+    """Every rule that modes break, as the system checks report them, in the order of their ids."""
+    errors = [
+        Error(message.format(mode=mode), hint=hint, obj=mode, id=check_id)
+        for check_id, kept_by, message, hint in MODE_RULES
+        for mode in modes
+        if not kept_by(mode)
+    ]
+    errors += [
         *_check_duplicates(modes, "id", "modes.E002"),
-        *_check_each_mode(modes, KEY_FORMAT),
         *_check_duplicates(modes, "key", "modes.E004"),
         *_check_single_default(modes),
-        *_check_each_mode(modes, WHEN_TO_USE),
-        *_check_each_mode(modes, STATUS),
         *_check_list_fields(modes),
         *_check_graph(modes),
     ]
+    return sorted(errors, key=lambda error: error.id)
 
 
 def catalog_graph_problems(modes) -> list[str]:
@@ -69,50 +100,6 @@ def _check_graph(modes):
 
 def _names(modes):
     return ", ".join(repr(mode.key) for mode in modes)
-
-
-@dataclass(frozen=True)
-class ModeRule:
-    """An invariant each mode keeps on its own: whether a mode keeps it (by its validators), and the check's words."""
-
-    id: str
-    kept_by: Callable[[AgentMode], bool]
-    message: str  # formatted with the mode
-    hint: str
-
-
-ID_FORMAT = ModeRule(
-    "modes.E001",
-    lambda mode: passes(validate_mode_id, mode.id),
-    "Mode {mode.key!r} has id {mode.id!r}, which is not 32 upper-case hexadecimal characters.",
-    "Give the mode a GUID without hyphens in upper case, and update the sessions that refer to it.",
-)
-KEY_FORMAT = ModeRule(
-    "modes.E003",
-    lambda mode: passes(validate_mode_key, mode.key),
-    f"Mode key {{mode.key!r}} is not snake_case ({MODE_KEY_CHARACTERS}).",
-    "Rename the key, for example to 'ddr_authoring'.",
-)
-WHEN_TO_USE = ModeRule(
-    "modes.E007",
-    lambda mode: passes(validate_not_blank, mode.when_to_use) and passes(validate_single_line, mode.when_to_use),
-    "Mode {mode.key!r} has no single-line when-to-use sentence.",
-    "Write one sentence saying when the mode should be chosen; it is shown in the system prompt.",
-)
-STATUS = ModeRule(
-    "modes.E008",
-    lambda mode: mode.status in AgentMode.Status.values,
-    f"Mode {{mode.key!r}} has status {{mode.status!r}}, which is not one of {', '.join(AgentMode.Status.values)}.",
-    f"Set the status to {one_of(AgentMode.Status.values)}.",
-)
-
-
-def _check_each_mode(modes, rule: ModeRule):
-    return [
-        Error(rule.message.format(mode=mode), hint=rule.hint, obj=mode, id=rule.id)
-        for mode in modes
-        if not rule.kept_by(mode)
-    ]
 
 
 def _check_duplicates(modes, field, check_id):
