@@ -29,8 +29,7 @@ def check_mode_catalog(app_configs=None, databases=None, **kwargs):
         *catalog_errors(list(published.modes)),
         *unrecorded_change_warnings(),
         *_check_tool_ids(published),
-        *_check_shadowed_declarations(published.declared_tools),
-        *_check_declared_parameters(published.declared_tools),
+        *_check_declared_tools(published.declared_tools),
     ]
 
 
@@ -77,29 +76,22 @@ def _check_tool_ids(catalog):
     ]
 
 
-def _check_shadowed_declarations(declared):
-    return [
-        Warning(
-            f"Declared tool {tool.name!r} has the name of a server tool registered in code, which is used instead.",
-            hint="Rename the declaration, or delete it.",
-            obj=tool,
-            id="modes.W002",
-        )
-        for tool in declared
-        if registry.has(tool.name)
-    ]
-
-
-def _check_declared_parameters(declared):
-    return [
-        Warning(
-            f"Declared tool {tool.name!r} has parameters no vendor would take, so the model is not told of it: "
-            f"{problem}",
-            hint="Correct its parameters in the admin (Declared tools); the form says what is wrong.",
-            obj=tool,
-            id="modes.W003",
-        )
-        for tool in declared
-        for problem in [tool_parameters_problem(tool.parameters)]
-        if problem
-    ]
+def _check_declared_tools(declared):
+    """modes.W002 and W003: declared tools the model is not told of, and why."""
+    for tool in declared:
+        if registry.has(tool.name):
+            yield Warning(
+                f"Declared tool {tool.name!r} has the name of a server tool registered in code, which is used instead.",
+                hint="Rename the declaration, or delete it.",
+                obj=tool,
+                id="modes.W002",
+            )
+        problem = tool_parameters_problem(tool.parameters)
+        if problem:
+            yield Warning(
+                f"Declared tool {tool.name!r} has parameters no vendor would take, so the model is not told of it: "
+                f"{problem}",
+                hint="Correct its parameters in the admin (Declared tools); the form says what is wrong.",
+                obj=tool,
+                id="modes.W003",
+            )

@@ -36,9 +36,15 @@ def stuck_modes(modes, default: AgentMode) -> list[AgentMode]:
     return [mode for mode in modes if mode.pk not in reached]
 
 
-def graph_problems(modes, default: AgentMode) -> list[str]:
-    """Every way modes break the graph's invariants, one sentence each."""
-    keys = {mode.key for mode in modes}
+def catalog_graph_problems(modes) -> list[str]:
+    """
+    Every way modes break the graph's invariants, one sentence each (what the check and the admin say); none while
+    there is not exactly one default, which modes.E005 and E006 say.
+    """
+    defaults = [mode for mode in modes if mode.is_default]
+    if len(defaults) != 1:
+        return []
+    default, keys = defaults[0], {mode.key for mode in modes}
     problems = [
         f"Mode {mode.key!r} lists switch targets that name no mode: {', '.join(map(repr, unknown))}."
         for mode in modes

@@ -10,7 +10,7 @@ from django.core.checks import Error
 
 from aptix_site.service_errors import Conflict
 
-from .graph import GRAPH_HINT, graph_problems
+from .graph import GRAPH_HINT, catalog_graph_problems
 from .models import AgentMode
 from .validators import (
     MODE_KEY_CHARACTERS, one_of, passes, validate_mode_id, validate_mode_key, validate_not_blank, validate_single_line,
@@ -80,15 +80,6 @@ def catalog_errors(modes):
         *_check_graph(modes),
     ]
     return sorted(errors, key=lambda error: error.id)
-
-
-def catalog_graph_problems(modes) -> list[str]:
-    """
-    The mode graph's invariants, judged against the one default of modes (what the check and the admin say);
-    none while there is not exactly one default, which modes.E005 and E006 say.
-    """
-    defaults = [mode for mode in modes if mode.is_default]
-    return graph_problems(modes, defaults[0]) if len(defaults) == 1 else []
 
 
 def _check_graph(modes):

@@ -31,6 +31,7 @@ def catalog_change(*, by, restores: int | None = None):
     """
     One transaction whose writes become one revision by `by`, recorded as the block ends (restores: the revision a
     rollback writes back); writers queue on the head row. InvalidCatalog, nothing changed, if a rule would break.
+    A block inside another records its own revision, and the outer one then finds nothing more to record.
     """
     change = CatalogChange()
     with transaction.atomic():
@@ -56,7 +57,6 @@ class ModeInUse(ModeDeletionRefused):
     """A mode that sessions use cannot be deleted (they store its id, and their audit trail names it)."""
 
     def __init__(self, key):
-        self.key = key
         super().__init__(
             f"'{key}' is a mode that sessions use (or their audit trail names); a mode cannot be deleted while "
             "sessions use it. Move those sessions to another mode first."
