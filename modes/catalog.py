@@ -1,14 +1,12 @@
 """
 The catalog agents see (AGN-014 §5): the published revision, as one immutable Catalog per process.
 
-Every write to the catalog goes through modes.services, which records it as a numbered revision (modes.revisions);
-modes.releases publishes one, and the head row (CatalogHead) then names it. published_catalog() reads the head (one
-small query) and returns this process's Catalog of that revision, loading it only when another revision has been
-published since. Each way of serving resolves it once per request, at its edge, and hands it to the services as an
-argument, so that all a request is told comes from one revision. A change that no revision holds is never served.
-
-catalog_at_revision() is any revision (diffs, ?revision=N); working_catalog() is the rows as admins left them (the
-admin's previews). Lookups are by key (prompts and tools speak in keys); sessions store ids.
+Every write goes through modes.services, which records it as a numbered revision (modes.revisions); modes.releases
+publishes one, and the head row (CatalogHead) then names it. published_catalog() reads the head (one small query) and
+returns this process's Catalog of that revision, loaded again only when another one is published. Each way of serving
+resolves it once per request, at its edge, and hands it to the services, so that all a request is told comes from one
+revision. catalog_at_revision() is any revision; working_catalog() the rows as admins left them (the admin's
+previews). Lookups are by key (prompts and tools speak in keys); sessions store ids.
 """
 
 from dataclasses import dataclass, field
@@ -149,12 +147,8 @@ class Catalog:
 
     def all_tools(self) -> list[AgentTool | ClientTool]:
         """Every tool a mode can enable, registered or declared, sorted by name."""
-
-        def build():
-            tools = {**self.client_tools, **{tool.name: tool for tool in registry.tools()}}
-            return [tools[name] for name in sorted(tools)]
-
-        return list(self.memoized("all-tools", build))
+        tools = {**self.client_tools, **{tool.name: tool for tool in registry.tools()}}
+        return [tools[name] for name in sorted(tools)]
 
     def tools_for_mode(self, mode: AgentMode) -> list[AgentTool | ClientTool]:
         """Sorted by name; always-available tools are always in."""
@@ -166,7 +160,7 @@ class Catalog:
 
     def switch_targets(self, mode: AgentMode) -> tuple[AgentMode, ...]:
         """The modes the model may switch a session in mode to, in catalog order, mode itself included."""
-        return self.memoized(("switch-targets", mode.pk), lambda: tuple(m for m in self.modes if may_switch(mode, m)))
+        return tuple(target for target in self.modes if may_switch(mode, target))
 
     def switch_target_keys(self, mode: AgentMode) -> tuple[str, ...]:
         """What agent_change_mode's mode enum lists to a session in mode."""

@@ -25,10 +25,17 @@ def check_mode_catalog(app_configs=None, databases=None, **kwargs):
     if not databases or DEFAULT_DB_ALIAS not in databases or not catalog_is_migrated(DEFAULT_DB_ALIAS):
         return []
     published = published_catalog()
+    unresolved_tool_ids = [
+        Warning(unresolved_tools_message(mode.key, unresolved), hint=UNRESOLVED_TOOLS_HINT, obj=mode, id="modes.W001")
+        for mode in published.modes
+        if isinstance(mode.associated_tool_ids, list)  # anything else is modes.E009's
+        for unresolved in [published.unresolved_tool_ids(mode.associated_tool_ids)]
+        if unresolved
+    ]
     return [
         *catalog_errors(list(published.modes)),
         *unrecorded_change_warnings(),
-        *_check_tool_ids(published),
+        *unresolved_tool_ids,
         *_check_declared_tools(published.declared_tools),
     ]
 
@@ -64,16 +71,6 @@ UNRESOLVED_TOOLS_HINT = (
     "The model is not told of these. Declare each tool the agent's client executes in the admin "
     "(Declared tools), or correct or remove the id."
 )
-
-
-def _check_tool_ids(catalog):
-    return [
-        Warning(unresolved_tools_message(mode.key, unresolved), hint=UNRESOLVED_TOOLS_HINT, obj=mode, id="modes.W001")
-        for mode in catalog.modes
-        if isinstance(mode.associated_tool_ids, list)  # anything else is modes.E009's
-        for unresolved in [catalog.unresolved_tool_ids(mode.associated_tool_ids)]
-        if unresolved
-    ]
 
 
 def _check_declared_tools(declared):

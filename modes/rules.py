@@ -73,56 +73,6 @@ def catalog_errors(modes):
         if not kept_by(mode)
     ]
     errors += [
-        *_check_duplicates(modes, "id", "modes.E002"),
-        *_check_duplicates(modes, "key", "modes.E004"),
-        *_check_single_default(modes),
-        *_check_list_fields(modes),
-        *_check_graph(modes),
-    ]
-    return sorted(errors, key=lambda error: error.id)
-
-
-def _check_graph(modes):
-    if any(not isinstance(mode.switch_targets, list) for mode in modes):
-        return []  # modes.E009 says so
-    problems = catalog_graph_problems(modes)
-    return [Error(problem, hint=GRAPH_HINT, obj=AgentMode, id="modes.E010") for problem in problems]
-
-
-def _names(modes):
-    return ", ".join(repr(mode.key) for mode in modes)
-
-
-def _check_duplicates(modes, field, check_id):
-    by_value = defaultdict(list)
-    for mode in modes:
-        by_value[getattr(mode, field)].append(mode)
-    return [
-        Error(
-            f"Modes {_names(same)} share the {field} {value!r}.",
-            hint=f"Give each mode its own {field}.",
-            obj=same[0],
-            id=check_id,
-        )
-        for value, same in by_value.items()
-        if len(same) > 1
-    ]
-
-
-def _check_single_default(modes):
-    defaults = [mode for mode in modes if mode.is_default]
-    if not defaults:
-        hint = "Make one mode the default with the admin's 'Make default' action."
-        return [Error("No mode is the default mode.", hint=hint, obj=AgentMode, id="modes.E005")]
-    if len(defaults) > 1:
-        message = f"Modes {_names(defaults)} are all marked default; exactly one must be."
-        hint = "Keep one default and clear the flag on the others."
-        return [Error(message, hint=hint, obj=defaults[0], id="modes.E006")]
-    return []
-
-
-def _check_list_fields(modes):
-    return [
         Error(
             f"Mode {mode.key!r} field {field!r} is not a list of non-empty, single-line strings.",
             hint="Store a JSON list of strings, for example [\"agent_list_modes\"].",
@@ -133,3 +83,27 @@ def _check_list_fields(modes):
         for field in AgentMode.list_field_names()
         if not passes(validate_string_list, getattr(mode, field))
     ]
+    for field, check_id in (("id", "modes.E002"), ("key", "modes.E004")):
+        by_value = defaultdict(list)
+        for mode in modes:
+            by_value[getattr(mode, field)].append(mode)
+        for value, same in by_value.items():
+            if len(same) > 1:
+                message, hint = f"Modes {_names(same)} share the {field} {value!r}.", f"Give each mode its own {field}."
+                errors.append(Error(message, hint=hint, obj=same[0], id=check_id))
+    defaults = [mode for mode in modes if mode.is_default]
+    if not defaults:
+        hint = "Make one mode the default with the admin's 'Make default' action."
+        errors.append(Error("No mode is the default mode.", hint=hint, obj=AgentMode, id="modes.E005"))
+    elif len(defaults) > 1:
+        message = f"Modes {_names(defaults)} are all marked default; exactly one must be."
+        hint = "Keep one default and clear the flag on the others."
+        errors.append(Error(message, hint=hint, obj=defaults[0], id="modes.E006"))
+    if all(isinstance(mode.switch_targets, list) for mode in modes):  # else modes.E009 says so
+        problems = catalog_graph_problems(modes)
+        errors += [Error(problem, hint=GRAPH_HINT, obj=AgentMode, id="modes.E010") for problem in problems]
+    return sorted(errors, key=lambda error: error.id)
+
+
+def _names(modes):
+    return ", ".join(repr(mode.key) for mode in modes)
