@@ -60,7 +60,6 @@ def upgrade_document(document: dict) -> dict:
 
 
 def document_rows(document: dict) -> tuple[list[AgentMode], list[DeclaredTool]]:
-    """The unsaved modes and declared tools of a document export_document wrote."""
     return (
         [AgentMode(**entry) for entry in document["modes"]],
         [DeclaredTool(**entry) for entry in document.get("declared_tools", [])],

@@ -170,9 +170,6 @@ def _roll_back(revision: CatalogRevision, user) -> CatalogRevision:
     return latest
 
 
-# --- What a change does -----------------------------------------------------------------------------------
-
-
 def revision_diff(*, number: int, against: int | None = None) -> dict:
     """What revision number changes against revision against (by default the published one), mode by mode."""
     against = catalog_head().published if against is None else against

@@ -1,8 +1,7 @@
 """
-How catalog revisions are stored: a revision keeps one entry per mode or declared tool that it added, changed or removed
-(CatalogRevisionEntry), so an edit of one mode stores that mode, not the catalog. The catalog at revision N is, for each
-mode and tool, its newest entry at or before N, less the removed ones, in the order the database sorts the rows in
-(AgentMode by position and key, DeclaredTool by name): every revision is rebuilt exactly as it was recorded.
+How catalog revisions are stored: one entry per mode or declared tool that a revision added, changed or removed
+(CatalogRevisionEntry). The catalog at revision N is, for each mode and tool, its newest entry at or before N, less
+the removed ones, in the order the database sorts the rows in: every revision is rebuilt exactly as it was recorded.
 """
 
 from dataclasses import dataclass

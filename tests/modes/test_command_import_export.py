@@ -273,6 +273,16 @@ def test_import_can_move_the_default_to_an_existing_mode(write_file):
     assert list(AgentMode.objects.filter(is_default=True).values_list("key", flat=True)) == ["ddr_authoring"]
 
 
+def test_import_can_move_the_default_while_it_updates_the_old_default(write_file):
+    output = import_modes(
+        write_file(document({"key": "general", "display_name": "Everyday"}, {**SCOUT, "is_default": True})), "--update"
+    )
+    assert output.startswith("mode general: updated (display_name)\nmode scout: created\ndefault: scout\n")
+    assert list(AgentMode.objects.filter(is_default=True).values_list("key", flat=True)) == ["scout"]
+    assert AgentMode.objects.get(key="general").display_name == "Everyday"
+    assert catalog_errors(list(AgentMode.objects.all())) == []
+
+
 def test_import_with_two_defaults_is_refused(write_file):
     message = import_error(
         write_file(document({**SCOUT, "is_default": True}, {**SCOUT, "key": "scout_two", "is_default": True}))
