@@ -227,10 +227,7 @@ class DeclaredTool(models.Model):
 
 
 class CatalogHead(models.Model):
-    """
-    One row (id 1): the newest revision and the one agents are served. Every write locks it (modes.services), so
-    that revisions get consecutive numbers; every request reads it (modes.catalog).
-    """
+    """One row: the newest and the published revision; every write locks it, so revisions get consecutive numbers."""
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
     latest = models.PositiveIntegerField(default=0, help_text="The newest revision; 0: none yet.")

@@ -187,15 +187,14 @@ def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool, imported_b
     """
     if dry_run:
         return _plan(mode_file, update=update)[0]
-    with catalog_change(by=imported_by) as change:
+    with catalog_change(by=imported_by):
         result, to_save = _plan(mode_file, update=update)
         if result.default:
             # Cleared before the new default's row is saved: the one-default index is checked row by row.
             AgentMode.objects.filter(is_default=True).update(is_default=False)
         for row in to_save:
             row.save()
-    latest = change.revision or CatalogRevision.objects.first()  # newest first
-    result.revision = latest and latest.number
+    result.revision = CatalogHead.objects.values_list("latest", flat=True).get(pk=1)
     return result
 
 

@@ -121,7 +121,7 @@ def tool_parameters_problem(value) -> str | None:
     problem = unstorable_text(value)
     if problem:
         return f"The schema must not contain {problem}."
-    if _nesting(value) > MAX_PARAMETERS_NESTING:
+    if _nested_too_deep(value):
         return f"The schema is nested more than {MAX_PARAMETERS_NESTING} levels deep."
     try:
         json.dumps(value, allow_nan=False)
@@ -142,15 +142,9 @@ def validate_tool_parameters(value):
         raise ValidationError("%(problem)s", code="invalid_tool_parameters", params={"problem": problem})
 
 
-def _nesting(value) -> int:
-    """How deeply lists and objects nest in value, counted without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is None:
-            continue
-        deepest = max(deepest, depth)
-        if depth <= MAX_PARAMETERS_NESTING:  # deeper than that is refused anyway
-            stack.extend((child, depth + 1) for child in children)
-    return deepest
+def _nested_too_deep(value, depth=1) -> bool:
+    """Whether lists and objects nest in value more than MAX_PARAMETERS_NESTING levels (recursing no deeper)."""
+    if not isinstance(value, (dict, list)):
+        return False
+    children = value.values() if isinstance(value, dict) else value
+    return depth > MAX_PARAMETERS_NESTING or any(_nested_too_deep(child, depth + 1) for child in children)
