@@ -1,17 +1,14 @@
 """
 The catalog agents see (AGN-014 §5): the published revision, as one immutable Catalog per process.
 
-Every write to the catalog goes through modes.services, which records it as a numbered revision (modes.revisions);
-modes.releases publishes one, and the head row (CatalogHead) then names it. published_catalog() reads the head (one
-small query) and returns this process's Catalog of that revision, loading it only when another revision has been
-published since. Each way of serving resolves it once per request, at its edge, and hands it to the services as an
-argument, so that all a request is told comes from one revision. A change that no revision holds is never served.
-
-catalog_at_revision() is any revision (diffs, ?revision=N); working_catalog() is the rows as admins left them (the
-admin's previews). Lookups are by key (prompts and tools speak in keys); sessions store ids.
+Every write goes through modes.services, which records it as a numbered revision (modes.revisions); modes.releases
+publishes one, and the head row (CatalogHead) then names it. published_catalog() reads the head (one small query) and
+returns this process's Catalog of that revision, loaded again only when another one is published. Each way of serving
+resolves it once per request, at its edge, and hands it to the services, so that all a request is told comes from one
+revision. catalog_at_revision() is any revision; working_catalog() the rows as admins left them (the admin's
+previews). Lookups are by key (prompts and tools speak in keys); sessions store ids.
 """
 
-import threading
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -38,26 +35,23 @@ MODE_SWITCHING_LINES = (
 class UnknownModeError(NotFound, LookupError):
     """A mode key that is not in the catalog; the message lists the keys that are."""
 
+    refusal = "Unknown mode key {key!r}."
+
     def __init__(self, key, valid_keys):
-        self.key = key
-        self.valid_keys = list(valid_keys)
-        super().__init__(f"Unknown mode key {key!r}. Valid keys: {', '.join(self.valid_keys)}.")
+        super().__init__(f"{self.refusal.format(key=key)} Valid keys: {', '.join(valid_keys)}.")
 
 
 class ModeBeingRemovedError(UnknownModeError):
     """A published mode whose row a change not published yet has deleted: no session can be put in it."""
 
-    def __init__(self, key, valid_keys):
-        super().__init__(key, valid_keys)
-        self.args = (
-            f"Mode {key!r} is being removed from the catalog (a change not yet published deletes it), so no "
-            f"session can enter it. Valid keys: {', '.join(self.valid_keys)}.",
-        )
+    refusal = (
+        "Mode {key!r} is being removed from the catalog (a change not yet published deletes it), so no session can "
+        "enter it."
+    )
 
 
 class UnknownRevisionError(NotFound, LookupError):
     def __init__(self, number, latest):
-        self.number = number
         known = f"revisions run from 1 to {latest}" if latest else "none has been recorded yet"
         super().__init__(f"There is no catalog revision {number}; {known}.")
 
@@ -73,8 +67,6 @@ class Catalog:
     published_at: datetime | None = None  # for the published catalog: when it was published
     by_key: dict[str, AgentMode] = field(init=False)
     by_id: dict[str, AgentMode] = field(init=False)
-    available_modes_lines: tuple[str, ...] = field(init=False)
-    search_texts: tuple[tuple[str, ...], ...] = field(init=False)
     # The declared tools by name, less any that a registered server tool shadows (modes.W002) or whose
     # parameters no vendor would take (modes.W003): a mode that lists those finds them unresolved.
     client_tools: dict[str, ClientTool] = field(init=False)
@@ -84,9 +76,6 @@ class Catalog:
         set_ = object.__setattr__  # frozen: derived fields are computed once, here
         set_(self, "by_key", {mode.key: mode for mode in self.modes})
         set_(self, "by_id", {mode.pk: mode for mode in self.modes})
-        set_(self, "available_modes_lines", tuple(f"- {mode.key}: {mode.when_to_use}" for mode in self.modes))
-        searched = [(mode.key, mode.display_name, mode.description, mode.when_to_use) for mode in self.modes]
-        set_(self, "search_texts", tuple(tuple(text.casefold() for text in texts) for texts in searched))
         usable = [tool for tool in self.declared_tools if tool.is_usable()]
         set_(self, "client_tools", {tool.name: tool.as_client_tool() for tool in usable})
 
@@ -99,9 +88,8 @@ class Catalog:
     def find(self, text: str = "") -> list[AgentMode]:
         """Modes whose key, display name, description or when-to-use contains text, ignoring case."""
         needle = text.strip().casefold()
-        if not needle:
-            return list(self.modes)
-        return [mode for mode, texts in zip(self.modes, self.search_texts) if any(needle in text for text in texts)]
+        searched = lambda mode: (mode.key, mode.display_name, mode.description, mode.when_to_use)  # noqa: E731
+        return [mode for mode in self.modes if any(needle in text.casefold() for text in searched(mode))]
 
     def listing(self, *, text: str = "", include_examples: bool = False) -> dict:
         """The agent_list_modes payload; the unfiltered one is built once per catalog."""
@@ -137,7 +125,7 @@ class Catalog:
                 f"Current Mode: {current}",
                 "",
                 "Available Modes:",
-                *self.available_modes_lines,
+                *(f"- {mode.key}: {mode.when_to_use}" for mode in self.modes),
                 "",
                 "Mode Switching:",
                 *MODE_SWITCHING_LINES,
@@ -145,8 +133,7 @@ class Catalog:
         )
 
     def served(self, mode_id: str) -> AgentMode:
-        """The mode a session in the mode of this id is served: that mode as this catalog has it, else the default
-        mode (AGN-014 §6.3: a rollback may have removed it)."""
+        """The mode of this id as this catalog has it, else the default (AGN-014 §6.3: a rollback may remove it)."""
         return self.by_id.get(mode_id) or self.default
 
     def tool(self, name: str) -> AgentTool | ClientTool:
@@ -160,15 +147,11 @@ class Catalog:
 
     def all_tools(self) -> list[AgentTool | ClientTool]:
         """Every tool a mode can enable, registered or declared, sorted by name."""
-
-        def build():
-            tools = {**self.client_tools, **{tool.name: tool for tool in registry.tools()}}
-            return [tools[name] for name in sorted(tools)]
-
-        return list(self.memoized("all-tools", build))
+        tools = {**self.client_tools, **{tool.name: tool for tool in registry.tools()}}
+        return [tools[name] for name in sorted(tools)]
 
     def tools_for_mode(self, mode: AgentMode) -> list[AgentTool | ClientTool]:
-        """The tools a mode enables, sorted by name; always-available tools are always in."""
+        """Sorted by name; always-available tools are always in."""
         return [tool for tool in self.all_tools() if mode_enables(mode, tool)]
 
     def unresolved_tool_ids(self, tool_ids) -> list[str]:
@@ -177,17 +160,14 @@ class Catalog:
 
     def switch_targets(self, mode: AgentMode) -> tuple[AgentMode, ...]:
         """The modes the model may switch a session in mode to, in catalog order, mode itself included."""
-        return self.memoized(("switch-targets", mode.pk), lambda: tuple(m for m in self.modes if may_switch(mode, m)))
+        return tuple(target for target in self.modes if may_switch(mode, target))
 
     def switch_target_keys(self, mode: AgentMode) -> tuple[str, ...]:
-        """The keys of switch_targets(mode): what agent_change_mode's mode enum lists to a session in mode."""
+        """What agent_change_mode's mode enum lists to a session in mode."""
         return tuple(target.key for target in self.switch_targets(mode))
 
     def switch_refusal(self, *, from_mode_id: str, target: AgentMode) -> ModeSwitchRefused | None:
-        """
-        Why a session in the mode of this id may not be switched to target, or None if it may. A mode this
-        catalog does not have is served as the default mode (AGN-014 §6.3), and so held to its policy.
-        """
+        """Why a session in the mode of this id (or the default, as served) may not switch to target; None if it may."""
         source = self.served(from_mode_id)
         if may_switch(source, target):
             return None
@@ -196,26 +176,17 @@ class Catalog:
 
 
 _published: Catalog | None = None  # this process's copy of the published catalog
-_loading = threading.Lock()
 
 
 def published_catalog() -> Catalog:
-    """
-    The catalog agents are served: the published revision. One query reads the head row; the revision is loaded
-    only when it is not the one this process loaded last (threads that find the same new one load it once).
-    """
+    """The published revision: one query reads the head row; the revision is loaded only when it is another one."""
     global _published
     head = CatalogHead.objects.filter(pk=1).values_list("published", "published_at").first()
     if head is None or not head[0]:
         return working_catalog()  # nothing published yet (a database being migrated or flushed): the rows
     catalog = _published
     if catalog is None or (catalog.revision, catalog.published_at) != head:
-        with _loading:
-            catalog = _published
-            if catalog is None or (catalog.revision, catalog.published_at) != head:
-                number, published_at = head
-                modes, tools = rows_of(entries_at(number))
-                catalog = _published = Catalog(number, tuple(modes), tuple(tools), published_at=published_at)
+        catalog = _published = Catalog(head[0], *rows_of(entries_at(head[0])), published_at=head[1])
     return catalog
 
 
@@ -224,17 +195,15 @@ def catalog_at_revision(number: int) -> Catalog:
     published_at = list(CatalogRevision.objects.filter(number=number).values_list("published_at", flat=True))
     if not published_at:
         raise no_such_revision(number)
-    modes, tools = rows_of(entries_at(number))
-    return Catalog(number, tuple(modes), tuple(tools), was_published=published_at[0] is not None)
+    return Catalog(number, *rows_of(entries_at(number)), was_published=published_at[0] is not None)
 
 
 def no_such_revision(number: int) -> UnknownRevisionError:
-    """The error for a revision number that was never recorded, naming the ones that were."""
     return UnknownRevisionError(number, CatalogHead.objects.filter(pk=1).values_list("latest", flat=True).first())
 
 
 def working_catalog() -> Catalog:
-    """The catalog as admins have left the rows, published or not: what the admin previews. Never cached."""
+    """The rows as admins have left them, published or not: what the admin previews."""
     return Catalog(None, tuple(AgentMode.objects.all()), tuple(DeclaredTool.objects.all()))
 
 

@@ -25,12 +25,18 @@ def check_mode_catalog(app_configs=None, databases=None, **kwargs):
     if not databases or DEFAULT_DB_ALIAS not in databases or not catalog_is_migrated(DEFAULT_DB_ALIAS):
         return []
     published = published_catalog()
+    unresolved_tool_ids = [
+        Warning(unresolved_tools_message(mode.key, unresolved), hint=UNRESOLVED_TOOLS_HINT, obj=mode, id="modes.W001")
+        for mode in published.modes
+        if isinstance(mode.associated_tool_ids, list)  # anything else is modes.E009's
+        for unresolved in [published.unresolved_tool_ids(mode.associated_tool_ids)]
+        if unresolved
+    ]
     return [
         *catalog_errors(list(published.modes)),
         *unrecorded_change_warnings(),
-        *_check_tool_ids(published),
-        *_check_shadowed_declarations(published.declared_tools),
-        *_check_declared_parameters(published.declared_tools),
+        *unresolved_tool_ids,
+        *_check_declared_tools(published.declared_tools),
     ]
 
 
@@ -67,39 +73,22 @@ UNRESOLVED_TOOLS_HINT = (
 )
 
 
-def _check_tool_ids(catalog):
-    return [
-        Warning(unresolved_tools_message(mode.key, unresolved), hint=UNRESOLVED_TOOLS_HINT, obj=mode, id="modes.W001")
-        for mode in catalog.modes
-        if isinstance(mode.associated_tool_ids, list)  # anything else is modes.E009's
-        for unresolved in [catalog.unresolved_tool_ids(mode.associated_tool_ids)]
-        if unresolved
-    ]
-
-
-def _check_shadowed_declarations(declared):
-    return [
-        Warning(
-            f"Declared tool {tool.name!r} has the name of a server tool registered in code, which is used instead.",
-            hint="Rename the declaration, or delete it.",
-            obj=tool,
-            id="modes.W002",
-        )
-        for tool in declared
-        if registry.has(tool.name)
-    ]
-
-
-def _check_declared_parameters(declared):
-    return [
-        Warning(
-            f"Declared tool {tool.name!r} has parameters no vendor would take, so the model is not told of it: "
-            f"{problem}",
-            hint="Correct its parameters in the admin (Declared tools); the form says what is wrong.",
-            obj=tool,
-            id="modes.W003",
-        )
-        for tool in declared
-        for problem in [tool_parameters_problem(tool.parameters)]
-        if problem
-    ]
+def _check_declared_tools(declared):
+    """modes.W002 and W003: declared tools the model is not told of, and why."""
+    for tool in declared:
+        if registry.has(tool.name):
+            yield Warning(
+                f"Declared tool {tool.name!r} has the name of a server tool registered in code, which is used instead.",
+                hint="Rename the declaration, or delete it.",
+                obj=tool,
+                id="modes.W002",
+            )
+        problem = tool_parameters_problem(tool.parameters)
+        if problem:
+            yield Warning(
+                f"Declared tool {tool.name!r} has parameters no vendor would take, so the model is not told of it: "
+                f"{problem}",
+                hint="Correct its parameters in the admin (Declared tools); the form says what is wrong.",
+                obj=tool,
+                id="modes.W003",
+            )

@@ -11,11 +11,8 @@ class ModeSwitchRefused(Exception):
     """A switch the mode graph forbids; the message names both modes and the ones the current mode may switch to."""
 
     def __init__(self, *, current: str, target: str, allowed: list[str]):
-        self.current, self.target, self.allowed = current, target, list(allowed)
-        super().__init__(
-            f"Mode {current!r} cannot switch to {target!r}. "
-            f"Modes it can switch to: {', '.join(self.allowed) or 'none'}."
-        )
+        listed = ", ".join(allowed) or "none"
+        super().__init__(f"Mode {current!r} cannot switch to {target!r}. Modes it can switch to: {listed}.")
 
 
 def may_switch(source: AgentMode, target: AgentMode) -> bool:
@@ -26,8 +23,8 @@ def may_switch(source: AgentMode, target: AgentMode) -> bool:
 
 def stuck_modes(modes, default: AgentMode) -> list[AgentMode]:
     """
-    The modes from which the model cannot reach the default mode through switches it may make, in the order of
-    modes: TUL-007 exists so that the agent never becomes stuck. Every other mode, if the default cannot be entered.
+    The modes, in order, from which the model cannot reach the default through switches it may make (TUL-007 exists
+    so that the agent is never stuck); every other mode if the default cannot be entered.
     """
     reached, frontier = {default.pk}, [default]
     while frontier:  # backwards from the default: who may switch to a mode that reaches it
@@ -39,9 +36,15 @@ def stuck_modes(modes, default: AgentMode) -> list[AgentMode]:
     return [mode for mode in modes if mode.pk not in reached]
 
 
-def graph_problems(modes, default: AgentMode) -> list[str]:
-    """Every way modes break the graph's invariants, one sentence each: what the check, import and admin say."""
-    keys = {mode.key for mode in modes}
+def catalog_graph_problems(modes) -> list[str]:
+    """
+    Every way modes break the graph's invariants, one sentence each (what the check and the admin say); none while
+    there is not exactly one default, which modes.E005 and E006 say.
+    """
+    defaults = [mode for mode in modes if mode.is_default]
+    if len(defaults) != 1:
+        return []
+    default, keys = defaults[0], {mode.key for mode in modes}
     problems = [
         f"Mode {mode.key!r} lists switch targets that name no mode: {', '.join(map(repr, unknown))}."
         for mode in modes

@@ -7,9 +7,8 @@ from .catalog import published_catalog
 
 class PublishedCatalogMiddleware:
     """
-    As AuthenticationMiddleware gives request.user: the published catalog, resolved at most once per request, so
-    that every answer to one request (its ETag and its body, a tool and the checks before it) comes from one
-    revision. Views hand it to the services as an argument.
+    As AuthenticationMiddleware gives request.user, so that every answer to one request (its ETag and its body, a
+    tool and the checks before it) comes from one revision. Views hand it to the services as an argument.
     """
 
     def __init__(self, get_response):

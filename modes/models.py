@@ -38,9 +38,7 @@ class AgentModeSummary:
     llm_can_enter: bool
 
 
-class ModeStatus(models.TextChoices):
-    """A mode's lifecycle status (AGN-014 §3); also AgentMode.Status."""
-
+class ModeStatus(models.TextChoices):  # AgentMode.Status; a class of its own so that Meta can name it
     ACTIVE = "active"
     EXPERIMENTAL = "experimental"
     DEPRECATED = "deprecated"
@@ -155,7 +153,6 @@ class AgentMode(models.Model):
 
     @classmethod
     def list_field_names(cls) -> list[str]:
-        """The fields holding lists of strings, in declaration order."""
         return [field.name for field in cls._meta.fields if isinstance(field, StringListField)]
 
     def create_summary(self) -> AgentModeSummary:
@@ -176,10 +173,7 @@ class AgentMode(models.Model):
 
 
 class DeclaredTool(models.Model):
-    """
-    A tool that the agent's client executes (TUL-011: is_tool_fully_executed_on_server = false),
-    declared here so that modes can enable it and the model is told of it like any server tool.
-    """
+    """A tool that the agent's client executes (TUL-011), declared so that modes can enable it like a server tool."""
 
     name = models.CharField(
         max_length=64,
@@ -233,10 +227,7 @@ class DeclaredTool(models.Model):
 
 
 class CatalogHead(models.Model):
-    """
-    One row (id 1): the newest catalog revision and the one agents are served. Every write to the catalog locks it
-    (modes.services), so that revisions get consecutive numbers; every request reads it (modes.catalog).
-    """
+    """One row: the newest and the published revision; every write locks it, so revisions get consecutive numbers."""
 
     id = models.PositiveSmallIntegerField(primary_key=True, default=1, editable=False)
     latest = models.PositiveIntegerField(default=0, help_text="The newest revision; 0: none yet.")
@@ -250,10 +241,7 @@ class CatalogHead(models.Model):
 
 
 class CatalogRevision(models.Model):
-    """
-    The whole catalog as one committed change left it; never changed afterwards, but for the record of its
-    publication (modes.releases). It stores only its changes (CatalogRevisionEntry); its catalog is rebuilt from them.
-    """
+    """The catalog as one change left it, stored as that change (CatalogRevisionEntry); later, only published."""
 
     number = models.PositiveIntegerField(primary_key=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -283,17 +271,14 @@ class CatalogRevision(models.Model):
 
     @property
     def catalog(self) -> dict:
-        """Every mode and declared tool at this revision, as export_modes writes them (one query)."""
+        """As export_modes writes it."""
         from .revision_store import document_of, entries_at  # they build on the portable format, which builds on this
 
         return document_of(entries_at(self.number))
 
 
 class CatalogRevisionEntry(models.Model):
-    """
-    One mode or declared tool as a revision added, changed or removed it: all that a revision stores. The
-    catalog at revision N is, for each mode and tool, its newest entry at or before N (modes.revision_store).
-    """
+    """One mode or declared tool as a revision added, changed or removed it (modes.revision_store)."""
 
     class Kind(models.TextChoices):
         MODE = "mode"
@@ -337,10 +322,7 @@ class CatalogApproval(models.Model):
 
 
 class ArchivedHistory(models.Model):
-    """
-    A mode's or declared tool's state that the per-row history kept and no catalog revision holds, carried over
-    when the catalog revisions became the one history (migration 0011), so that no recorded change is lost.
-    """
+    """A state that the retired per-row history kept and no revision holds, carried over by migration 0011."""
 
     kind = models.CharField(max_length=4, choices=CatalogRevisionEntry.Kind.choices)
     identity = models.CharField(max_length=64, help_text="A mode's id, a tool's name.")

@@ -60,7 +60,6 @@ def upgrade_document(document: dict) -> dict:
 
 
 def document_rows(document: dict) -> tuple[list[AgentMode], list[DeclaredTool]]:
-    """The unsaved modes and declared tools of a document export_document wrote, in its order."""
     return (
         [AgentMode(**entry) for entry in document["modes"]],
         [DeclaredTool(**entry) for entry in document.get("declared_tools", [])],
@@ -93,8 +92,8 @@ class ModeFile:
 
 def read_document(text: str) -> ModeFile:
     """
-    A mode file's entries, each checked for known fields of the right types. Every problem found is
-    kept for the import to report with its own; only a file with no 'modes' list to read raises.
+    A mode file's entries, each checked for known fields of the right types. The problems are kept for the import
+    to report with its own; only a file with no 'modes' list to read raises.
     """
     try:
         document = _parse(text)
@@ -192,10 +191,7 @@ def _check_entry(index: int, entry, section: Section) -> FileEntry:
 
 
 def _type_problem(field, value) -> str | None:
-    """
-    Whether value has the type of the model field it is for, and can be stored: what the field's own validators
-    cannot say (they expect a value of their type). The rest is theirs, when the import cleans the row.
-    """
+    """Whether value has its field's type and can be stored: what the field's own validators cannot say."""
     if isinstance(field, StringListField):
         typed, kind = is_string_list(value), "a list of text lines"
     elif isinstance(field, models.JSONField):

@@ -1,13 +1,11 @@
 """
-Catalog releases: which revision agents are served, and how one gets there (review, approve, publish, roll back).
+Catalog releases: which revision (modes.revisions) agents are served (modes.catalog), and how one gets there.
 
-Every committed change is a revision (modes.revisions). One revision at a time is published: the catalog agents see
-(modes.catalog). With CATALOG_APPROVALS = N >= 1, a change makes a pending revision that agents do not see until N staff
-users holding modes.approve_revision, none of whom authored a change since the published revision, approve it, and a
-user with modes.publish_revision publishes it; modes.publish_unreviewed_revision publishes without them, and the release
-records it as unreviewed. Publishing a revision that was published before is a rollback: the rows are written back to it
-as a new revision, published at once, so that admins edit what agents see. Each function here raises ReleaseForbidden or
-ReleaseConflict, changing nothing; each way of serving translates them once.
+With CATALOG_APPROVALS = N >= 1, a change makes a pending revision that agents do not see until N staff users holding
+modes.approve_revision, none of whom authored a change since the published revision, approve it, and a user with
+modes.publish_revision publishes it; modes.publish_unreviewed_revision publishes without them, recorded as unreviewed.
+Publishing a revision that was published before is a rollback: the rows are written back to it as a new revision,
+published at once, so that admins edit what agents see. ReleaseForbidden or ReleaseConflict change nothing.
 """
 
 import difflib
@@ -59,7 +57,7 @@ def catalog_head(*, locked: bool = False) -> CatalogHead:
 
 
 def get_revision(number: int) -> CatalogRevision:
-    """The revision with this number; UnknownRevisionError if there is none."""
+    """UnknownRevisionError if there is none."""
     revision = CatalogRevision.objects.filter(number=number).select_related("created_by", "published_by").first()
     if revision is None:
         raise no_such_revision(number)
@@ -116,9 +114,8 @@ def approve_revision(*, number: int, user) -> CatalogRevision:
 
 def publish_revision(*, number: int, user) -> CatalogRevision:
     """
-    Make revision number the one agents are served: a pending revision with its approvals (or past them,
-    recorded as unreviewed, for modes.publish_unreviewed_revision), or one published before (a rollback,
-    which returns the new revision that restores it). Publishing the published revision changes nothing.
+    Make revision number the one agents are served: a pending revision with its approvals (or without, unreviewed),
+    or one published before (a rollback: returns the revision that restores it).
     """
     unreviewed_allowed = may(user, "publish_unreviewed_revision")
     if not unreviewed_allowed:
@@ -173,14 +170,8 @@ def _roll_back(revision: CatalogRevision, user) -> CatalogRevision:
     return latest
 
 
-# --- What a change does -----------------------------------------------------------------------------------
-
-
 def revision_diff(*, number: int, against: int | None = None) -> dict:
-    """
-    What revision number changes against revision against (the published one by default), mode by mode: its
-    fields, its system-prompt block and its tools. UnknownRevisionError for either number.
-    """
+    """What revision number changes against revision against (by default the published one), mode by mode."""
     against = catalog_head().published if against is None else against
     before, after = catalog_at_revision(against), catalog_at_revision(number)
     ids = [*after.by_id, *(pk for pk in before.by_id if pk not in after.by_id)]
@@ -189,7 +180,7 @@ def revision_diff(*, number: int, against: int | None = None) -> dict:
 
 
 def _mode_diff(before: Catalog, after: Catalog, pk: str, old: int, new: int) -> dict:
-    """One mode's entry of the diff, shaped as modes.serializers.ModeDiffResponse documents it."""
+    """Shaped as modes.serializers.ModeDiffResponse documents it: its fields, prompt block and tools."""
     old_mode, new_mode = before.by_id.get(pk), after.by_id.get(pk)
     fields = {
         field: {"before": getattr(old_mode, field, None), "after": getattr(new_mode, field, None)}
@@ -215,9 +206,8 @@ def _mode_diff(before: Catalog, after: Catalog, pk: str, old: int, new: int) -> 
 
 def pending_release() -> tuple[int, int, int] | None:
     """
-    (published, pending, approvals so far) while a revision is pending, else None; for a banner on every mode
-    page, so one small query (two while a revision is pending). The newest revision is pending whenever it is
-    newer than the published one: a rollback is published as it is recorded.
+    (published, pending, approvals so far) while a revision is pending, else None: one small query for a banner on
+    every mode page. The newest revision is pending whenever it is newer than the published one.
     """
     head = CatalogHead.objects.filter(pk=1).first()
     if head is None or head.latest <= head.published:
@@ -226,12 +216,8 @@ def pending_release() -> tuple[int, int, int] | None:
 
 
 def release_summary() -> dict:
-    """
-    What catalog_status and the releases page show: the published revision, the pending one, its approvals, and
-    what the rows change that no revision holds (a change made past the services).
-    """
+    """What catalog_status and the releases page show; "unrecorded": what changes made past the services changed."""
     head = catalog_head()
-    # As pending_release says: the newest revision is pending whenever it is newer than the published one.
     pending = get_revision(head.latest) if head.latest > head.published else None
     return {
         "head": head,

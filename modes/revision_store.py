@@ -1,8 +1,7 @@
 """
-How catalog revisions are stored: a revision keeps one entry per mode or declared tool that it added, changed or removed
-(CatalogRevisionEntry), so an edit of one mode stores that mode, not the catalog. The catalog at revision N is, for each
-mode and tool, its newest entry at or before N, less the removed ones, in the order the database sorts the rows in
-(AgentMode by position and key, DeclaredTool by name): every revision is rebuilt exactly as it was recorded.
+How catalog revisions are stored: one entry per mode or declared tool that a revision added, changed or removed
+(CatalogRevisionEntry). The catalog at revision N is, for each mode and tool, its newest entry at or before N, less
+the removed ones, in the order the database sorts the rows in: every revision is rebuilt exactly as it was recorded.
 """
 
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ def document_of(entries: list[CatalogRevisionEntry]) -> dict:
     }
 
 
-def rows_of(entries: list[CatalogRevisionEntry]) -> tuple[list[AgentMode], list[DeclaredTool]]:
+def rows_of(entries: list[CatalogRevisionEntry]) -> tuple[tuple[AgentMode, ...], tuple[DeclaredTool, ...]]:
     """The unsaved modes (with their source and timestamps) and declared tools of these entries, in order."""
     modes, tools = [], []
     for entry in entries:
@@ -52,7 +51,7 @@ def rows_of(entries: list[CatalogRevisionEntry]) -> tuple[list[AgentMode], list[
             mode.created_at = datetime.fromisoformat(entry.stamp["created_at"])
             mode.updated_at = datetime.fromisoformat(entry.stamp["updated_at"])
         modes.append(mode)
-    return modes, tools
+    return tuple(modes), tuple(tools)
 
 
 def mode_stamp(mode: AgentMode) -> dict:
@@ -61,14 +60,12 @@ def mode_stamp(mode: AgentMode) -> dict:
 
 
 def entries_of(document: dict, modes: list[AgentMode]) -> list[CatalogRevisionEntry]:
-    """Unsaved entries of every mode and tool of document, export_document's of the rows modes (with their stamps)."""
-    stamps = {mode.pk: mode_stamp(mode) for mode in modes}
+    """Unsaved entries of every mode and tool of document, export_document's of modes (in their order)."""
     mode_entries = [
         CatalogRevisionEntry(
-            kind=MODE, identity=content["id"], position=content["position"], name=content["key"],
-            content=content, stamp=stamps[content["id"]],
+            kind=MODE, identity=mode.pk, position=mode.position, name=mode.key, content=content, stamp=mode_stamp(mode)
         )
-        for content in document["modes"]
+        for content, mode in zip(document["modes"], modes, strict=True)
     ]
     return mode_entries + [
         CatalogRevisionEntry(kind=TOOL, identity=content["name"], name=content["name"], content=content)
@@ -81,8 +78,10 @@ def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntr
     old = {(entry.kind, entry.identity): entry for entry in before}
     new = {(entry.kind, entry.identity) for entry in after}
     changed = [
-        entry for entry in after
-        if (kept := old.get((entry.kind, entry.identity))) is None or (kept.content, kept.stamp) != (entry.content, entry.stamp)
+        entry
+        for entry in after
+        if (kept := old.get((entry.kind, entry.identity))) is None
+        or (kept.content, kept.stamp) != (entry.content, entry.stamp)
     ]
     removed = [
         CatalogRevisionEntry(kind=kind, identity=identity, name=entry.name)
@@ -92,7 +91,6 @@ def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntr
     for entry in (*changed, *removed):
         entry.revision = revision
     CatalogRevisionEntry.objects.bulk_create([*changed, *removed])
-
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,10 @@
 Catalog revisions: the whole catalog as each write through modes.services left it, numbered 1, 2, 3, ...; each
 stores only what it changed (modes.revision_store). This is the one place where rows become a revision.
 
-The services call record_revision at the end of each write (modes.services.catalog_change), in its transaction and
-with the head row locked, so that two writers get consecutive numbers. It records the rows only if they differ from the newest revision, and
-only if they keep every rule of the catalog (modes.checks.validate_catalog): a write that breaks one is refused and
-rolled back. A change made past the services (QuerySet.update(), raw SQL) is in no revision, so it is never served;
-rows_differ_from_latest() finds it, and `manage.py record_revision` records it through the same services.
+Each write ends with record_revision (modes.services.catalog_change), in its transaction, with the head row locked so
+that writers get consecutive numbers. It records rows that differ from the newest revision and keep every rule
+(modes.rules.validate_catalog); a write that breaks one is rolled back. A change made past the services (update(),
+raw SQL) is in no revision, so never served: rows_differ_from_latest() finds it, `manage.py record_revision` records it.
 """
 
 from django.conf import settings
@@ -20,9 +19,8 @@ from .revision_store import document_of, entries_at, entries_of, store_changes
 
 def record_revision(*, created_by, restores: int | None = None) -> CatalogRevision | None:
     """
-    The rows as a new revision, if they differ from the newest one (else None), attributed to created_by. The
-    first revision, and every one while the policy asks for no approvals, is published as it is recorded.
-    InvalidCatalog, recording nothing, if the rows break a rule of the catalog. Runs in the caller's transaction.
+    The rows as a new revision by created_by, if they differ from the newest one (else None); published at once if
+    it is the first or the policy asks for no approvals. InvalidCatalog, recording nothing, if they break a rule.
     """
     head = CatalogHead.objects.select_for_update().get(pk=1)
     modes, tools, catalog, before, previous = _rows_and_revision(head.latest)
@@ -41,7 +39,7 @@ def record_revision(*, created_by, restores: int | None = None) -> CatalogRevisi
 
 
 def publish(head: CatalogHead, revision: CatalogRevision, *, by, unreviewed: bool) -> None:
-    """Make revision the one agents are served, on every worker's next request; the caller saves head."""
+    """Make revision the one agents are served from every worker's next request; the caller saves head."""
     revision.published_at, revision.published_by, revision.unreviewed = timezone.now(), by, unreviewed
     revision.save(update_fields=["published_at", "published_by", "unreviewed"])
     head.published, head.published_at = revision.number, revision.published_at

@@ -5,14 +5,12 @@ or published; the system checks (modes.checks) report them, with the same ids, f
 """
 
 from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass
 
 from django.core.checks import Error
 
 from aptix_site.service_errors import Conflict
 
-from .graph import GRAPH_HINT, graph_problems
+from .graph import GRAPH_HINT, catalog_graph_problems
 from .models import AgentMode
 from .validators import (
     MODE_KEY_CHARACTERS, one_of, passes, validate_mode_id, validate_mode_key, validate_not_blank, validate_single_line,
@@ -37,114 +35,44 @@ def validate_catalog(modes) -> None:
         raise InvalidCatalog(errors)
 
 
+# The rules each mode keeps on its own: (check id, whether a mode keeps it, message and hint, formatted with it).
+MODE_RULES = (
+    (
+        "modes.E001",
+        lambda mode: passes(validate_mode_id, mode.id),
+        "Mode {mode.key!r} has id {mode.id!r}, which is not 32 upper-case hexadecimal characters.",
+        "Give the mode a GUID without hyphens in upper case, and update the sessions that refer to it.",
+    ),
+    (
+        "modes.E003",
+        lambda mode: passes(validate_mode_key, mode.key),
+        f"Mode key {{mode.key!r}} is not snake_case ({MODE_KEY_CHARACTERS}).",
+        "Rename the key, for example to 'ddr_authoring'.",
+    ),
+    (
+        "modes.E007",
+        lambda mode: passes(validate_not_blank, mode.when_to_use) and passes(validate_single_line, mode.when_to_use),
+        "Mode {mode.key!r} has no single-line when-to-use sentence.",
+        "Write one sentence saying when the mode should be chosen; it is shown in the system prompt.",
+    ),
+    (
+        "modes.E008",
+        lambda mode: mode.status in AgentMode.Status.values,
+        f"Mode {{mode.key!r}} has status {{mode.status!r}}, which is not one of {', '.join(AgentMode.Status.values)}.",
+        f"Set the status to {one_of(AgentMode.Status.values)}.",
+    ),
+)
+
+
 def catalog_errors(modes):
-    return [
-        *_check_each_mode(modes, ID_FORMAT),
-        *_check_duplicates(modes, "id", "modes.E002"),
-        *_check_each_mode(modes, KEY_FORMAT),
-        *_check_duplicates(modes, "key", "modes.E004"),
-        *_check_single_default(modes),
-        *_check_each_mode(modes, WHEN_TO_USE),
-        *_check_each_mode(modes, STATUS),
-        *_check_list_fields(modes),
-        *_check_graph(modes),
-    ]
-
-
-def catalog_graph_problems(modes) -> list[str]:
-    """
-    The mode graph's invariants, judged against the one default of modes (what the check and the admin say);
-    none while there is not exactly one default, which modes.E005 and E006 say.
-    """
-    defaults = [mode for mode in modes if mode.is_default]
-    return graph_problems(modes, defaults[0]) if len(defaults) == 1 else []
-
-
-def _check_graph(modes):
-    if any(not isinstance(mode.switch_targets, list) for mode in modes):
-        return []  # modes.E009 says so
-    problems = catalog_graph_problems(modes)
-    return [Error(problem, hint=GRAPH_HINT, obj=AgentMode, id="modes.E010") for problem in problems]
-
-
-def _names(modes):
-    return ", ".join(repr(mode.key) for mode in modes)
-
-
-@dataclass(frozen=True)
-class ModeRule:
-    """An invariant each mode keeps on its own: whether a mode keeps it (by its validators), and the check's words."""
-
-    id: str
-    kept_by: Callable[[AgentMode], bool]
-    message: str  # formatted with the mode
-    hint: str
-
-
-ID_FORMAT = ModeRule(
-    "modes.E001",
-    lambda mode: passes(validate_mode_id, mode.id),
-    "Mode {mode.key!r} has id {mode.id!r}, which is not 32 upper-case hexadecimal characters.",
-    "Give the mode a GUID without hyphens in upper case, and update the sessions that refer to it.",
-)
-KEY_FORMAT = ModeRule(
-    "modes.E003",
-    lambda mode: passes(validate_mode_key, mode.key),
-    f"Mode key {{mode.key!r}} is not snake_case ({MODE_KEY_CHARACTERS}).",
-    "Rename the key, for example to 'ddr_authoring'.",
-)
-WHEN_TO_USE = ModeRule(
-    "modes.E007",
-    lambda mode: passes(validate_not_blank, mode.when_to_use) and passes(validate_single_line, mode.when_to_use),
-    "Mode {mode.key!r} has no single-line when-to-use sentence.",
-    "Write one sentence saying when the mode should be chosen; it is shown in the system prompt.",
-)
-STATUS = ModeRule(
-    "modes.E008",
-    lambda mode: mode.status in AgentMode.Status.values,
-    f"Mode {{mode.key!r}} has status {{mode.status!r}}, which is not one of {', '.join(AgentMode.Status.values)}.",
-    f"Set the status to {one_of(AgentMode.Status.values)}.",
-)
-
-
-def _check_each_mode(modes, rule: ModeRule):
-    return [
-        Error(rule.message.format(mode=mode), hint=rule.hint, obj=mode, id=rule.id)
+    """Every rule that modes break, as the system checks report them, in the order of their ids."""
+    errors = [
+        Error(message.format(mode=mode), hint=hint, obj=mode, id=check_id)
+        for check_id, kept_by, message, hint in MODE_RULES
         for mode in modes
-        if not rule.kept_by(mode)
+        if not kept_by(mode)
     ]
-
-
-def _check_duplicates(modes, field, check_id):
-    by_value = defaultdict(list)
-    for mode in modes:
-        by_value[getattr(mode, field)].append(mode)
-    return [
-        Error(
-            f"Modes {_names(same)} share the {field} {value!r}.",
-            hint=f"Give each mode its own {field}.",
-            obj=same[0],
-            id=check_id,
-        )
-        for value, same in by_value.items()
-        if len(same) > 1
-    ]
-
-
-def _check_single_default(modes):
-    defaults = [mode for mode in modes if mode.is_default]
-    if not defaults:
-        hint = "Make one mode the default with the admin's 'Make default' action."
-        return [Error("No mode is the default mode.", hint=hint, obj=AgentMode, id="modes.E005")]
-    if len(defaults) > 1:
-        message = f"Modes {_names(defaults)} are all marked default; exactly one must be."
-        hint = "Keep one default and clear the flag on the others."
-        return [Error(message, hint=hint, obj=defaults[0], id="modes.E006")]
-    return []
-
-
-def _check_list_fields(modes):
-    return [
+    errors += [
         Error(
             f"Mode {mode.key!r} field {field!r} is not a list of non-empty, single-line strings.",
             hint="Store a JSON list of strings, for example [\"agent_list_modes\"].",
@@ -155,3 +83,27 @@ def _check_list_fields(modes):
         for field in AgentMode.list_field_names()
         if not passes(validate_string_list, getattr(mode, field))
     ]
+    for field, check_id in (("id", "modes.E002"), ("key", "modes.E004")):
+        by_value = defaultdict(list)
+        for mode in modes:
+            by_value[getattr(mode, field)].append(mode)
+        for value, same in by_value.items():
+            if len(same) > 1:
+                message, hint = f"Modes {_names(same)} share the {field} {value!r}.", f"Give each mode its own {field}."
+                errors.append(Error(message, hint=hint, obj=same[0], id=check_id))
+    defaults = [mode for mode in modes if mode.is_default]
+    if not defaults:
+        hint = "Make one mode the default with the admin's 'Make default' action."
+        errors.append(Error("No mode is the default mode.", hint=hint, obj=AgentMode, id="modes.E005"))
+    elif len(defaults) > 1:
+        message = f"Modes {_names(defaults)} are all marked default; exactly one must be."
+        hint = "Keep one default and clear the flag on the others."
+        errors.append(Error(message, hint=hint, obj=defaults[0], id="modes.E006"))
+    if all(isinstance(mode.switch_targets, list) for mode in modes):  # else modes.E009 says so
+        problems = catalog_graph_problems(modes)
+        errors += [Error(problem, hint=GRAPH_HINT, obj=AgentMode, id="modes.E010") for problem in problems]
+    return sorted(errors, key=lambda error: error.id)
+
+
+def _names(modes):
+    return ", ".join(repr(mode.key) for mode in modes)

@@ -13,12 +13,12 @@ from django.db.models import ProtectedError
 
 from aptix_site.service_errors import Conflict
 
-from .catalog import working_catalog
-from .graph import graph_problems
+from .catalog import Catalog
 from .models import AgentMode, CatalogHead, CatalogRevision, DeclaredTool
 from .portable import MODE_SECTION, TOOL_SECTION, ModeFile, PortableFileError, Section, document_rows
 from .revision_store import MODE, TOOL, entries_at, rows_of, state_at
 from .revisions import record_revision
+from .rules import catalog_errors
 
 
 @dataclass
@@ -29,10 +29,9 @@ class CatalogChange:
 @contextmanager
 def catalog_change(*, by, restores: int | None = None):
     """
-    One transaction whose writes to the catalog become one revision, recorded as the block ends and attributed to
-    by (a user, or None); restores: the earlier revision a rollback writes back. Writers queue on the head row.
-    InvalidCatalog, and nothing changed, if the rows would break a rule. A block inside another records its own
-    revision, and the outer one then finds nothing more to record.
+    One transaction whose writes become one revision by `by`, recorded as the block ends (restores: the revision a
+    rollback writes back); writers queue on the head row. InvalidCatalog, nothing changed, if a rule would break.
+    A block inside another records its own revision, and the outer one then finds nothing more to record.
     """
     change = CatalogChange()
     with transaction.atomic():
@@ -42,10 +41,7 @@ def catalog_change(*, by, restores: int | None = None):
 
 
 def record_unrecorded_changes(*, by=None) -> CatalogRevision | None:
-    """
-    The rows as a new revision, where a change made past the services left them unlike the newest one: judged by the
-    catalog's rules and by the deletion rules (ModeDeletionRefused for a mode deleted that must stay).
-    """
+    """The rows that a change made past the services left as a new revision, judged also by the deletion rules."""
     with catalog_change(by=by) as change:
         latest = CatalogHead.objects.get(pk=1).latest
         kept = set(AgentMode.objects.values_list("pk", flat=True))
@@ -61,7 +57,6 @@ class ModeInUse(ModeDeletionRefused):
     """A mode that sessions use cannot be deleted (they store its id, and their audit trail names it)."""
 
     def __init__(self, key):
-        self.key = key
         super().__init__(
             f"'{key}' is a mode that sessions use (or their audit trail names); a mode cannot be deleted while "
             "sessions use it. Move those sessions to another mode first."
@@ -85,10 +80,7 @@ def check_deletable(*, modes) -> None:
 
 
 def delete_modes(*, modes, deleted_by=None) -> None:
-    """
-    Delete modes, all of them or none, as one catalog revision; ModeDeletionRefused says why not. The rows
-    are judged as they are once the catalog is locked, not as the caller read them.
-    """
+    """All of modes or none, as one revision, judged as the rows are once the catalog is locked."""
     with catalog_change(by=deleted_by):
         rows = list(AgentMode.objects.filter(pk__in=[mode.pk for mode in modes]))
         check_deletable(modes=rows)
@@ -96,7 +88,6 @@ def delete_modes(*, modes, deleted_by=None) -> None:
 
 
 def _delete_rows(rows) -> None:
-    """Delete each row; a mode that sessions use (PROTECT) raises ModeInUse."""
     for row in rows:
         try:
             row.delete()
@@ -105,7 +96,7 @@ def _delete_rows(rows) -> None:
 
 
 def set_default_mode(*, mode: AgentMode, changed_by=None) -> None:
-    """Make mode the one default, atomically, even when two admins do this at once."""
+    """Atomically, even when two admins do this at once."""
     with catalog_change(by=changed_by):
         _switch_default_to(mode.pk)
     mode.is_default = True
@@ -119,15 +110,14 @@ def _switch_default_to(pk: str) -> None:
 
 def restore_revision_rows(*, number: int, document: dict, restored_by) -> CatalogRevision | None:
     """
-    Write the rows back to the catalog document of revision number, as one revision recorded as restoring it; returns
-    that revision (None if the rows were that catalog already). Raises ModeDeletionRefused, changing nothing, when
-    it would delete a mode that must stay.
+    The rows written back to revision number's catalog document, as one revision (None if they were that catalog
+    already). ModeDeletionRefused, changing nothing, if that deletes a mode that must stay.
     """
     modes, tools = document_rows(document)
     default = next(mode.pk for mode in modes if mode.is_default)
     with catalog_change(by=restored_by, restores=number) as change:
-        # The revision's default first (here if it is a row already, else once it is one, below): a default the
-        # revision has not is then a mode like any other, deleted by the same rules.
+        # The revision's default first: a default the revision has not is then a mode like any other, deleted by the
+        # same rules; one that is no row yet is created the default, below.
         _switch_default_to(default)
         for section, rows, name in ((MODE_SECTION, modes, "pk"), (TOOL_SECTION, tools, "name")):
             gone = section.model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]})
@@ -136,24 +126,20 @@ def restore_revision_rows(*, number: int, document: dict, restored_by) -> Catalo
             _delete_rows(gone)
             existing = {getattr(row, name): row for row in section.model.objects.all()}
             for wanted in rows:
-                row = existing.get(getattr(wanted, name))
-                if row is None:  # the default is switched below, once every mode is there
-                    row, wanted.is_default = wanted, False
+                row = existing.get(getattr(wanted, name), wanted)
                 if _apply(row, {field: getattr(wanted, field) for field in section.fields}) or row is wanted:
                     row.save()
-        _switch_default_to(default)
     return change.revision
 
 
 class RevertRefused(Conflict):
-    """A state that cannot be written back: not in that revision, or refused by the fields' rules as they are now."""
+    """A state not in that revision, or that the fields' rules now refuse."""
 
 
 def revert_row(*, model, identity: str, number: int, reverted_by) -> CatalogRevision | None:
     """
-    One mode (by id) or declared tool (by name) written back to its state at revision number, as one revision, checked
-    as an edit is; created again if it was deleted since (a mode is then not the default: the default moves only by
-    set_default_mode). RevertRefused or InvalidCatalog say why not, and nothing changes.
+    One mode (by id) or declared tool (by name) written back to its state at revision number (created again if it
+    was deleted since), as one revision checked as an edit is; RevertRefused or InvalidCatalog say why not.
     """
     kind, naming = (MODE, "pk") if model is AgentMode else (TOOL, "name")
     state = state_at(kind, identity, number)
@@ -161,6 +147,7 @@ def revert_row(*, model, identity: str, number: int, reverted_by) -> CatalogRevi
         raise RevertRefused(f"Revision {number} has no {model._meta.verbose_name} {identity!r}.")
     with catalog_change(by=reverted_by) as change:
         row = model.objects.filter(**{naming: identity}).first() or model()
+        state.pop("is_default", None)  # the default moves only by set_default_mode
         _apply(row, state)
         try:
             row.full_clean()
@@ -195,99 +182,85 @@ class ImportResult:
 
 def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool, imported_by=None) -> ImportResult:
     """
-    Validate every entry, then apply all of them or none, as one catalog revision. Raises PortableFileError listing
-    every problem of the file, those read_document found included, each with its entry and field.
+    Every entry, or none, as one revision. PortableFileError lists every problem: of the file (read_document's
+    too), each with its entry and field, or else each rule (modes.rules) that the catalog it would leave breaks.
     """
     if dry_run:
-        return _plan(mode_file, _modes_by_key(), update=update)[0]
-    with catalog_change(by=imported_by) as change:
-        result, to_save, new_default_pk = _plan(mode_file, _modes_by_key(), update=update)
+        return _plan(mode_file, update=update)[0]
+    with catalog_change(by=imported_by):
+        result, to_save = _plan(mode_file, update=update)
+        if result.default:
+            # Cleared before the new default's row is saved: the one-default index is checked row by row.
+            AgentMode.objects.filter(is_default=True).update(is_default=False)
         for row in to_save:
             row.save()
-        if new_default_pk is not None:
-            _switch_default_to(new_default_pk)
-    latest = change.revision or CatalogRevision.objects.first()  # newest first
-    result.revision = latest and latest.number
+    result.revision = CatalogHead.objects.values_list("latest", flat=True).get(pk=1)
     return result
 
 
-def _modes_by_key() -> dict[str, AgentMode]:
-    return {mode.key: mode for mode in AgentMode.objects.all()}
-
-
-def _plan(mode_file: ModeFile, existing, *, update):
-    problems = list(mode_file.problems)
-    result, to_save = ImportResult(), []
+def _plan(mode_file: ModeFile, *, update):
+    """What importing mode_file does: its result, and the rows to save."""
+    problems, result, to_save = list(mode_file.problems), ImportResult(), []
     tools = {tool.name: tool for tool in DeclaredTool.objects.all()}
-    for entry, name, tool, changed_fields in _checked_rows(
-        mode_file.tools, TOOL_SECTION, tools, update=update, problems=problems
-    ):
-        result.entries.append(_planned(TOOL_SECTION.noun, name, tool, changed_fields))
-        if tool._state.adding or changed_fields:
-            to_save.append(tool)
-    declared_here = {row.name for row in to_save}
-    new_default_pk = None
-    working = working_catalog()
-    defaults = [entry for entry in mode_file.entries if entry.fields and entry.fields.get("is_default") is True]
-    current_default = next((mode.key for mode in existing.values() if mode.is_default), None)
-
-    if len(defaults) > 1:
-        names = " and ".join(entry.where for entry in defaults)
-        problems.append(f"{names} are each marked is_default: true; only one mode can be the default.")
-
-    ids_in_use = {mode.pk: mode.key for mode in existing.values()}
-    seen_ids = {}
+    modes = {mode.key: mode for mode in AgentMode.objects.all()}
+    current_default = next((key for key, mode in modes.items() if mode.is_default), None)
+    ids_in_use, seen_ids = {mode.pk: key for key, mode in modes.items()}, {}
 
     def vet(entry, mode) -> bool:
-        """The rules of a mode entry beyond its fields; False when the rest would be checked against the wrong row."""
-        key, entry_id = entry.fields["key"], entry.fields.get("id")
-        if entry_id is not None:
-            id_problem = None
-            if entry_id in seen_ids:
-                id_problem = f"{entry_id!r} appears again, first at modes[{seen_ids[entry_id]}]."
-            elif mode is not None and entry_id != mode.pk:
-                kind = "built-in " if mode.source == AgentMode.Source.BUILTIN else ""
-                id_problem = f"the {kind}mode {key!r} has id {mode.pk}; ids never change."
-            elif mode is None and entry_id in ids_in_use:
-                id_problem = f"{entry_id} belongs to mode {ids_in_use[entry_id]!r}; import cannot rename a mode."
-            seen_ids.setdefault(entry_id, entry.index)
-            if id_problem:
-                problems.append(f"{entry.where}: id: {id_problem}")
-                return False
-        if mode is not None and key == current_default and entry.fields.get("is_default") is False and not defaults:
-            problems.append(
-                f"{entry.where}: is_default: this takes the default away from {key!r} without making another mode "
-                "the default."
-            )
-        return True
+        """A mode's id never changes: False when the rest would be checked against the wrong row."""
+        entry_id = entry.fields.get("id")
+        if entry_id is None:
+            return True
+        problem = None
+        if entry_id in seen_ids:
+            problem = f"{entry_id!r} appears again, first at modes[{seen_ids[entry_id]}]."
+        elif mode is not None and entry_id != mode.pk:
+            kind = "built-in " if mode.source == AgentMode.Source.BUILTIN else ""
+            problem = f"the {kind}mode {mode.key!r} has id {mode.pk}; ids never change."
+        elif mode is None and entry_id in ids_in_use:
+            problem = f"{entry_id} belongs to mode {ids_in_use[entry_id]!r}; import cannot rename a mode."
+        seen_ids.setdefault(entry_id, entry.index)
+        if problem:
+            problems.append(f"{entry.where}: id: {problem}")
+        return problem is None
 
+    def planned(section, name, row, changed_fields):
+        adding = row._state.adding
+        if adding or changed_fields:
+            to_save.append(row)
+        action = "created" if adding else "updated" if changed_fields else "unchanged"
+        result.entries.append(PlannedEntry(section.noun, name, action, () if adding else tuple(changed_fields)))
+
+    for _, name, tool, changed_fields in _checked_rows(mode_file.tools, TOOL_SECTION, tools, update, problems):
+        tools[name] = tool
+        planned(TOOL_SECTION, name, tool, changed_fields)
+    declared = Catalog(None, (), tuple(tools.values()))  # the tools the import would leave
+    marked_default = []
     for entry, key, mode, changed_fields in _checked_rows(
-        mode_file.entries, MODE_SECTION, existing, update=update, problems=problems, vet=vet
+        mode_file.entries, MODE_SECTION, modes, update, problems, vet=vet
     ):
-        missing = working.unresolved_tool_ids(mode.associated_tool_ids)
-        unresolved = [name for name in missing if name not in declared_here]
+        modes[key] = mode
+        planned(MODE_SECTION, key, mode, changed_fields)
+        unresolved = declared.unresolved_tool_ids(mode.associated_tool_ids)
         if unresolved:
             result.unresolved_tool_ids[key] = unresolved
-        if mode._state.adding or changed_fields:
-            to_save.append(mode)
-        if entry.fields.get("is_default") is True and key != current_default:
-            result.default, new_default_pk = key, mode.pk
-            changed_fields.append("is_default")
-        result.entries.append(_planned(MODE_SECTION.noun, key, mode, changed_fields))
-
+        if entry.fields.get("is_default") is True:
+            marked_default.append(key)
+    if marked_default:  # the default moves to the mode the file marks (to more than one: modes.E006 refuses it)
+        for mode in modes.values():
+            mode.is_default = mode.key in marked_default
     if not problems:
-        problems += _graph_problems_after(existing, to_save, default_key=result.default or current_default)
+        problems = [f"{error.id}: {error.msg}" for error in catalog_errors(list(modes.values()))]
     if problems:
         raise PortableFileError(problems)
-    return result, to_save, new_default_pk
+    result.default = next((key for key in marked_default if key != current_default), None)
+    return result, to_save
 
 
-def _checked_rows(entries, section: Section, existing: dict, *, update, problems, vet=lambda entry, row: True):
+def _checked_rows(entries, section: Section, existing: dict, update, problems, *, vet=lambda entry, row: True):
     """
-    Each entry of one section of the file (modes, declared tools) as the row it creates or updates, checked as
-    the admin checks such a row, with the names of the fields it changes: (entry, name, row, changed fields).
-    An entry with a problem adds it to problems and yields nothing; so does one that vet(entry, the existing row
-    or None) turns down, having added its own. An existing row is updated only with update (--update).
+    (entry, name, row, changed fields) for each entry of one section of the file that passes the checks the admin
+    makes of a row, and vet(entry, the existing row or None); the others add their problems.
     """
     naming, seen = section.naming_field, {}
     for entry in entries:
@@ -311,10 +284,11 @@ def _checked_rows(entries, section: Section, existing: dict, *, update, problems
         if not vet(entry, row):
             continue
         row = row or section.model()
-        changed_fields = _apply(row, fields)  # a mode's is_default is applied after all rows, by switching the default
+        changed_fields = _apply(row, fields)
         try:
-            # A field given with a wrong type is reported already, and was not set: not checked again.
-            row.full_clean(exclude=entry.rejected, validate_unique=False)
+            # A field given with a wrong type is reported already, and was not set: not checked again. The default
+            # is judged on the whole catalog the import leaves (modes.E005, E006), not against the rows as they are.
+            row.full_clean(exclude={*entry.rejected, "is_default"}, validate_unique=False)
         except ValidationError as error:
             problems += [
                 f"{where}: {message}" if field_name == NON_FIELD_ERRORS else f"{where}: {field_name}: {message}"
@@ -325,25 +299,11 @@ def _checked_rows(entries, section: Section, existing: dict, *, update, problems
         yield entry, name, row, changed_fields
 
 
-def _graph_problems_after(existing, to_save, *, default_key):
-    """The mode graph's invariants, judged on the catalog the import would leave."""
-    modes = {**existing, **{row.key: row for row in to_save if isinstance(row, AgentMode)}}
-    if default_key not in modes:
-        return []
-    return [f"The mode graph: {problem}" for problem in graph_problems(list(modes.values()), modes[default_key])]
-
-
-def _planned(kind, name, row, changed_fields) -> PlannedEntry:
-    if row._state.adding:
-        return PlannedEntry(kind, name, "created")
-    return PlannedEntry(kind, name, "updated" if changed_fields else "unchanged", tuple(changed_fields))
-
-
 def _apply(row, fields) -> list[str]:
-    """Set the given fields on row; the names of those whose value changes. is_default is switched apart."""
+    """Set the given fields on row; the names of those whose value changes."""
     changed = []
     for name, value in fields.items():
-        if name != "is_default" and getattr(row, name) != value:
+        if getattr(row, name) != value:
             setattr(row, name, value)
             changed.append(name)
     return changed

@@ -4,7 +4,7 @@ import json
 import uuid
 
 from django.core.exceptions import ValidationError
-from django.core.validators import RegexValidator
+from django.core.validators import ProhibitNullCharactersValidator, RegexValidator
 from jsonschema import Draft202012Validator, SchemaError
 
 from agent_tools.contract import TOOL_NAME_PATTERN
@@ -49,7 +49,7 @@ def passes(validator, value) -> bool:
 
 
 def one_of(values) -> str:
-    """The values as a sentence names them: 'a, b or c'."""
+    """'a, b or c'."""
     *rest, last = values
     return f"{', '.join(rest)} or {last}" if rest else last
 
@@ -82,8 +82,7 @@ def validate_string_list(value):
     if not is_string_list(value):
         raise ValidationError("This must be a list of text lines.", code="not_a_string_list")
     for item in value:
-        if "\x00" in item:
-            raise ValidationError("Null characters are not allowed.", code="null_characters_not_allowed")
+        ProhibitNullCharactersValidator()(item)
         if not item.strip():
             raise ValidationError("Lines in this list must not be empty.", code="empty_item")
         if not is_single_line(item):
@@ -100,7 +99,7 @@ def validate_mode_keys(value):
 
 
 def _refuse_items(value, validator, message):
-    """Refuse a list whose text items do not all pass validator, naming those (%(items)s in message)."""
+    """Refuse the text items of a list that fail validator, naming them (%(items)s in message)."""
     bad = [item for item in value if isinstance(item, str) and not passes(validator, item)]
     if bad:
         raise ValidationError(message, code=validator.code, params={"items": ", ".join(repr(item) for item in bad)})
@@ -122,7 +121,7 @@ def tool_parameters_problem(value) -> str | None:
     problem = unstorable_text(value)
     if problem:
         return f"The schema must not contain {problem}."
-    if _nesting(value) > MAX_PARAMETERS_NESTING:
+    if _nested_too_deep(value):
         return f"The schema is nested more than {MAX_PARAMETERS_NESTING} levels deep."
     try:
         json.dumps(value, allow_nan=False)
@@ -143,15 +142,9 @@ def validate_tool_parameters(value):
         raise ValidationError("%(problem)s", code="invalid_tool_parameters", params={"problem": problem})
 
 
-def _nesting(value) -> int:
-    """How deeply lists and objects nest in value, counted without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
-        if children is None:
-            continue
-        deepest = max(deepest, depth)
-        if depth <= MAX_PARAMETERS_NESTING:  # deeper than that is refused anyway
-            stack.extend((child, depth + 1) for child in children)
-    return deepest
+def _nested_too_deep(value, depth=1) -> bool:
+    """Whether lists and objects nest in value more than MAX_PARAMETERS_NESTING levels (recursing no deeper)."""
+    if not isinstance(value, (dict, list)):
+        return False
+    children = value.values() if isinstance(value, dict) else value
+    return depth > MAX_PARAMETERS_NESTING or any(_nested_too_deep(child, depth + 1) for child in children)

@@ -273,22 +273,26 @@ def test_import_can_move_the_default_to_an_existing_mode(write_file):
     assert list(AgentMode.objects.filter(is_default=True).values_list("key", flat=True)) == ["ddr_authoring"]
 
 
+def test_import_can_move_the_default_while_it_updates_the_old_default(write_file):
+    output = import_modes(
+        write_file(document({"key": "general", "display_name": "Everyday"}, {**SCOUT, "is_default": True})), "--update"
+    )
+    assert output.startswith("mode general: updated (display_name)\nmode scout: created\ndefault: scout\n")
+    assert list(AgentMode.objects.filter(is_default=True).values_list("key", flat=True)) == ["scout"]
+    assert AgentMode.objects.get(key="general").display_name == "Everyday"
+    assert catalog_errors(list(AgentMode.objects.all())) == []
+
+
 def test_import_with_two_defaults_is_refused(write_file):
     message = import_error(
         write_file(document({**SCOUT, "is_default": True}, {**SCOUT, "key": "scout_two", "is_default": True}))
     )
-    assert (
-        "modes[0] (key 'scout') and modes[1] (key 'scout_two') are each marked is_default: true; "
-        "only one mode can be the default." in message
-    )
+    assert "modes.E006: Modes 'scout', 'scout_two' are all marked default; exactly one must be." in message
 
 
 def test_import_cannot_leave_the_catalog_without_a_default(write_file):
     message = import_error(write_file(document({"key": "general", "is_default": False})), "--update")
-    assert (
-        "modes[0] (key 'general'): is_default: this takes the default away from 'general' without making "
-        "another mode the default." in message
-    )
+    assert "modes.E005: No mode is the default mode." in message
 
 
 # --- import: all or nothing, problems reported by position, key and field -----------------------------

@@ -103,6 +103,21 @@ def test_a_rollback_deletes_the_default_it_replaces_making_the_revisions_own_the
     assert list(AgentMode.objects.filter(is_default=True).values_list("key", flat=True)) == ["general"]
 
 
+def test_a_rollback_to_a_default_deleted_since_creates_it_again_as_the_default(admin_user, new_mode):
+    from modes.releases import publish_revision
+    from modes.services import set_default_mode
+
+    set_default_mode(mode=new_mode("research"))
+    with_research = published_revision()
+    set_default_mode(mode=AgentMode.objects.get(key="general"))
+    delete_modes(modes=[AgentMode.objects.get(key="research")])
+
+    publish_revision(number=with_research, user=admin_user)
+
+    assert list(AgentMode.objects.filter(is_default=True).values_list("key", flat=True)) == ["research"]
+    assert published_catalog().default.key == "research"
+
+
 def test_a_rollback_that_would_delete_a_mode_sessions_use_is_refused_and_changes_nothing(alice, admin_user, new_mode):
     from modes.releases import ReleaseConflict, publish_revision
     from sessions_app.services import create_session

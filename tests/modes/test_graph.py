@@ -372,7 +372,7 @@ def test_import_refuses_a_catalog_where_modes_cannot_reach_the_default_and_chang
     path.write_text(yaml.safe_dump(document), encoding="utf-8")
     with pytest.raises(CommandError) as caught:
         call_command("import_modes", str(path), "--update", stdout=StringIO(), stderr=StringIO())
-    assert f"The mode graph: {STUCK}" in str(caught.value)
+    assert f"modes.E010: {STUCK}" in str(caught.value)
     assert [mode.switch_targets for mode in AgentMode.objects.all()] == [[], [], []]
 
 
