@@ -30,13 +30,12 @@ from aptix_site.text import unstorable_text
 
 from .catalog import published_catalog, working_catalog
 from .checks import UNRESOLVED_TOOLS_HINT, unresolved_tools_message
-from .graph import GRAPH_HINT
+from .graph import GRAPH_HINT, catalog_graph_problems
 from .models import AgentMode, ArchivedHistory, CatalogRevision, DeclaredTool
 from .releases import (
     approve_revision, pending_release, publish_revision, release_actions, release_summary, revision_diff
 )
 from .revision_store import MODE, TOOL, deleted_since, history_of
-from .rules import catalog_graph_problems
 from .services import (
     ModeDeletionRefused, catalog_change, check_deletable, delete_modes, deletion_refusal, revert_row, set_default_mode
 )

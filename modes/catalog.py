@@ -181,7 +181,10 @@ _published: Catalog | None = None  # this process's copy of the published catalo
 def published_catalog() -> Catalog:
     """The published revision: one query reads the head row; the revision is loaded only when it is another one."""
     global _published
-    head = CatalogHead.objects.filter(pk=1).values_list("published", "published_at").first()
+    try:  # get(), not first(): first() would compile an ORDER BY on every request
+        head = CatalogHead.objects.values_list("published", "published_at").get(pk=1)
+    except CatalogHead.DoesNotExist:
+        head = None
     if head is None or not head[0]:
         return working_catalog()  # nothing published yet (a database being migrated or flushed): the rows
     catalog = _published

@@ -10,7 +10,6 @@ import subprocess
 import threading
 import time
 from contextlib import contextmanager
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import psycopg

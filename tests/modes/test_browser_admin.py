@@ -9,7 +9,6 @@ Content-Security-Policy (Chromium reports each violation on the console). Every 
 (tests/browser.py says where).
 """
 
-import re
 from contextlib import contextmanager
 
 import pytest

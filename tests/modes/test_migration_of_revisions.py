@@ -8,7 +8,6 @@ newest and the published revision with its publication time. On a scratch databa
 old rows written as that install wrote them.
 """
 
-import json
 
 from ..expected import GENERAL_ID
 from ..servers import run_django_json, run_manage, scratch_database
