@@ -7,7 +7,7 @@ the removed ones, in the order the database sorts the rows in: every revision is
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import F, Window
+from django.db.models import Exists, F, OuterRef, Window
 from django.db.models.functions import RowNumber
 
 from .models import AgentMode, CatalogRevision, CatalogRevisionEntry, DeclaredTool
@@ -126,7 +126,12 @@ def state_at(kind: str, identity: str, number: int) -> dict | None:
 
 
 def deleted_since(kind: str) -> list[CatalogRevisionEntry]:
-    """The removals of the modes or declared tools that are gone from the newest revision, newest first."""
-    newest = Window(RowNumber(), partition_by=[F("identity")], order_by=F("revision_id").desc())
-    entries = CatalogRevisionEntry.objects.filter(kind=kind).annotate(newest=newest).select_related("revision")
-    return [entry for entry in entries.filter(newest=1).order_by("-revision_id") if entry.content is None]
+    """
+    The removals of the modes or declared tools that are gone from the newest revision, newest first: removals no
+    later entry of the same row undoes. Few, and found by the index of removals, however many revisions there are.
+    """
+    undone = CatalogRevisionEntry.objects.filter(
+        kind=kind, identity=OuterRef("identity"), revision_id__gt=OuterRef("revision_id")
+    )
+    removals = CatalogRevisionEntry.objects.filter(kind=kind, content__isnull=True).exclude(Exists(undone))
+    return list(removals.select_related("revision").order_by("-revision_id"))
