@@ -46,13 +46,13 @@ def set_session_mode(
                 raise _being_removed(catalog, mode)
             # Never before the session's last change, so that its audit rows are in time order whatever the clocks.
             now = max(timezone.now(), session.updated_at)
-            branch_session = branch and AgentSession.objects.create(
+            branch_session = AgentSession.objects.create(
                 owner=user, org_id=session.org_id, mode=mode, parent=session, title=session.title,
                 catalog_revision=catalog.revision,
-            )
+            ) if branch else None
             change = ModeChange.objects.create(
                 session=session, from_mode_id=session.mode_id, to_mode=mode, reason=reason, branch=branch,
-                branch_session=branch_session or None, changed_by=user, org_id=session.user_org,
+                branch_session=branch_session, changed_by=user, org_id=session.user_org,
                 catalog_revision=catalog.revision, changed_at=now,
             )
             AgentSession.objects.filter(pk=session.pk).update(mode=mode, updated_at=now)
