@@ -9,7 +9,7 @@ process is counted: PostgreSQL's own work and the round trips are not (wall-cloc
     DATABASE_URL=... valgrind --tool=callgrind --callgrind-out-file=out.%p \\
         .venv/bin/python -m benchmarks.instructions run N '<fixture JSON>' [endpoint]
 
-endpoint: change (agent_change_mode, the default), modes, list_modes, context.
+endpoint: change (agent_change_mode, the default), modes, list_modes, context, const (the in-stack constant view).
 """
 
 import gc
@@ -62,6 +62,7 @@ def _requests(fixture):
             "/api/tools/agent_list_modes/invoke/", '{"arguments": {}}', content_type="application/json"
         ),
         "context": lambda client, number: client.get(f"/api/sessions/{session}/context/"),
+        "const": lambda client, number: client.get("/bench/drf/"),  # the in-stack constant view
     }
 
 
