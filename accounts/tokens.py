@@ -1,17 +1,21 @@
 """
-API tokens: created with a key shown once, found by the key's digest in one query per request, marked as used
-at most once a minute, and revoked one name at a time, all at once, or when the user's password changes.
+API tokens: created with a key shown once, at most API_MAX_TOKENS_PER_USER live ones per user, found by the key's
+digest in one query per request, marked as used at most once a minute, and revoked one name at a time, all at once,
+or when the user's password changes.
 """
 
 import re
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import is_password_usable
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from knox.crypto import hash_token
+
+from aptix_site.service_errors import Conflict
 
 from .models import ApiToken
 
@@ -20,10 +24,29 @@ KEY_FORMAT = re.compile(r"[0-9a-f]{64}|[0-9a-f]{40}")
 LAST_USED_PRECISION = timedelta(minutes=1)
 
 
+class TooManyTokens(Conflict):
+    def __init__(self, user, limit: int):
+        username = user.get_username()
+        super().__init__(
+            f"{username!r} already holds {limit} live API tokens, the most API_MAX_TOKENS_PER_USER allows; revoke "
+            f"some first ('manage.py revoke_tokens {username} --name NAME', or in the admin)."
+        )
+
+
 def create_token(*, user, name: str, expires_in_days: int | None = None) -> tuple[ApiToken, str]:
-    """A new token of the user, and its key: the only time the key is known, as only its digest is stored."""
+    """
+    A new token of the user, and its key: the only time the key is known, as only its digest is stored.
+    TooManyTokens if the user holds API_MAX_TOKENS_PER_USER unexpired tokens already.
+    """
     days = expires_in_days or settings.API_TOKEN_TTL_DAYS
-    return ApiToken.objects.create(user=user, name=name, expiry=timedelta(days=days) if days else None)
+    with transaction.atomic():
+        if limit := settings.API_MAX_TOKENS_PER_USER:
+            # The user's row locked: two creations at once for one user queue, so neither passes the bound.
+            get_user_model()._default_manager.select_for_update().filter(pk=user.pk).values_list("pk").get()
+            live = ApiToken.objects.filter(Q(expiry__isnull=True) | Q(expiry__gt=timezone.now()), user=user)
+            if live.count() >= limit:
+                raise TooManyTokens(user, limit)
+        return ApiToken.objects.create(user=user, name=name, expiry=timedelta(days=days) if days else None)
 
 
 def replace_token(*, user, name: str) -> tuple[ApiToken, str]:

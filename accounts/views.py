@@ -1,5 +1,6 @@
 """POST /api/token/: trade a username and password for a new API token, throttled and locked against guessing."""
 
+from django.conf import settings
 from django.contrib.auth.signals import user_logged_in
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, serializers
@@ -14,7 +15,9 @@ from aptix_site.throttling import WindowRateThrottle
 
 from .lockout import lockout_message, lockout_seconds
 from .models import ApiToken
-from .tokens import replace_token
+from .tokens import create_token
+
+LOGIN_TOKEN_DAYS = 30  # without API_TOKEN_TTL_DAYS: a login is not meant to last for ever
 
 
 class Credentials(StrictSerializer, AuthTokenSerializer):
@@ -45,7 +48,7 @@ class TokenView(APIView):
         operation_id="obtainToken",
         auth=[],
         request=Credentials,
-        responses={200: TokenResponse, **error_responses(400, 411, 413, 415, 429)},
+        responses={200: TokenResponse, **error_responses(400, 409, 411, 413, 415, 429)},
     )
     def post(self, request, *args, **kwargs):
         try:
@@ -56,7 +59,9 @@ class TokenView(APIView):
                 raise exceptions.Throttled(wait=lockout_seconds(), detail=lockout_message(request=request)) from None
             raise
         user = credentials["user"]
-        _, key = replace_token(user=user, name=credentials["name"])
+        # A new token at each login, the earlier ones kept: the hosts of one back-end each log in at their start.
+        days = settings.API_TOKEN_TTL_DAYS or LOGIN_TOKEN_DAYS
+        _, key = create_token(user=user, name=credentials["name"], expires_in_days=days)
         # A token is a login: django-axes forgets the failures before it, and last_login is kept.
         user_logged_in.send(sender=type(user), request=request._request, user=user)
         return Response({"token": key})

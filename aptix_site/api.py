@@ -169,7 +169,8 @@ _ERROR_DESCRIPTIONS = {
     "or a request authenticated by a login cookie lacks its CSRF token.",
     404: "Not found (or not yours).",
     405: "The operation does not take this HTTP method.",
-    409: "The tool is declared for the agent's client, which executes it; this service does not.",
+    409: "The state of things does not allow this now; the message says why (a tool that the agent's client "
+    "executes, a revision that is not pending, a user who holds as many API tokens as allowed).",
     411: "The body reached the app without a Content-Length (chunked, where no proxy read it whole first).",
     413: "The request body is too large.",
     415: "The body is not in a media type this operation reads (JSON).",

@@ -242,6 +242,7 @@ KNOX_TOKEN_MODEL = "accounts.ApiToken"
 # knox's migrations build only its token table, which ours replaces: unused, its key to the users would stop flush.
 MIGRATION_MODULES = {"knox": None}
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 0) or None
+API_MAX_TOKENS_PER_USER = env_int("API_MAX_TOKENS_PER_USER", 100)
 # Expiry is ours (API_TOKEN_TTL_DAYS, given to each token as it is created), never knox's default of 10 hours.
 REST_KNOX = {"TOKEN_TTL": None}
 

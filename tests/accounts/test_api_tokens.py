@@ -1,7 +1,7 @@
 """
 API tokens through the API: only a digest is stored, a user holds several named tokens, each can be revoked
-alone or all at once, a new password revokes them all, they expire, and their last use is written at most
-once a minute.
+alone or all at once, a new password revokes them all, they expire, a user holds a bounded number of live ones,
+and their last use is written at most once a minute.
 """
 
 import hashlib
@@ -11,12 +11,12 @@ from io import StringIO
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.utils import timezone
 
 from accounts.models import ApiToken
-from accounts.tokens import create_token
+from accounts.tokens import TooManyTokens, create_token
 
 pytestmark = pytest.mark.django_db
 
@@ -76,13 +76,16 @@ def test_each_post_to_the_token_endpoint_makes_a_new_named_token_and_all_of_them
         assert status_with(anon_client, key) == 200
 
 
-def test_asking_again_for_a_token_of_the_same_name_replaces_it(fast_password_hashing, alice, anon_client):
-    first = new_token(anon_client, name="planner")
-    second = new_token(anon_client, name="planner")
+def test_logging_in_again_with_the_same_token_name_keeps_the_earlier_token_working(
+    fast_password_hashing, alice, anon_client
+):
+    # Two hosts of one back-end, each logging in at its start: neither logs the other out.
+    first_host = new_token(anon_client, name="planner")
+    second_host = new_token(anon_client, name="planner")
 
-    assert (status_with(anon_client, first), status_with(anon_client, second)) == (401, 200)
-    assert ApiToken.objects.filter(user=alice, name="planner").count() == 1
-    assert status_with(anon_client, alice.api_key) == 200  # another name's token is untouched
+    assert (status_with(anon_client, first_host), status_with(anon_client, second_host)) == (200, 200)
+    assert ApiToken.objects.filter(user=alice, name="planner").count() == 2
+    assert status_with(anon_client, alice.api_key) == 200
 
 
 @pytest.mark.parametrize("name", ["", "x" * 101, 5], ids=["empty", "too-long", "number"])
@@ -226,6 +229,86 @@ def test_without_api_token_ttl_days_a_token_never_expires(alice, anon_client, cl
     assert ApiToken.objects.get(user=alice).expiry is None
     clock.advance(days=3650)
     assert status_with(anon_client, alice.api_key) == 200
+
+
+def test_without_api_token_ttl_days_a_token_from_the_endpoint_expires_after_30_days(
+    fast_password_hashing, alice, anon_client, clock
+):
+    key = new_token(anon_client, name="login")
+
+    clock.advance(days=30, seconds=-5)
+    assert status_with(anon_client, key) == 200
+    clock.advance(seconds=10)
+    assert status_with(anon_client, key) == 401
+    assert status_with(anon_client, alice.api_key) == 200  # create_token's: never expires
+
+
+# --- At most API_MAX_TOKENS_PER_USER live tokens per user ------------------------------------------------
+
+
+def test_past_the_bound_the_endpoint_answers_409_naming_revoke_tokens_and_makes_no_token(
+    fast_password_hashing, alice, anon_client, settings
+):
+    settings.API_MAX_TOKENS_PER_USER = 3
+    new_token(anon_client)
+    new_token(anon_client)  # with the fixture's token, three
+
+    response = anon_client.post(TOKEN, {"username": "alice", "password": "alice-password-123"}, format="json")
+
+    assert response.status_code == 409
+    assert response.json() == {
+        "detail": "'alice' already holds 3 live API tokens, the most API_MAX_TOKENS_PER_USER allows; revoke some "
+        "first ('manage.py revoke_tokens alice --name NAME', or in the admin)."
+    }
+    assert ApiToken.objects.filter(user=alice).count() == 3
+
+
+def test_expired_tokens_do_not_count_against_the_bound(fast_password_hashing, alice, anon_client, settings, clock):
+    settings.API_MAX_TOKENS_PER_USER = 2
+    settings.API_TOKEN_TTL_DAYS = 1
+    new_token(anon_client)
+    clock.advance(days=2)
+
+    assert status_with(anon_client, new_token(anon_client)) == 200
+    assert ApiToken.objects.filter(user=alice).count() == 3
+
+
+def test_the_bound_holds_for_create_token_with_a_one_line_error(alice, settings):
+    settings.API_MAX_TOKENS_PER_USER = 1
+
+    with pytest.raises(CommandError, match=r"^'alice' already holds 1 live API tokens.*revoke_tokens alice"):
+        call_command("create_token", "alice", "--name", "ci", stdout=StringIO(), stderr=StringIO())
+    assert list(ApiToken.objects.filter(user=alice).values_list("name", flat=True)) == ["tests"]
+
+
+def test_a_bound_of_0_lets_a_user_hold_any_number_of_tokens(fast_password_hashing, alice, anon_client, settings):
+    settings.API_MAX_TOKENS_PER_USER = 0
+    keys = [new_token(anon_client) for _ in range(3)]
+    assert [status_with(anon_client, key) for key in keys] == [200, 200, 200]
+
+
+@pytest.mark.postgres(reason="concurrent transactions and a row lock")
+@pytest.mark.usefixtures("modes_restored_after_flush")
+class TestTokensMadeAtOnce:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_two_tokens_made_at_once_at_the_bounds_edge_leave_the_user_at_the_bound(self, settings, at_once):
+        settings.API_MAX_TOKENS_PER_USER = 1
+        user = get_user_model().objects.create_user(username="racer")
+        refused = []
+
+        def make(name):
+            def run():
+                try:
+                    create_token(user=user, name=name)
+                except TooManyTokens:
+                    refused.append(name)
+
+            return run
+
+        at_once(make("one"), make("two"))
+
+        assert len(refused) == 1
+        assert ApiToken.objects.filter(user=user).count() == 1
 
 
 # --- Last use, written at most once a minute ------------------------------------------------------------

@@ -4,14 +4,15 @@ import secrets
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from accounts.tokens import replace_token
+from aptix_site.commands import ServiceCommand
 
 USERNAME = "admin"
 
 
-class Command(BaseCommand):
+class Command(ServiceCommand):
     help = (
         "Create a local admin login on first run, and at each run a new API token named 'local' (the previous "
         "one is revoked: only a digest of a key is stored, so a key cannot be shown twice); print them (DEBUG only)."

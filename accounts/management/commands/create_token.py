@@ -1,15 +1,16 @@
 """Creates a named API token for an existing user and prints its key, the one time it can be seen."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from accounts.management.users import user_named
 from accounts.models import ApiToken
 from accounts.tokens import create_token
+from aptix_site.commands import ServiceCommand
 
 NAME_LENGTH = ApiToken._meta.get_field("name").max_length
 
 
-class Command(BaseCommand):
+class Command(ServiceCommand):
     help = (
         "Create an API token for an existing user and print its key (alone on stdout; it cannot be shown again). "
         "The user's other tokens keep working."
