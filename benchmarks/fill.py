@@ -23,7 +23,7 @@ class Scale:
     sessions: int = 1_000_000
     mode_changes: int = 10_000_000
     hot_session_changes: int = 100_000  # on the one session the benchmark drives
-    own_sessions: int = 20_000  # of the benchmark's user, so that its list has a page 10,000 rows deep
+    own_sessions: int = 1_000_000  # of the benchmark's user: an agent back-end owns every session it runs
     tokens: int = 100_000
     organizations: int = 100
     revisions: int = 10_000  # catalog revisions, each an edit of one mode, all published in their turn

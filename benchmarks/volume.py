@@ -2,8 +2,8 @@
 The volume benchmark: every agent endpoint, list and admin page on a PostgreSQL database filled to scale,
 against the same on a database with the same catalog and nothing else, in the same run. Both databases get
 the benchmark's user, session and token and the same catalog (three seed modes plus custom ones); then one of
-them is filled (benchmarks/fill.py: a million sessions, ten million mode changes, one session with 100,000 of
-them, ...) and both are served by `make serve` at once. Each round measures every endpoint on both, back to
+them is filled (benchmarks/fill.py: a million sessions and a million more of the benchmark's user, ten million
+mode changes, one session with 100,000 of them, ...) and both are served by `make serve` at once. Each round measures every endpoint on both, back to
 back, in alternating order; a budget holds when the median round's ratio of p50 latencies (at scale / empty)
 is within it (the transition counts: a p50 at scale under COUNTS_BUDGET_MS). The admin's pages are timed
 in-process (benchmarks/admin_pages.py), with their query counts and any sequential scan of a large table

@@ -37,7 +37,10 @@ def get_owned_session(*, session_id, user, with_mode: bool = False) -> AgentSess
 
 
 def sessions_of(*, user):
-    return AgentSession.objects.filter(owner=user).select_related("mode", "org")
+    """The user's sessions, each with its mode's key and its organization's slug, and none of those rows' other
+    fields: a page of 50 would otherwise load and parse 50 whole modes."""
+    joined = AgentSession.objects.filter(owner=user).select_related("mode", "org")
+    return joined.only(*(field.name for field in AgentSession._meta.concrete_fields), "mode__key", "org__slug")
 
 
 def mode_changes_of(*, session: AgentSession):

@@ -8,6 +8,7 @@ writes its refusal record and nothing else.
 """
 
 import functools
+import re
 import uuid
 from datetime import timedelta
 
@@ -333,6 +334,19 @@ class TestOutsideATransaction:
 @pytest.mark.django_db
 def test_sessions_of_returns_only_the_users_sessions(alice, alice_session, bob_session):
     assert list(sessions_of(user=alice)) == [alice_session]
+
+
+@pytest.mark.django_db
+def test_a_page_of_sessions_reads_of_each_mode_only_its_key_and_of_each_organization_only_its_slug(
+    alice, alice_session, alice_client
+):
+    # A page of 50 sessions would otherwise load and parse 50 whole modes, their JSON lists included.
+    with CaptureQueriesContext(connection) as queries:
+        assert alice_client.get("/api/sessions/").json()["results"][0]["mode"] == "general"
+    page = next(query["sql"] for query in queries if "sessions_app_agentsession" in query["sql"])
+    read = re.findall(r'"(modes_agentmode|accounts_organization)"\."(\w+)"', page.split(" FROM ")[0])
+    assert sorted(read) == [("accounts_organization", "id"), ("accounts_organization", "slug"),
+                            ("modes_agentmode", "id"), ("modes_agentmode", "key")]
 
 
 @pytest.mark.django_db
