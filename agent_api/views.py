@@ -27,7 +27,7 @@ class ToolListView(APIView):
 
 
 # Every refusal, whatever raised it, is this envelope (aptix_site.errors.error_body).
-INVOKE_ERROR_CODES = (400, 401, 403, 404, 405, 409, 411, 413, 415, 429, 500)
+INVOKE_ERROR_CODES = (400, 401, 403, 404, 405, 409, 411, 413, 415, 429, 500, 503)
 
 
 class ToolInvokeView(APIView):
@@ -46,7 +46,8 @@ class ToolInvokeView(APIView):
         "has that envelope too, with successful false and a message for a person in errorMessage: "
         "the tool rejected its arguments (400), the API refused the request (400: a malformed body, an unknown "
         "field, a bad sessionId), the session's mode does not enable the tool (403), the tool or session is "
-        "unknown (404), the agent's client executes the tool (409), or the tool failed unexpectedly (500).",
+        "unknown (404), the agent's client executes the tool (409), the tool failed unexpectedly (500), or the "
+        "database was too busy to finish it, nothing changed (503, with Retry-After).",
     )
     def post(self, request, name):
         invocation = Invocation.validated(request.data)
@@ -58,6 +59,9 @@ class ToolInvokeView(APIView):
             conversation_id=invocation["conversationId"],
             user=request.user,
         )
+        if result.retry_after:
+            headers = {"Retry-After": str(result.retry_after)}
+            return Response(InvocationResponse(result).data, status=503, headers=headers)
         code = 200 if result.successful else 500 if result.server_fault else 400
         return Response(InvocationResponse(result).data, status=code)
 

@@ -23,16 +23,18 @@ class InvokeResult:
     successful: bool
     result: str | None = None
     error_message: str | None = None
-    # Beyond TUL-011: whether a failure is the server's fault (HTTP 500) rather than the caller's (HTTP 400).
+    # Beyond TUL-011: whether a failure is the server's fault (HTTP 500) rather than the caller's (HTTP 400), and
+    # whether it is a passing one: the same call may succeed after retry_after seconds (HTTP 503).
     server_fault: bool = False
+    retry_after: int | None = None
 
     @classmethod
     def create(cls, json_text: str) -> "InvokeResult":
         return cls(successful=True, result=json_text)
 
     @classmethod
-    def from_error(cls, message: str, *, server_fault: bool = False) -> "InvokeResult":
-        return cls(successful=False, error_message=message, server_fault=server_fault)
+    def from_error(cls, message: str, *, server_fault: bool = False, retry_after: int | None = None) -> "InvokeResult":
+        return cls(successful=False, error_message=message, server_fault=server_fault, retry_after=retry_after)
 
 
 @dataclass(frozen=True)

@@ -176,6 +176,7 @@ _ERROR_DESCRIPTIONS = {
     415: "The body is not in a media type this operation reads (JSON).",
     429: "Too many requests; retry after the Retry-After header's seconds.",
     500: "The server failed; the message is generic and reveals no internals.",
+    503: "The database is busy or out of reach just now; retry after the Retry-After header's seconds.",
 }
 
 

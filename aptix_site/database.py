@@ -17,6 +17,8 @@ from psycopg.pq import TransactionStatus
 SET_BOUNDS_SQL = "SELECT set_config('lock_timeout', %s, %s), set_config('statement_timeout', %s, %s)"
 # lock_not_available (lock_timeout), query_canceled (statement_timeout)
 BUSY_SQLSTATES = frozenset({"55P03", "57014"})
+# What Retry-After says to a request that met one of the limits.
+BUSY_RETRY_SECONDS = 5
 
 
 def bound_waits_in_requests() -> None:

@@ -16,7 +16,7 @@ from django.http import HttpResponse, JsonResponse
 from django.urls import Resolver404, resolve
 from django.views import defaults
 
-from .database import database_busy
+from .database import BUSY_RETRY_SECONDS, database_busy
 
 API_PREFIX = "/api/"
 MCP_PREFIX = "/mcp"
@@ -51,7 +51,7 @@ def database_unavailable_response(request, exception, view=None) -> HttpResponse
         response = api_error_response(request, detail, 503, view=view)
     else:
         response = HttpResponse(detail, status=503, content_type="text/plain; charset=utf-8")
-    response["Retry-After"] = "5"
+    response["Retry-After"] = str(BUSY_RETRY_SECONDS)
     return response
 
 

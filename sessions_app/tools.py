@@ -4,6 +4,7 @@ import logging
 
 from agent_tools.contract import AgentTool, InvokeResult, function_schema, load_arguments, reject_unknown_arguments
 from agent_tools.registry import registry
+from aptix_site.database import BUSY_RETRY_SECONDS, database_busy
 from aptix_site.service_errors import RateLimited
 from aptix_site.text import compact_json
 from aptix_site.throttling import WindowRateThrottle
@@ -15,6 +16,7 @@ from .services import set_session_mode
 logger = logging.getLogger(__name__)
 
 LABEL = "ModeChangeTool"
+FAILED = f"{LABEL} failed to change the session mode."  # TUL-007 §3.6
 REASON_MAX_LENGTH = 1000
 
 
@@ -107,9 +109,12 @@ class ModeChangeTool(AgentTool):
             )
         except (ModeSwitchRefused, UnknownModeError) as refusal:  # UnknownModeError: a mode being removed
             return InvokeResult.from_error(str(refusal))
-        except Exception:
+        except Exception as error:
+            if database_busy(error):  # a row lock held past DATABASE_LOCK_TIMEOUT_MS: passing, not a fault
+                logger.warning("agent_change_mode: the database was busy for session %s: %s", context.session_id, error)
+                return InvokeResult.from_error(FAILED, retry_after=BUSY_RETRY_SECONDS)
             logger.exception("agent_change_mode: set_session_mode failed for session %s", context.session_id)
-            return InvokeResult.from_error(f"{LABEL} failed to change the session mode.", server_fault=True)
+            return InvokeResult.from_error(FAILED, server_fault=True)
 
         result = {"success": True, "mode": mode, "branch": branch, "reason": reason}
         if change.branch_session_id is not None:

@@ -298,6 +298,7 @@ def test_a_mode_change_on_a_locked_session_answers_within_the_bound_while_others
             waiting.join(timeout=30)
         holder.rollback()
     assert LOCK_TIMEOUT_MS / 1000 <= outcome["seconds"] < LOCK_TIMEOUT_MS / 1000 + 3
+    assert (outcome["response"].status_code, outcome["response"].headers["Retry-After"]) == (503, "5")
     assert outcome["response"].json() == {"successful": False, "result": None, "errorMessage": MODE_CHANGE_FAILED}
     assert "canceling statement due to lock timeout" in served.server.output()  # the cause, logged
     assert load.failures == [] and load.answered > 10  # the others went on meanwhile

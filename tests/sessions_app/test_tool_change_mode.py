@@ -4,9 +4,14 @@ import json
 import logging
 import uuid
 
+import psycopg
 import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test import Client
 from django.utils import timezone
 
+from accounts.tokens import create_token
 from agent_tools.contract import AgentToolExecutionContext
 from agent_tools.registry import ToolRegistry, registry
 from modes.catalog import published_catalog
@@ -348,3 +353,45 @@ def test_agent_change_mode_is_offered_in_every_mode_even_when_the_mode_does_not_
 def test_every_seed_mode_offers_agent_change_mode():
     for mode in AgentMode.objects.all():
         assert "agent_change_mode" in [tool.name for tool in published_catalog().tools_for_mode(mode)]
+
+
+# --- A session row locked past DATABASE_LOCK_TIMEOUT_MS: a passing failure, not a fault ------------------
+
+
+@pytest.mark.postgres(reason="a row lock held by another connection, and PostgreSQL's lock_timeout")
+@pytest.mark.usefixtures("modes_restored_after_flush")
+class TestAChangeThatMeetsAHeldLock:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_rest_answers_503_with_retry_after_and_mcp_a_tool_error_both_in_tul_007s_words(self, caplog):
+        user = get_user_model().objects.create_user(username="waiter")
+        _, key = create_token(user=user, name="tests")
+        session = AgentSession.objects.create(owner=user, mode_id=GENERAL_ID)
+        call = {"arguments": VALID, "sessionId": str(session.pk)}
+        mcp_call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": "agent_change_mode", "arguments": VALID}}
+        with connection.cursor() as cursor:  # what aptix_site.database sets on a server's connections
+            cursor.execute("SET lock_timeout = '200ms'")
+        params = connection.get_connection_params()
+        holder_params = {name: params[name] for name in ("dbname", "user", "host", "port") if params.get(name)}
+        with psycopg.connect(**holder_params) as holder, caplog.at_level(logging.WARNING):  # a stuck admin script
+            holder.execute("SELECT id FROM sessions_app_agentsession WHERE id = %s FOR UPDATE", [session.pk])
+            rest = Client().post(
+                "/api/tools/agent_change_mode/invoke/", json.dumps(call), content_type="application/json",
+                HTTP_AUTHORIZATION=f"Token {key}",
+            )
+            mcp = Client().post(
+                f"/mcp/sessions/{session.pk}/", json.dumps(mcp_call), content_type="application/json",
+                HTTP_AUTHORIZATION=f"Bearer {key}", HTTP_ACCEPT="application/json, text/event-stream",
+                HTTP_MCP_PROTOCOL_VERSION="2025-11-25",
+            )
+
+        assert (rest.status_code, rest["Retry-After"]) == (503, "5")
+        assert rest.json() == {"successful": False, "result": None, "errorMessage": FAILED}
+        assert mcp.status_code == 200
+        assert mcp.json()["result"]["isError"] is True
+        assert mcp.json()["result"]["content"] == [{"type": "text", "text": FAILED}]
+        logged = [record for record in caplog.records if record.name == "sessions_app.tools"]
+        assert [(record.levelno, record.exc_info) for record in logged] == [(logging.WARNING, None)] * 2
+        assert "lock timeout" in logged[0].getMessage()
+        assert ModeChange.objects.count() == 0
+        assert AgentSession.objects.get(pk=session.pk).mode_id == GENERAL_ID
