@@ -180,6 +180,24 @@ _ERROR_DESCRIPTIONS = {
 }
 
 
+# nginx answers it before the app (deploy/nginx.conf), to any operation, in the app's error shape.
+LONG_REQUEST_LINE = {
+    "description": "The request line (the path and query) is over the server's limit of 8 KiB; answered by nginx "
+    "under make serve.",
+    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+}
+HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
+
+def document_long_request_lines(result, generator, **kwargs):
+    """A drf-spectacular postprocessing hook: every operation may be answered 414 (LONG_REQUEST_LINE)."""
+    for path in result["paths"].values():
+        for method, operation in path.items():
+            if method in HTTP_METHODS:
+                operation["responses"].setdefault("414", LONG_REQUEST_LINE)
+    return result
+
+
 class StrictSerializerSchema(OpenApiSerializerExtension):
     """Documentation only: the schema of a StrictSerializer says what it enforces, no fields but its own."""
 

@@ -267,6 +267,10 @@ SPECTACULAR_SETTINGS = {
         "ReleaseStatusEnum": "modes.releases.ReleaseStatus.values",
         "StatusEnum": "modes.models.ModeStatus.values",
     },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "aptix_site.api.document_long_request_lines",
+    ],
     # Swagger UI would otherwise fetch a validity badge from validator.swagger.io: no outside calls.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }

@@ -37,13 +37,13 @@ REQUIRED_ERRORS = {
     "publishCatalogRevision": {401, 403, 404, 409},
     "getCatalogTransitions": {400, 401, 403},
     "listTools": {400, 401},
-    "invokeTool": {400, 401, 403, 404, 405, 409, 411, 413, 415, 429, 500},
+    "invokeTool": {400, 401, 403, 404, 405, 409, 411, 413, 415, 429, 500, 503},
     "listSessions": {400, 401, 404},
     "createSession": {400, 401, 403, 411, 413, 415, 429},
     "getSession": {400, 401, 404},
     "listSessionModeChanges": {400, 401, 404},
     "getSessionContext": {400, 401, 404},
-    "obtainToken": {400, 411, 413, 415, 429},
+    "obtainToken": {400, 409, 411, 413, 415, 429},
 }
 
 
@@ -185,6 +185,12 @@ def test_every_operation_documents_the_error_statuses_its_view_can_answer(schema
         if codes - documented[operation_id]
     }
     assert missing == {}
+
+
+def test_every_operation_documents_the_414_nginx_answers_for_a_request_line_over_8_kib(schema):
+    # deploy/nginx.conf answers it before the app, to any URL; Schemathesis' ST103 caught it undocumented.
+    documented = {operation["operationId"]: "414" in operation["responses"] for _, _, operation in operations(schema)}
+    assert [operation_id for operation_id, has_414 in documented.items() if not has_414] == []
 
 
 def test_every_error_response_is_json_and_names_the_problem(schema):
