@@ -8,6 +8,7 @@ import logging
 from urllib import parse
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
@@ -79,6 +80,8 @@ class CursorPagination(pagination.CursorPagination):
             raise exceptions.ValidationError(
                 {"page": ["This list is paged by cursor: follow the answer's next and previous links."]}
             )
+        # The field the cursor's position is a value of, for decode_cursor to check it.
+        self.position_field = queryset.model._meta.get_field(self.ordering.lstrip("-"))
         return super().paginate_queryset(queryset, request, view)
 
     def get_page_size(self, request):
@@ -104,8 +107,11 @@ class CursorPagination(pagination.CursorPagination):
             fields = parse.parse_qs(text, keep_blank_values=True, strict_parsing=True)
             if not fields or not fields.keys() <= {"o", "r", "p"}:
                 raise ValueError(text)
-            return super().decode_cursor(request)
-        except ValueError:  # binascii.Error and UnicodeError are ValueErrors
+            cursor = super().decode_cursor(request)
+            if cursor.position is not None:  # one made by hand may hold what no row of the column could
+                self.position_field.clean(cursor.position, None)
+            return cursor
+        except (ValueError, DjangoValidationError):  # binascii.Error and UnicodeError are ValueErrors
             raise exceptions.NotFound(self.invalid_cursor_message) from None
 
     def get_schema_operation_parameters(self, view):

@@ -7,6 +7,7 @@ switched. Odd but valid text (right-to-left marks, emoji, combining characters) 
 exactly as it was sent.
 """
 
+import base64
 import json
 import logging
 from contextlib import contextmanager
@@ -493,6 +494,26 @@ def test_a_page_number_is_a_400_that_says_to_follow_the_links(alice_client, alic
 @pytest.mark.parametrize("cursor", ["", "bm90IGEgY3Vyc29y", "%%%", "9" * 5000])
 def test_a_cursor_that_the_list_did_not_give_is_a_404_saying_what_to_use(alice_client, alice_session, cursor):
     response = alice_client.get("/api/sessions/", {"cursor": cursor})
+    assert response.status_code == 404
+    assert response.json() == {"detail": "No page has this cursor: use a next or previous link as the list gave it."}
+
+
+# Cursors made by hand: base64 of a position that is no value of the list's ordering field (a created_at, an id,
+# a revision number), or one that no column could hold.
+FORGED_POSITIONS = {
+    "/api/sessions/": ["p=1", "p=not-a-date", "p=2026-13-45"],
+    "/api/sessions/{session}/mode-changes/": ["p=not-a-date", "p=1.5", "p=" + "9" * 30],
+    "/api/catalog/revisions/": ["p=not-a-date", "r=1&p=x", "p=" + "9" * 30],
+}
+
+
+@pytest.mark.parametrize(
+    "url, position", [(url, position) for url, positions in FORGED_POSITIONS.items() for position in positions]
+)
+def test_a_forged_cursor_position_is_a_404_not_a_500(alice_client, admin_client, alice_session, url, position):
+    client = admin_client if "revisions" in url else alice_client
+    cursor = base64.b64encode(position.encode()).decode()
+    response = client.get(url.format(session=alice_session.pk), {"cursor": cursor})
     assert response.status_code == 404
     assert response.json() == {"detail": "No page has this cursor: use a next or previous link as the list gave it."}
 
