@@ -56,8 +56,7 @@ def unrecorded_change_warnings():
             f"The catalog's rows differ from its newest revision ({change}): a change made past the services "
             "(QuerySet.update() or raw SQL) that no revision holds, so agents are not served it.",
             hint="Run 'python manage.py record_revision' to record it, through the catalog's rules.",
-            obj=CatalogHead,
-            id="modes.W004",
+            obj=CatalogHead, id="modes.W004",
         )
     ]
 
@@ -79,9 +78,7 @@ def _check_declared_tools(declared):
         if registry.has(tool.name):
             yield Warning(
                 f"Declared tool {tool.name!r} has the name of a server tool registered in code, which is used instead.",
-                hint="Rename the declaration, or delete it.",
-                obj=tool,
-                id="modes.W002",
+                hint="Rename the declaration, or delete it.", obj=tool, id="modes.W002",
             )
         problem = tool_parameters_problem(tool.parameters)
         if problem:
@@ -89,6 +86,5 @@ def _check_declared_tools(declared):
                 f"Declared tool {tool.name!r} has parameters no vendor would take, so the model is not told of it: "
                 f"{problem}",
                 hint="Correct its parameters in the admin (Declared tools); the form says what is wrong.",
-                obj=tool,
-                id="modes.W003",
+                obj=tool, id="modes.W003",
             )

@@ -4,6 +4,8 @@ agent_list_modes payload (TUL-010 §3.3) and a mode's detail, built once per cat
 and Markdown views of list_modes.
 """
 
+from dataclasses import replace
+
 from rest_framework import serializers
 
 from aptix_site.shapes import Shape
@@ -19,13 +21,6 @@ SWITCH_TARGETS_HELP = "Keys of the modes the model may switch to from this one; 
 LLM_CAN_ENTER_HELP = "Whether agent_change_mode may switch into this mode."
 
 
-class ExampleUtterancesField(serializers.ListField):
-    """A mode's example utterances where the listing asks for them (its context's include_examples); else none."""
-
-    def to_representation(self, data):
-        return super().to_representation(data) if self.context.get("include_examples") else []
-
-
 # A mode as listings show it: its AgentModeSummary (AGN-014 §4). (Shapes have no docstring: see aptix_site.shapes.)
 class ModeSummaryResponse(Shape):
     id = serializers.CharField()
@@ -35,7 +30,7 @@ class ModeSummaryResponse(Shape):
     system_prompt_summary = serializers.CharField()
     is_default = serializers.BooleanField()
     human_role_hints = string_list()
-    example_utterances = ExampleUtterancesField(child=serializers.CharField())
+    example_utterances = string_list()
     source = serializers.ChoiceField(choices=AgentMode.Source.values)
     status = serializers.ChoiceField(choices=AgentMode.Status.values)
     switch_targets = string_list(help_text=SWITCH_TARGETS_HELP)
@@ -48,9 +43,11 @@ class ModeListResponse(Shape):
 
 
 def mode_list_payload(modes: list[AgentMode], *, include_examples: bool, catalog_revision: int | None) -> dict:
-    """The agent_list_modes payload for these modes, in this order."""
-    listing = {"modes": [mode.create_summary() for mode in modes], "catalog_revision": catalog_revision}
-    return ModeListResponse(listing, context={"include_examples": include_examples}).data
+    """The agent_list_modes payload for these modes, in this order; their example utterances only if asked for."""
+    summaries = [mode.create_summary() for mode in modes]
+    if not include_examples:
+        summaries = [replace(summary, example_utterances=()) for summary in summaries]
+    return ModeListResponse({"modes": summaries, "catalog_revision": catalog_revision}).data
 
 
 def render_table(modes: list[AgentMode]) -> str:

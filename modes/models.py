@@ -52,16 +52,11 @@ class AgentMode(models.Model):
         CUSTOM = "custom", "Custom"
 
     id = models.CharField(
-        primary_key=True,
-        max_length=32,
-        default=new_mode_id,
-        validators=[validate_mode_id],
+        primary_key=True, max_length=32, default=new_mode_id, validators=[validate_mode_id],
         help_text="A GUID without hyphens, upper-case. Sessions store this id; it never changes.",
     )
     key = models.CharField(
-        max_length=64,
-        unique=True,
-        validators=[validate_mode_key],
+        max_length=64, unique=True, validators=[validate_mode_key],
         error_messages={"unique": "A mode with this key already exists."},
         help_text="The snake_case name prompts and tools use, for example ddr_authoring.",
     )
@@ -70,17 +65,14 @@ class AgentMode(models.Model):
         blank=True, help_text="What the mode covers. Listings fall back to when-to-use if empty."
     )
     when_to_use = models.CharField(
-        max_length=300,
-        validators=[validate_not_blank, validate_single_line],
+        max_length=300, validators=[validate_not_blank, validate_single_line],
         help_text="One sentence, rendered in the system prompt as '- key: sentence'.",
     )
     is_default = models.BooleanField(
         default=False, help_text="Exactly one mode is the default. Change it with the 'Make default' action."
     )
     status = models.CharField(
-        max_length=16,
-        choices=Status.choices,
-        default=Status.ACTIVE,
+        max_length=16, choices=Status.choices, default=Status.ACTIVE,
         error_messages={"invalid_choice": f"Status %(value)r is not one of {one_of(Status.values)}."},
     )
     version = models.CharField(max_length=32, default="v1")
@@ -116,29 +108,23 @@ class AgentMode(models.Model):
         ordering = ["position", "key"]
         constraints = [
             models.UniqueConstraint(
-                fields=["is_default"],
-                condition=Q(is_default=True),
-                name="modes_agentmode_single_default",
+                fields=["is_default"], condition=Q(is_default=True), name="modes_agentmode_single_default",
                 violation_error_message="Another mode is already the default; only one mode can be the default.",
             ),
             models.CheckConstraint(
-                condition=Q(status__in=ModeStatus.values),
-                name="modes_agentmode_status_valid",
+                condition=Q(status__in=ModeStatus.values), name="modes_agentmode_status_valid",
                 violation_error_message=f"Status must be {one_of(ModeStatus.values)}.",
             ),
             models.CheckConstraint(
-                condition=Q(id__regex=MODE_ID_PATTERN),
-                name="modes_agentmode_id_format",
+                condition=Q(id__regex=MODE_ID_PATTERN), name="modes_agentmode_id_format",
                 violation_error_message=validate_mode_id.message,
             ),
             models.CheckConstraint(
-                condition=Q(key__regex=MODE_KEY_PATTERN),
-                name="modes_agentmode_key_format",
+                condition=Q(key__regex=MODE_KEY_PATTERN), name="modes_agentmode_key_format",
                 violation_error_message=validate_mode_key.message,
             ),
             models.CheckConstraint(
-                condition=Q(when_to_use__regex=WHEN_TO_USE_PATTERN),
-                name="modes_agentmode_when_to_use_one_line",
+                condition=Q(when_to_use__regex=WHEN_TO_USE_PATTERN), name="modes_agentmode_when_to_use_one_line",
                 violation_error_message="Every mode needs a when-to-use sentence on a single line.",
             ),
         ]
@@ -157,18 +143,11 @@ class AgentMode(models.Model):
 
     def create_summary(self) -> AgentModeSummary:
         return AgentModeSummary(
-            id=self.id,
-            key=self.key,
-            display_name=self.display_name,
-            description=self.description or self.when_to_use,
-            system_prompt_summary=self.when_to_use,
-            is_default=self.is_default,
-            human_role_hints=tuple(self.human_role_hints),
-            example_utterances=tuple(self.example_utterances),
-            source=self.source,
-            status=self.status,
-            switch_targets=tuple(self.switch_targets),
-            llm_can_enter=self.llm_can_enter,
+            id=self.id, key=self.key, display_name=self.display_name, description=self.description or self.when_to_use,
+            system_prompt_summary=self.when_to_use, is_default=self.is_default,
+            human_role_hints=tuple(self.human_role_hints), example_utterances=tuple(self.example_utterances),
+            source=self.source, status=self.status,
+            switch_targets=tuple(self.switch_targets), llm_can_enter=self.llm_can_enter,
         )
 
 
@@ -176,9 +155,7 @@ class DeclaredTool(models.Model):
     """A tool that the agent's client executes (TUL-011), declared so that modes can enable it like a server tool."""
 
     name = models.CharField(
-        max_length=64,
-        unique=True,
-        validators=[validate_tool_name],
+        max_length=64, unique=True, validators=[validate_tool_name],
         error_messages={"unique": "A tool with this name is already declared."},
         help_text="The name modes list in their tool ids and the model calls, for example agent_ddr_manager.",
     )
@@ -186,8 +163,7 @@ class DeclaredTool(models.Model):
         validators=[validate_not_blank], help_text="What the tool does, for the model: one or two sentences."
     )
     parameters = models.JSONField(
-        default=empty_parameters,
-        validators=[validate_tool_parameters],
+        default=empty_parameters, validators=[validate_tool_parameters],
         help_text='A JSON Schema of type "object" for the arguments: every property with a "type" and a '
         '"description", the ones that must be given listed in "required".',
     )
@@ -201,8 +177,7 @@ class DeclaredTool(models.Model):
         ordering = ["name"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(name__regex=TOOL_NAME_PATTERN),
-                name="modes_declaredtool_name_format",
+                condition=Q(name__regex=TOOL_NAME_PATTERN), name="modes_declaredtool_name_format",
                 violation_error_message=validate_tool_name.message,
             ),
         ]
@@ -317,9 +292,7 @@ class CatalogApproval(models.Model):
 
     class Meta:
         ordering = ["at", "id"]
-        constraints = [
-            models.UniqueConstraint(fields=["revision", "user"], name="modes_catalogapproval_once_per_user"),
-        ]
+        constraints = [models.UniqueConstraint(fields=["revision", "user"], name="modes_catalogapproval_once_per_user")]
 
     def __str__(self):
         return f"{self.user} approved revision {self.revision_id}"

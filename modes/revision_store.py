@@ -75,18 +75,13 @@ def entries_of(document: dict, modes: list[AgentMode]) -> list[CatalogRevisionEn
 
 def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntry], after: list[CatalogRevisionEntry]):
     """Store, as revision's, the entries of after that differ from before's, and a removal for each one gone."""
-    old = {(entry.kind, entry.identity): entry for entry in before}
+    stored = {(entry.kind, entry.identity): (entry.content, entry.stamp) for entry in before}
     new = {(entry.kind, entry.identity) for entry in after}
-    changed = [
-        entry
-        for entry in after
-        if (kept := old.get((entry.kind, entry.identity))) is None
-        or (kept.content, kept.stamp) != (entry.content, entry.stamp)
-    ]
+    changed = [entry for entry in after if stored.get((entry.kind, entry.identity)) != (entry.content, entry.stamp)]
     removed = [
-        CatalogRevisionEntry(kind=kind, identity=identity, name=entry.name)
-        for (kind, identity), entry in old.items()
-        if (kind, identity) not in new
+        CatalogRevisionEntry(kind=entry.kind, identity=entry.identity, name=entry.name)
+        for entry in before
+        if (entry.kind, entry.identity) not in new
     ]
     for entry in (*changed, *removed):
         entry.revision = revision

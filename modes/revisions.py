@@ -1,11 +1,8 @@
 """
 Catalog revisions: the whole catalog as each write through modes.services left it, numbered 1, 2, 3, ...; each
-stores only what it changed (modes.revision_store). This is the one place where rows become a revision.
-
-Each write ends with record_revision (modes.services.catalog_change), in its transaction, with the head row locked so
-that writers get consecutive numbers. It records rows that differ from the newest revision and keep every rule
-(modes.rules.validate_catalog); a write that breaks one is rolled back. A change made past the services (update(),
-raw SQL) is in no revision, so never served: rows_differ_from_latest() finds it, `manage.py record_revision` records it.
+stores only what it changed (modes.revision_store). This is the one place where rows become a revision, at the end of
+each write's transaction (modes.services.catalog_change). A change made past the services (update(), raw SQL) is in no
+revision, so never served: rows_differ_from_latest() finds it, `manage.py record_revision` records it.
 """
 
 from django.conf import settings

@@ -75,9 +75,7 @@ def catalog_errors(modes):
     errors += [
         Error(
             f"Mode {mode.key!r} field {field!r} is not a list of non-empty, single-line strings.",
-            hint="Store a JSON list of strings, for example [\"agent_list_modes\"].",
-            obj=mode,
-            id="modes.E009",
+            hint="Store a JSON list of strings, for example [\"agent_list_modes\"].", obj=mode, id="modes.E009",
         )
         for mode in modes
         for field in AgentMode.list_field_names()

@@ -24,9 +24,7 @@ class QueryBooleanField(PresentIfEmpty, serializers.BooleanField):
 
 class ModeListQuery(RequestSerializer):
     filter = StrictCharField(
-        allow_blank=True,
-        max_length=FILTER_MAX_LENGTH,
-        default="",
+        allow_blank=True, max_length=FILTER_MAX_LENGTH, default="",
         help_text="Only modes whose key, name, description or when-to-use contains this text (any case).",
     )
     includeExamples = QueryBooleanField(default=False, help_text="Include each mode's example utterances.")
@@ -34,9 +32,7 @@ class ModeListQuery(RequestSerializer):
 
 class SystemPromptQuery(RequestSerializer):
     currentMode = StrictCharField(
-        allow_blank=True,
-        max_length=64,
-        default="",
+        allow_blank=True, max_length=64, default="",
         help_text="Key of the current mode; empty or unknown means the default mode.",
     )
 

@@ -6,6 +6,7 @@ have rules of their own: switching the default, deleting modes, importing a file
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
@@ -21,11 +22,6 @@ from .revisions import record_revision
 from .rules import catalog_errors
 
 
-@dataclass
-class CatalogChange:
-    revision: CatalogRevision | None = None  # once the block has ended: the revision recorded, if any
-
-
 @contextmanager
 def catalog_change(*, by, restores: int | None = None):
     """
@@ -33,7 +29,7 @@ def catalog_change(*, by, restores: int | None = None):
     rollback writes back); writers queue on the head row. InvalidCatalog, nothing changed, if a rule would break.
     A block inside another records its own revision, and the outer one then finds nothing more to record.
     """
-    change = CatalogChange()
+    change = SimpleNamespace(revision=None)  # once the block has ended: the revision recorded, if any
     with transaction.atomic():
         CatalogHead.objects.select_for_update().get(pk=1)
         yield change
@@ -55,12 +51,6 @@ class ModeDeletionRefused(Conflict):
 
 class ModeInUse(ModeDeletionRefused):
     """A mode that sessions use cannot be deleted (they store its id, and their audit trail names it)."""
-
-    def __init__(self, key):
-        super().__init__(
-            f"'{key}' is a mode that sessions use (or their audit trail names); a mode cannot be deleted while "
-            "sessions use it. Move those sessions to another mode first."
-        )
 
 
 def deletion_refusal(mode: AgentMode) -> str | None:
@@ -92,7 +82,10 @@ def _delete_rows(rows) -> None:
         try:
             row.delete()
         except ProtectedError:
-            raise ModeInUse(row.key) from None
+            raise ModeInUse(
+                f"'{row.key}' is a mode that sessions use (or their audit trail names); a mode cannot be deleted "
+                "while sessions use it. Move those sessions to another mode first."
+            ) from None
 
 
 def set_default_mode(*, mode: AgentMode, changed_by=None) -> None:
@@ -175,9 +168,6 @@ class ImportResult:
     # Per mode key, the tool ids it lists that name no tool (modes.W001): warnings, not problems.
     unresolved_tool_ids: dict[str, list[str]] = field(default_factory=dict)
     revision: int | None = None  # the catalog revision after the import; None for a dry run
-
-    def names(self, action: str) -> list[str]:
-        return [entry.name for entry in self.entries if entry.action == action]
 
 
 def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool, imported_by=None) -> ImportResult:

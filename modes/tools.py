@@ -29,8 +29,7 @@ class ListModesTool(AgentTool):
             "default flag and role hints; optionally example utterances and a text filter.",
             properties={
                 "includeExamples": {
-                    "type": "boolean",
-                    "description": "When true, include example user requests for each mode.",
+                    "type": "boolean", "description": "When true, include example user requests for each mode."
                 },
                 "filter": {
                     "type": "string",

@@ -114,10 +114,7 @@ MAX_PARAMETERS_NESTING = 40
 
 
 def tool_parameters_problem(value) -> str | None:
-    """
-    What is wrong with a declared tool's parameters, for the person who wrote them; None if nothing. They must be
-    plain, storable JSON, a valid JSON Schema, keep TUL-011's rules and what OpenAI's strict mode can carry.
-    """
+    """What is wrong with a declared tool's parameters, for the person who wrote them; None if nothing."""
     problem = unstorable_text(value)
     if problem:
         return f"The schema must not contain {problem}."

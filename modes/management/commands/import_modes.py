@@ -39,7 +39,7 @@ class Command(BaseCommand):
         if result.default:
             self.stdout.write(f"default: {result.default}")
         counts = ", ".join(
-            f"{verb} {len(result.names(action))}"
+            f"{verb} {sum(entry.action == action for entry in result.entries)}"
             for verb, action in (("created", "created"), ("updated", "updated"), ("left", "unchanged"))
         )
         if dry_run:
