@@ -29,6 +29,7 @@ BOOLEAN_FIELDS = ("is_default", "llm_can_enter")
 PORTABLE_FIELDS = (*TEXT_FIELDS, *BOOLEAN_FIELDS, "position", *LIST_FIELDS)
 TOOL_FIELDS = ("name", "description", "parameters", "read_only")
 TOP_LEVEL_FIELDS = ("format", "version", "modes", "declared_tools")
+MAX_VALUES = 1_000_000  # a catalog of 1,000 modes holds about 50,000
 
 
 class PortableFileError(Exception):
@@ -99,6 +100,9 @@ def read_document(text: str) -> ModeFile:
         document = _parse(text)
     except RecursionError:
         raise PortableFileError(["The file is nested too deeply to be a mode file."]) from None
+    if _expands_past(document, MAX_VALUES):  # before any walk of it: YAML aliases can make 1 KB stand for 10^9 values
+        expands = f"The file expands, through its YAML aliases, to more than {MAX_VALUES:,} values"
+        raise PortableFileError([f"{expands}; a mode file is far smaller."])
     if not isinstance(document, dict) or not isinstance(document.get("modes"), list):
         raise PortableFileError(["The file must be a mapping with a 'modes' list."])
     problems = []
@@ -131,6 +135,21 @@ def _parse(text: str):
         except yaml.YAMLError as yaml_error:
             error = json_error if text.lstrip().startswith("{") else yaml_error
             raise PortableFileError([f"The file is not valid YAML or JSON: {error}"]) from None
+
+
+def _expands_past(value, limit: int) -> bool:
+    """Whether value, its aliases expanded, holds more than limit values (keys included); counts no further."""
+    pending, count = [value], 0
+    while pending:
+        count += 1
+        if count > limit:
+            return True
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending += [*item.keys(), *item.values()]
+        elif isinstance(item, list):
+            pending += item
+    return False
 
 
 def _repeated_key_error(key) -> PortableFileError:

@@ -1,6 +1,7 @@
 """manage.py export_modes and import_modes: the portable file, validated whole, applied all or nothing."""
 
 import json
+import time
 from io import StringIO
 
 import pytest
@@ -458,3 +459,40 @@ def test_wrong_types_are_a_command_error(write_file, field, value, problem):
 def test_a_mode_that_is_not_a_mapping_is_a_command_error(write_file):
     message = import_error(write_file(document(SCOUT, "scout_two")))
     assert "modes[1]: each mode must be a mapping of field names to values." in message
+
+
+# --- YAML aliases: a small file that would expand to a huge one --------------------------------------------
+
+
+def laughs(levels: int) -> str:
+    """A declared tool whose parameters nest each level's mapping ten times in the next, through YAML aliases."""
+    lines = ["format: aptix-modes", "version: 1", "modes: []", "declared_tools:", "- name: client_laughs",
+             "  description: Expands.", "  parameters:", "    type: object", "    l0: &l0 {a: lol}"]
+    for level in range(1, levels + 1):
+        lines.append(f"    l{level}: &l{level} {{{', '.join(f'k{i}: *l{level - 1}' for i in range(10))}}}")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_file_whose_aliases_expand_past_the_bound_is_refused_at_once_and_changes_nothing(write_file):
+    path = write_file(laughs(8))  # under 1 KB; 10^8 mappings once its aliases are expanded
+    assert path.stat().st_size < 1024
+    started = time.monotonic()
+    message = import_error(path)
+    assert time.monotonic() - started < 5
+    assert message == (
+        f"{path} was not imported; nothing changed:\n"
+        "  The file expands, through its YAML aliases, to more than 1,000,000 values; a mode file is far smaller."
+    )
+
+
+def test_anchors_and_aliases_of_a_hand_written_file_stay_allowed(write_file):
+    text = "\n".join([
+        "format: aptix-modes", "version: 1", "modes:", "- key: scout", "  display_name: Scout",
+        "  description: Finds things.", "  when_to_use: &when Use this mode to look around.",
+        "  mode_instructions: &steps [Look., Report.]", "- key: ranger", "  display_name: Ranger",
+        "  description: Finds more.", "  when_to_use: *when", "  mode_instructions: *steps",
+    ])
+    import_modes(write_file(text))
+    assert list(AgentMode.objects.filter(key__in=["scout", "ranger"]).values_list("when_to_use", flat=True)) == [
+        "Use this mode to look around."
+    ] * 2
