@@ -28,4 +28,7 @@ class SessionNotAtRevision(NotFound):
 
 class RevisionNotPublished(NotAllowed):
     def __init__(self, revision: int):
-        super().__init__(f"Catalog revision {revision} was never published; only staff may preview it.")
+        super().__init__(
+            f"Catalog revision {revision} was never published; "
+            "only staff who may view catalog revisions may preview it."
+        )

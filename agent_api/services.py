@@ -8,6 +8,7 @@ from agent_tools.contract import AgentToolExecutionContext, InvokeResult
 from agent_tools.formats import format_tools
 from agent_tools.registry import registry
 from modes.catalog import Catalog, catalog_at_revision, mode_enables
+from modes.releases import may
 from modes.models import AgentMode
 from sessions_app.models import AgentSession
 from sessions_app.ownership import owned_session
@@ -67,7 +68,7 @@ def llm_context(*, catalog: Catalog, mode_id: str, tool_format: str | None) -> d
 def llm_context_at_revision(*, session: AgentSession, revision: int, viewer, tool_format: str | None) -> dict:
     """llm_context at a catalog revision, for the session's mode then; a revision never published is for staff only."""
     catalog = catalog_at_revision(revision)
-    if not catalog.was_published and not viewer.is_staff:
+    if not catalog.was_published and not may(viewer, "view_catalogrevision"):
         raise RevisionNotPublished(revision)
     mode_id = mode_id_at_revision(session=session, revision=revision)
     if mode_id not in catalog.by_id:

@@ -362,6 +362,8 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
         return TemplateResponse(request, f"admin/modes/{template}.html", context)
 
     def releases_view(self, request):
+        if not self.has_view_permission(request):  # it shows unreleased text, as the revision list does
+            raise PermissionDenied
         summary = release_summary()
         pending = summary["pending"]
         diff = revision_diff(number=pending.number)["modes"] if pending else []
@@ -371,6 +373,8 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
     def release_action_view(self, request, number, action):
         if action not in RELEASE_ACTIONS:
             raise Http404(f"No release action {action!r}.")
+        if not self.has_view_permission(request):
+            raise PermissionDenied
         service, question, confirm = RELEASE_ACTIONS[action]
         releases_url = reverse("admin:modes_catalogrevision_releases")
         if request.method == "POST":

@@ -10,7 +10,7 @@ from django.views.decorators.http import condition
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics
-from rest_framework.permissions import IsAdminUser
+from rest_framework.permissions import BasePermission, IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -21,7 +21,7 @@ from .catalog import UnknownRevisionError, catalog_at_revision
 from .listing import ModeDetailResponse, ModeListResponse, mode_detail_payload
 from .models import CatalogApproval, CatalogRevision
 from .portable import export_document
-from .releases import approve_revision, catalog_head, get_revision, publish_revision, revision_diff
+from .releases import approve_revision, catalog_head, get_revision, may, publish_revision, revision_diff
 from .serializers import (
     CatalogRevisionSummary, ModeListQuery, ModeToolsResponse, RevisionDiffQuery, RevisionDiffResponse, SystemPromptQuery
 )
@@ -83,6 +83,13 @@ class SystemPromptView(APIView):
         return HttpResponse(prompt, content_type="text/plain; charset=utf-8")
 
 
+class MayViewRevisions(BasePermission):
+    """Staff holding modes.view_catalogrevision, as the admin's revision list and releases page ask."""
+
+    def has_permission(self, request, view):
+        return may(request.user, "view_catalogrevision")
+
+
 class RevisionPages(CursorPagination):
     ordering = "-number"  # newest first, by primary key
 
@@ -101,7 +108,7 @@ class RevisionPages(CursorPagination):
 class CatalogRevisionListView(generics.ListAPIView):
     serializer_class = CatalogRevisionSummary
     pagination_class = RevisionPages
-    permission_classes = [IsAdminUser]
+    permission_classes = [MayViewRevisions]
     queryset = CatalogRevision.objects.select_related("created_by", "published_by").prefetch_related(
         Prefetch("approvals", CatalogApproval.objects.select_related("user"))
     )
@@ -146,7 +153,7 @@ REVISION_BODY = OpenApiResponse(
 
 
 class CatalogRevisionDetailView(APIView):
-    permission_classes = [IsAdminUser]
+    permission_classes = [MayViewRevisions]
 
     @extend_schema(operation_id="getCatalogRevision", responses={200: REVISION_BODY, **error_responses(400, 401, 403, 404)})
     def get(self, request, number):
@@ -154,7 +161,7 @@ class CatalogRevisionDetailView(APIView):
 
 
 class CatalogRevisionDiffView(APIView):
-    permission_classes = [IsAdminUser]
+    permission_classes = [MayViewRevisions]
 
     @extend_schema(
         operation_id="diffCatalogRevision",

@@ -497,10 +497,13 @@ def pytest_terminal_summary(terminalreporter, config):
 
 @pytest.fixture
 def staff_user(db):
-    """A staff member with no permission of any model: enough for what the API keeps for staff."""
+    """A staff member who may read the catalog's revisions (modes.view_catalogrevision) and nothing more."""
     from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
 
-    return get_user_model().objects.create_user(username="sam", is_staff=True)
+    user = get_user_model().objects.create_user(username="sam", is_staff=True)
+    user.user_permissions.add(Permission.objects.get(codename="view_catalogrevision"))
+    return user
 
 
 @pytest.fixture

@@ -490,3 +490,15 @@ def test_the_history_offers_a_restore_to_who_may_add_and_no_revert(staff_client,
     assert not live.context["may_revert"] and admin_url(MODES_ADMIN, REVERT_VIEW, GENERAL_ID, 1) not in (
         live.content.decode()
     )
+
+
+def test_the_releases_pages_need_the_view_permission_on_revisions_as_the_revision_list_does(client, django_user_model):
+    # They show the pending revision's text before anyone has approved it.
+    bare = django_user_model.objects.create_user(username="bare-staff", is_staff=True)
+    client.force_login(bare)
+    pages = [reverse("admin:modes_catalogrevision_releases"),
+             reverse("admin:modes_catalogrevision_release_action", args=[1, "publish"]),
+             reverse("admin:modes_catalogrevision_changelist")]
+    assert [client.get(page).status_code for page in pages] == [403, 403, 403]
+    bare.user_permissions.add(Permission.objects.get(codename="view_catalogrevision"))
+    assert [client.get(page).status_code for page in pages] == [200, 200, 200]

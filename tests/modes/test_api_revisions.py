@@ -96,3 +96,45 @@ def test_the_revisions_are_in_the_api_schema(admin_client):
     schema = admin_client.get(reverse("api-schema"), {"format": "json"}).json()
     assert schema["paths"]["/api/catalog/revisions/"]["get"]["operationId"] == "listCatalogRevisions"
     assert schema["paths"]["/api/catalog/revisions/{number}/"]["get"]["operationId"] == "getCatalogRevision"
+
+
+# --- Reading revisions needs modes.view_catalogrevision, here as in the admin ------------------------------
+
+
+@pytest.fixture
+def staff_with(db, django_user_model):
+    """staff_with(*codenames): an API client of a new staff user holding those permissions and no other."""
+    from django.contrib.auth.models import Permission
+    from rest_framework.test import APIClient
+
+    def client_of(*codenames):
+        user = django_user_model.objects.create_user(username=f"staff-{len(codenames)}", is_staff=True)
+        user.user_permissions.set(Permission.objects.filter(content_type__app_label="modes", codename__in=codenames))
+        client = APIClient()
+        client.force_authenticate(user)
+        return client
+
+    return client_of
+
+
+def test_staff_without_the_view_permission_read_no_revision_and_with_it_every_one(staff_with):
+    urls = ("/api/catalog/revisions/", "/api/catalog/revisions/1/", "/api/catalog/revisions/1/diff/")
+    bare, viewer = staff_with(), staff_with("view_catalogrevision")
+    assert [bare.get(url).status_code for url in urls] == [403, 403, 403]
+    assert [viewer.get(url).status_code for url in urls] == [200, 200, 200]
+
+
+def test_a_never_published_revision_is_previewed_in_a_context_only_with_the_view_permission(
+    staff_with, settings, admin_client
+):
+    settings.CATALOG_APPROVALS = 1
+    general = AgentMode.objects.get(pk=GENERAL_ID)
+    admin_client.post(change_url(GENERAL_ID), form_data(general, display_name="Everyday"))  # revision 2, pending
+    answers = []
+    for client in (staff_with(), staff_with("view_catalogrevision")):
+        session = client.post("/api/sessions/", {}, format="json").json()["id"]
+        answers.append(client.get(f"/api/sessions/{session}/context/", {"revision": 2}))
+    assert [answer.status_code for answer in answers] == [403, 200]
+    assert answers[0].json() == {
+        "detail": "Catalog revision 2 was never published; only staff who may view catalog revisions may preview it."
+    }

@@ -27,11 +27,13 @@ NEW_WHEN_TO_USE = "Use this mode for small talk."
 
 
 def staff(username, *codenames):
-    """A staff user who may edit modes, with the release permissions named, and an API client logged in as them."""
+    """
+    A staff user who may edit modes and read the revisions, with the release permissions named, and an API client
+    logged in as them.
+    """
     user = get_user_model().objects.create_user(username=username, is_staff=True)
-    user.user_permissions.set(
-        Permission.objects.filter(codename__in=["view_agentmode", "change_agentmode", *codenames])
-    )
+    granted = ["view_agentmode", "change_agentmode", "view_catalogrevision", *codenames]
+    user.user_permissions.set(Permission.objects.filter(codename__in=granted))
     client = APIClient()
     client.force_login(user)
     return user, client
