@@ -247,6 +247,9 @@ API_MAX_TOKENS_PER_USER = env_int("API_MAX_TOKENS_PER_USER", 100)
 REST_KNOX = {"TOKEN_TTL": None}
 
 API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
+# What one MCP request may ask for: the messages of a 2025-03-26 batch, and the bytes of its answer.
+MCP_MAX_BATCH = env_int("MCP_MAX_BATCH", 50)
+MCP_MAX_RESPONSE_BYTES = env_int("MCP_MAX_RESPONSE_BYTES", 4 * 1024 * 1024)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Aptix Modes API",

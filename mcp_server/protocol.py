@@ -13,6 +13,10 @@ its table (ERROR_HTTP_STATUS).
 import base64
 from dataclasses import dataclass
 
+from django.conf import settings
+
+from aptix_site.text import compact_json
+
 # Oldest first. 2024-11-05 is not among them: its HTTP transport (an SSE stream and a POST endpoint) is not this one.
 HANDSHAKE_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
 STATELESS_VERSION = "2026-07-28"
@@ -111,7 +115,31 @@ def batch_elements(body: list, *, headers) -> list:
         raise _no_batches(headers)
     if not body:
         raise JsonRpcError(INVALID_REQUEST, "An empty batch holds no message.")
+    if len(body) > (limit := settings.MCP_MAX_BATCH):  # refused whole: nothing of it runs
+        raise JsonRpcError(
+            INVALID_REQUEST,
+            f"A batch holds at most {limit} messages (MCP_MAX_BATCH); this one holds {len(body)}. "
+            f"Send them in batches of {limit} or fewer.",
+        )
     return body
+
+
+def check_response_size(reply: dict, *, used: int = 0) -> None:
+    """
+    JsonRpcError if reply, with the used bytes of the request's answers before it, would pass MCP_MAX_RESPONSE_BYTES:
+    no request makes the server build and send an answer without bound.
+    """
+    size, limit = response_size(reply), settings.MCP_MAX_RESPONSE_BYTES
+    if used + size > limit:
+        raise JsonRpcError(
+            INVALID_REQUEST,
+            f"The answer would be {used + size} bytes, over the limit of {limit} bytes (MCP_MAX_RESPONSE_BYTES); "
+            "ask for less, or send it in a request of its own.",
+        )
+
+
+def response_size(reply: dict) -> int:
+    return len(compact_json(reply).encode())
 
 
 def _no_batches(headers) -> JsonRpcError:

@@ -72,7 +72,7 @@ class McpView(APIView):
             elements = protocol.batch_elements(body, headers=request.headers)
         except protocol.JsonRpcError as error:
             return self._unreadable(body, error)
-        replies = []
+        replies, used = [], 0
         for element in elements:
             try:
                 message = protocol.read_message(element, headers=request.headers)
@@ -80,23 +80,30 @@ class McpView(APIView):
                 replies.append(error.reply(protocol.request_id_of(element)))
                 continue
             if message is not None and message.id is not None:
-                replies.append(self._answer(message, request, session, catalog)[0])
+                reply = self._answer(message, request, session, catalog, used=used)[0]
+                replies.append(reply)
+                used += protocol.response_size(reply)
         return Response(replies) if replies else self._accepted()
 
-    def _answer(self, message: protocol.Message, request, session, catalog) -> tuple[dict, int, dict]:
-        """The reply to a request that was read, with its HTTP status and headers in the request's version."""
+    def _answer(self, message: protocol.Message, request, session, catalog, used=0) -> tuple[dict, int, dict]:
+        """
+        The reply to a request that was read, with its HTTP status and headers in the request's version; used: the
+        bytes of the answers before it in its batch.
+        """
         try:
             result = answer(
                 message, catalog=catalog, user=request.user, session=session,
                 before_tool_call=lambda: self._throttle_tool_call(request),
             )
+            reply = protocol.result_response(message, result)
+            protocol.check_response_size(reply, used=used)
         except protocol.JsonRpcError as error:
             # In the version of the message that was read (protocol's text).
             stateless = message.version == protocol.STATELESS_VERSION
             status_code = protocol.ERROR_HTTP_STATUS.get(error.code, 200) if stateless else 200
             retry = isinstance(error, protocol.ThrottledError) and status_code == status.HTTP_429_TOO_MANY_REQUESTS
             return error.reply(message.id), status_code, {"Retry-After": str(error.retry_after)} if retry else {}
-        return protocol.result_response(message, result), status.HTTP_200_OK, {}
+        return reply, status.HTTP_200_OK, {}
 
     @staticmethod
     def _unreadable(body, error: protocol.JsonRpcError) -> Response:
