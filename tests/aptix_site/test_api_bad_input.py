@@ -844,7 +844,7 @@ def fast_passwords(settings):
 
 @pytest.mark.parametrize("content_type", ["json", "form"])
 def test_a_user_with_an_odd_unicode_name_and_password_can_get_a_token(anon_client, fast_passwords, content_type):
-    user = get_user_model().objects.create_user(username="zoë🙂", password=ODD)
+    get_user_model().objects.create_user(username="zoë🙂", password=ODD)
     credentials = {"username": "zoë🙂", "password": ODD}
     if content_type == "json":
         response = anon_client.post(TOKEN, credentials, format="json")
