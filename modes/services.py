@@ -118,11 +118,23 @@ def restore_revision_rows(*, number: int, document: dict, restored_by) -> Catalo
                 check_deletable(modes=gone)
             _delete_rows(gone)
             existing = {getattr(row, name): row for row in section.model.objects.all()}
+            if section is MODE_SECTION:
+                _free_keys_to_change(existing, rows)
             for wanted in rows:
                 row = existing.get(getattr(wanted, name), wanted)
                 if _apply(row, {field: getattr(wanted, field) for field in section.fields}) or row is wanted:
                     row.save()
     return change.revision
+
+
+def _free_keys_to_change(existing: dict, modes) -> None:
+    """
+    Rows whose key the restore changes take a placeholder first, so that keys swapped since the revision can swap
+    back: the key's unique index is checked row by row. Each is then saved with its revision's key.
+    """
+    for mode in modes:
+        if mode.pk in existing and existing[mode.pk].key != mode.key:
+            AgentMode.objects.filter(pk=mode.pk).update(key=f"restoring_{mode.pk.lower()}")
 
 
 class RevertRefused(Conflict):

@@ -425,3 +425,24 @@ def test_release_actions_ask_for_confirmation_and_refusals_change_nothing(review
     author_client.post(action_url(1, "roll-back"))
     assert alice_client.get("/api/system-prompt/").content.decode() == seed_prompt("general")
     assert author_client.get(action_url(1, "undo")).status_code == 404
+
+
+def test_a_rollback_over_two_modes_that_swapped_keys_since_swaps_them_back(admin_user, new_mode):
+    research, notes = new_mode("research"), new_mode("notes")
+    before = CatalogHead.objects.get().published
+
+    def swap_keys():
+        for mode, key in ((research, "swapping"), (notes, "research"), (research, "notes")):
+            mode.key = key
+            mode.save()
+
+    through_the_services(swap_keys)
+    client = APIClient()
+    client.force_login(admin_user)
+    response = client.post(f"/api/catalog/revisions/{before}/publish/")
+
+    assert response.status_code == 200, response.content
+    assert dict(AgentMode.objects.filter(pk__in=[research.pk, notes.pk]).values_list("pk", "key")) == {
+        research.pk: "research", notes.pk: "notes"
+    }
+    assert response.json()["status"] == "published"
