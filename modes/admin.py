@@ -366,9 +366,16 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
             raise PermissionDenied
         summary = release_summary()
         pending = summary["pending"]
-        diff = revision_diff(number=pending.number)["modes"] if pending else []
+        diff = revision_diff(number=pending.number) if pending else {"modes": [], "declaredTools": []}
         may = release_actions(request.user, summary)
-        return self._page(request, "catalog_releases", title="Catalog releases", diff=diff, may=may, **summary)
+        tools = [tool for tool in diff["declaredTools"] if tool["change"] != "unchanged"]
+        for tool in tools:  # parameters as the JSON the model is sent
+            tool["fields"] = {name: {side: _shown(value) for side, value in values.items()}
+                              for name, values in tool["fields"].items()}
+        return self._page(
+            request, "catalog_releases", title="Catalog releases", diff=diff["modes"], tool_diff=tools, may=may,
+            **summary,
+        )
 
     def release_action_view(self, request, number, action):
         if action not in RELEASE_ACTIONS:
@@ -388,6 +395,10 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
             return HttpResponseRedirect(releases_url)
         title = question.format(number=number)
         return self._page(request, "catalog_release_confirm", title=title, confirm=confirm, releases_url=releases_url)
+
+
+def _shown(value) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 @admin.register(ArchivedHistory)

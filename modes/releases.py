@@ -17,7 +17,7 @@ from aptix_site.service_errors import Conflict, NotAllowed
 
 from .catalog import Catalog, catalog_at_revision, no_such_revision
 from .models import CatalogApproval, CatalogHead, CatalogRevision
-from .portable import PORTABLE_FIELDS
+from .portable import PORTABLE_FIELDS, TOOL_FIELDS
 from .revisions import publish, rows_differ_from_latest
 from .rules import InvalidCatalog, validate_catalog
 from .services import ModeDeletionRefused, restore_revision_rows
@@ -171,23 +171,36 @@ def _roll_back(revision: CatalogRevision, user) -> CatalogRevision:
 
 
 def revision_diff(*, number: int, against: int | None = None) -> dict:
-    """What revision number changes against revision against (by default the published one), mode by mode."""
+    """
+    What revision number changes against revision against (by default the published one), mode by mode, and
+    declared tool by declared tool: every field the model is shown, old and new side by side.
+    """
     against = catalog_head().published if against is None else against
     before, after = catalog_at_revision(against), catalog_at_revision(number)
     ids = [*after.by_id, *(pk for pk in before.by_id if pk not in after.by_id)]
     modes = [_mode_diff(before, after, pk, against, number) for pk in ids]
-    return {"revision": number, "against": against, "modes": modes}
+    old_tools, new_tools = ({tool.name: tool for tool in catalog.declared_tools} for catalog in (before, after))
+    tools = [
+        {"name": name, **_changes(old_tools.get(name), new_tools.get(name), TOOL_FIELDS)}
+        for name in [*new_tools, *(name for name in old_tools if name not in new_tools)]
+    ]
+    return {"revision": number, "against": against, "modes": modes, "declaredTools": tools}
+
+
+def _changes(old, new, fields) -> dict:
+    """Whether a row was added, removed, changed or unchanged, and its fields that differ, before and after."""
+    changed = {
+        field: {"before": getattr(old, field, None), "after": getattr(new, field, None)}
+        for field in fields
+        if getattr(old, field, None) != getattr(new, field, None)
+    }
+    change = "added" if old is None else "removed" if new is None else "changed" if changed else "unchanged"
+    return {"change": change, "fields": changed}
 
 
 def _mode_diff(before: Catalog, after: Catalog, pk: str, old: int, new: int) -> dict:
     """Shaped as modes.serializers.ModeDiffResponse documents it: its fields, prompt block and tools."""
     old_mode, new_mode = before.by_id.get(pk), after.by_id.get(pk)
-    fields = {
-        field: {"before": getattr(old_mode, field, None), "after": getattr(new_mode, field, None)}
-        for field in PORTABLE_FIELDS
-        if getattr(old_mode, field, None) != getattr(new_mode, field, None)
-    }
-    change = "added" if old_mode is None else "removed" if new_mode is None else "changed" if fields else "unchanged"
     old_tools = {tool.name for tool in before.tools_for_mode(old_mode)} if old_mode else set()
     new_tools = {tool.name for tool in after.tools_for_mode(new_mode)} if new_mode else set()
     old_prompt = before.system_prompt(old_mode.key).splitlines() if old_mode else []
@@ -197,8 +210,7 @@ def _mode_diff(before: Catalog, after: Catalog, pk: str, old: int, new: int) -> 
     )
     return {
         "key": (new_mode or old_mode).key,
-        "change": change,  # about the mode's own fields
-        "fields": fields,
+        **_changes(old_mode, new_mode, PORTABLE_FIELDS),  # about the mode's own fields
         "prompt": list(prompt),  # the two system-prompt blocks with this mode current
         "tools": {"added": sorted(new_tools - old_tools), "removed": sorted(old_tools - new_tools)},
     }

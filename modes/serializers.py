@@ -7,7 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField
-from aptix_site.shapes import ModelShape
+from aptix_site.shapes import ModelShape, Shape
 
 from .listing import string_list
 from .models import CatalogRevision
@@ -91,10 +91,17 @@ class ModeDiffResponse(serializers.Serializer):
     tools = ToolChanges()
 
 
-class RevisionDiffResponse(serializers.Serializer):
+class DeclaredToolDiffResponse(serializers.Serializer):
+    name = serializers.CharField()
+    change = serializers.ChoiceField(choices=["added", "removed", "changed", "unchanged"])
+    fields = serializers.DictField(child=FieldChange(), help_text="Its description and parameters among them.")
+
+
+class RevisionDiffResponse(Shape):
     revision = serializers.IntegerField()
     against = serializers.IntegerField()
     modes = ModeDiffResponse(many=True)
+    declared_tools = DeclaredToolDiffResponse(many=True)
 
 
 class ModeToolsResponse(serializers.Serializer):
