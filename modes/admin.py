@@ -39,6 +39,7 @@ from .revision_store import MODE, TOOL, deleted_since, history_of
 from .services import (
     ModeDeletionRefused, catalog_change, check_deletable, delete_modes, deletion_refusal, revert_row, set_default_mode
 )
+from .validators import is_string_list
 
 
 class CatalogAdmin(admin.ModelAdmin):
@@ -201,6 +202,9 @@ class AgentModeAdmin(CatalogAdmin):
 
     @admin.display(description="Tools")
     def enabled_tools(self, mode):
+        if not is_string_list(mode.associated_tool_ids):  # written past the services: shown, so that it can be fixed
+            stored = json.dumps(mode.associated_tool_ids)
+            return f"None: the stored tool ids ({stored}) are not a list of tool names. Correct them above and save."
         catalog = working_catalog()
         unresolved = catalog.unresolved_tool_ids(mode.associated_tool_ids)
         warning = unresolved_tools_warning(mode.key, unresolved) if unresolved else ""

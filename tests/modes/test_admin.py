@@ -419,3 +419,29 @@ def test_bulk_delete_of_custom_non_default_modes_works(admin_client, custom_mode
     )
     assert response.status_code == 302
     assert list(AgentMode.objects.values_list("key", flat=True)) == ["general", "ddr_authoring", "workflow_authoring"]
+
+
+@pytest.mark.parametrize("field, junk", [("associated_tool_ids", "5"), ("switch_targets", '{"a": 1}')])
+def test_a_list_field_holding_junk_from_sql_is_refused_a_revision_and_shown_so_that_an_admin_repairs_it(
+    admin_client, field, junk
+):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+    from django.db import connection
+
+    from modes.revisions import rows_differ_from_latest
+
+    with connection.cursor() as cursor:  # a raw write, past the services
+        cursor.execute(f"UPDATE modes_agentmode SET {field} = %s WHERE id = %s", [junk, GENERAL_ID])
+    with pytest.raises(CommandError, match=rf"^This would break the catalog's rules: modes.E009: .*'{field}'"):
+        call_command("record_revision", stdout=StringIO())
+    for page in (change_url(GENERAL_ID), "/admin/modes/catalogrevision/releases/", CHANGELIST):
+        assert admin_client.get(page).status_code == 200, page
+    assert admin_client.get("/api/catalog/revisions/1/diff/").status_code == 200
+
+    general = AgentMode.objects.get(pk=GENERAL_ID)
+    setattr(general, field, [])  # the form as the browser sends it once the admin has emptied the field
+    assert admin_client.post(change_url(GENERAL_ID), form_data(general, **{field: ""})).status_code == 302
+    assert rows_differ_from_latest() is None  # repaired to what the newest revision holds
+    assert isinstance(getattr(AgentMode.objects.get(pk=GENERAL_ID), field), list)
