@@ -370,15 +370,16 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
             raise PermissionDenied
         summary = release_summary()
         pending = summary["pending"]
-        diff = revision_diff(number=pending.number) if pending else {"modes": [], "declaredTools": []}
-        may = release_actions(request.user, summary)
+        diff = revision_diff(number=pending.number) if pending else {"prompt": [], "modes": [], "declaredTools": []}
+        modes = [mode for mode in diff["modes"] if mode["change"] != "unchanged" or any(mode["tools"].values())]
         tools = [tool for tool in diff["declaredTools"] if tool["change"] != "unchanged"]
         for tool in tools:  # parameters as the JSON the model is sent
             tool["fields"] = {name: {side: _shown(value) for side, value in values.items()}
                               for name, values in tool["fields"].items()}
         return self._page(
-            request, "catalog_releases", title="Catalog releases", diff=diff["modes"], tool_diff=tools, may=may,
-            **summary,
+            request, "catalog_releases", title="Catalog releases", prompt_diff=diff["prompt"],
+            diff=modes[:RELEASES_PAGE_MODES], more_modes=len(modes[RELEASES_PAGE_MODES:]), tool_diff=tools,
+            may=release_actions(request.user, summary), **summary,
         )
 
     def release_action_view(self, request, number, action):
@@ -399,6 +400,10 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
             return HttpResponseRedirect(releases_url)
         title = question.format(number=number)
         return self._page(request, "catalog_release_confirm", title=title, confirm=confirm, releases_url=releases_url)
+
+
+# The page shows this many changed modes; the API's diff pages through them all.
+RELEASES_PAGE_MODES = 100
 
 
 def _shown(value) -> str:

@@ -172,8 +172,8 @@ def _roll_back(revision: CatalogRevision, user) -> CatalogRevision:
 
 def revision_diff(*, number: int, against: int | None = None) -> dict:
     """
-    What revision number changes against revision against (by default the published one), mode by mode, and
-    declared tool by declared tool: every field the model is shown, old and new side by side.
+    What revision number changes against revision against (by default the published one): the Mode Catalog block
+    once, then mode by mode and declared tool by declared tool every field the model is shown, old and new.
     """
     against = catalog_head().published if against is None else against
     before, after = catalog_at_revision(against), catalog_at_revision(number)
@@ -184,7 +184,17 @@ def revision_diff(*, number: int, against: int | None = None) -> dict:
         {"name": name, **_changes(old_tools.get(name), new_tools.get(name), TOOL_FIELDS)}
         for name in [*new_tools, *(name for name in old_tools if name not in new_tools)]
     ]
-    return {"revision": number, "against": against, "modes": modes, "declaredTools": tools}
+    # The block as a session in the default mode gets it: the same for every mode but its first line, so once.
+    prompt = _line_diff(before.system_prompt(None), after.system_prompt(None), against, number)
+    return {"revision": number, "against": against, "prompt": prompt, "modes": modes, "declaredTools": tools}
+
+
+def _line_diff(old: str, new: str, old_number: int, new_number: int) -> list[str]:
+    lines = difflib.unified_diff(
+        old.splitlines(), new.splitlines(), fromfile=f"revision {old_number}", tofile=f"revision {new_number}",
+        lineterm="",
+    )
+    return list(lines)
 
 
 def _changes(old, new, fields) -> dict:
@@ -199,19 +209,17 @@ def _changes(old, new, fields) -> dict:
 
 
 def _mode_diff(before: Catalog, after: Catalog, pk: str, old: int, new: int) -> dict:
-    """Shaped as modes.serializers.ModeDiffResponse documents it: its fields, prompt block and tools."""
+    """Shaped as modes.serializers.ModeDiffResponse documents it: its fields, its own prompt lines and its tools."""
     old_mode, new_mode = before.by_id.get(pk), after.by_id.get(pk)
     old_tools = {tool.name for tool in before.tools_for_mode(old_mode)} if old_mode else set()
     new_tools = {tool.name for tool in after.tools_for_mode(new_mode)} if new_mode else set()
-    old_prompt = before.system_prompt(old_mode.key).splitlines() if old_mode else []
-    new_prompt = after.system_prompt(new_mode.key).splitlines() if new_mode else []
-    prompt = difflib.unified_diff(
-        old_prompt, new_prompt, fromfile=f"revision {old}", tofile=f"revision {new}", lineterm=""
+    old_lines, new_lines = (
+        f"Current Mode: {mode.key}\n- {mode.key}: {mode.when_to_use}" if mode else "" for mode in (old_mode, new_mode)
     )
     return {
         "key": (new_mode or old_mode).key,
         **_changes(old_mode, new_mode, PORTABLE_FIELDS),  # about the mode's own fields
-        "prompt": list(prompt),  # the two system-prompt blocks with this mode current
+        "prompt": _line_diff(old_lines, new_lines, old, new),  # the block's lines that are this mode's own
         "tools": {"added": sorted(new_tools - old_tools), "removed": sorted(old_tools - new_tools)},
     }
 

@@ -67,9 +67,19 @@ class CatalogRevisionSummary(ModelShape):
         return revision_status(revision, self.context["head"])
 
 
+DIFF_PAGE, MAX_DIFF_PAGE = 100, 500
+
+
 class RevisionDiffQuery(RequestSerializer):
     against = serializers.IntegerField(
         min_value=1, default=None, help_text="The revision to compare with; the published one if left out."
+    )
+    after = StrictCharField(
+        required=False, default=None, max_length=64, help_text="The modes after this key: the next link's value."
+    )
+    pageSize = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_DIFF_PAGE, default=DIFF_PAGE,
+        help_text=f"Modes per page, 1 to {MAX_DIFF_PAGE}.",
     )
 
 
@@ -87,7 +97,8 @@ class ModeDiffResponse(serializers.Serializer):
     key = serializers.CharField()
     change = serializers.ChoiceField(choices=["added", "removed", "changed", "unchanged"])
     fields = serializers.DictField(child=FieldChange())
-    prompt = string_list()
+    prompt = string_list(help_text="The block's lines that are this mode's own (its Current Mode and its when-to-use "
+                         "lines), as unified-diff lines.")
     tools = ToolChanges()
 
 
@@ -100,7 +111,10 @@ class DeclaredToolDiffResponse(serializers.Serializer):
 class RevisionDiffResponse(Shape):
     revision = serializers.IntegerField()
     against = serializers.IntegerField()
-    modes = ModeDiffResponse(many=True)
+    prompt = string_list(help_text="The Mode Catalog block as a session in the default mode gets it, as unified-diff "
+                         "lines: once, as it is the same for every mode but their own lines.")
+    modes = ModeDiffResponse(many=True, help_text="One page of them, in catalog order.")
+    next = serializers.URLField(allow_null=True, help_text="The next page of modes; null on the last.")
     declared_tools = DeclaredToolDiffResponse(many=True)
 
 

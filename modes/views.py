@@ -12,6 +12,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_
 from rest_framework import generics
 from rest_framework.permissions import BasePermission, IsAdminUser
 from rest_framework.response import Response
+from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
 from aptix_site.api import CursorPagination, error_responses
@@ -167,12 +168,21 @@ class CatalogRevisionDiffView(APIView):
         operation_id="diffCatalogRevision",
         parameters=[RevisionDiffQuery],
         responses={200: RevisionDiffResponse, **error_responses(400, 401, 403, 404)},
-        description="What revision n changes against another (the published one by default), mode by mode: "
-        "its fields, its system-prompt block (unified diff lines) and the tools it enables. For staff only.",
+        description="What revision n changes against another (the published one by default): the Mode Catalog "
+        "block once (unified diff lines), then mode by mode, a page at a time, its fields, its own lines of the block "
+        "and the tools it enables, and each declared tool's fields. For staff with modes.view_catalogrevision.",
     )
     def get(self, request, number):
         query = RevisionDiffQuery.validated(request.query_params)
-        return Response(revision_diff(number=_revision_number(number), against=query["against"]))
+        diff = revision_diff(number=_revision_number(number), against=query["against"])
+        keys = [mode["key"] for mode in diff["modes"]]
+        if query["after"] is not None and query["after"] not in keys:
+            raise NotFound(f"No mode {query['after']!r} is in this diff: follow its next link as given.")
+        start = keys.index(query["after"]) + 1 if query["after"] is not None else 0
+        diff["modes"] = page = diff["modes"][start:start + query["pageSize"]]
+        more = start + len(page) < len(keys)
+        diff["next"] = replace_query_param(request.build_absolute_uri(), "after", page[-1]["key"]) if more else None
+        return Response(diff)
 
 
 class ReleaseActionView(APIView):

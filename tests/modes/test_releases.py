@@ -234,12 +234,32 @@ def test_the_diff_shows_fields_prompt_lines_and_tools_of_each_mode(reviewed, aut
     assert general_diff["change"] == "changed"
     assert general_diff["fields"]["when_to_use"]["after"] == NEW_WHEN_TO_USE
     assert general_diff["prompt"][:2] == ["--- revision 1", "+++ revision 2"]
-    assert f"+- general: {NEW_WHEN_TO_USE}" in general_diff["prompt"]
+    assert f"+- general: {NEW_WHEN_TO_USE}" in general_diff["prompt"]  # its own line of the block
     assert general_diff["tools"] == {"added": [], "removed": ["agent_hello_world"]}
     ddr = modes["ddr_authoring"]
-    assert (ddr["change"], ddr["fields"], ddr["tools"]) == ("unchanged", {}, {"added": [], "removed": []})
-    assert f"+- general: {NEW_WHEN_TO_USE}" in ddr["prompt"]  # its block lists the other mode's new sentence
+    assert (ddr["change"], ddr["fields"], ddr["prompt"]) == ("unchanged", {}, [])
+    assert ddr["tools"] == {"added": [], "removed": []}
+    # The block every mode shares is diffed once, not again under each mode.
+    assert body["prompt"][:2] == ["--- revision 1", "+++ revision 2"]
+    assert f"+- general: {NEW_WHEN_TO_USE}" in body["prompt"] and body["next"] is None
     assert client.get("/api/catalog/revisions/2/diff/", {"against": 9}).status_code == 404
+
+
+def test_the_diff_pages_through_the_modes_by_their_keys(reviewed, author):
+    _, client = author
+    edit_general(client)
+
+    first = client.get("/api/catalog/revisions/2/diff/", {"pageSize": 2}).json()
+    second = client.get(first["next"]).json()
+
+    assert [mode["key"] for mode in first["modes"]] == ["general", "ddr_authoring"]
+    assert first["next"].endswith("/api/catalog/revisions/2/diff/?after=ddr_authoring&pageSize=2")
+    assert ([mode["key"] for mode in second["modes"]], second["next"]) == (["workflow_authoring"], None)
+    assert second["prompt"] == first["prompt"]
+    gone = client.get("/api/catalog/revisions/2/diff/", {"after": "no_such_mode"})
+    assert (gone.status_code, gone.json()) == (
+        404, {"detail": "No mode 'no_such_mode' is in this diff: follow its next link as given."}
+    )
 
 
 def test_the_diff_and_the_releases_page_show_a_declared_tools_new_description_and_parameters(settings, author):
@@ -470,3 +490,22 @@ def test_a_rollback_over_two_modes_that_swapped_keys_since_swaps_them_back(admin
         research.pk: "research", notes.pk: "notes"
     }
     assert response.json()["status"] == "published"
+
+
+def test_the_releases_page_shows_the_shared_block_once_and_at_most_100_changed_modes(reviewed, author):
+    import json
+
+    from modes.portable import read_document
+    from modes.services import import_modes
+
+    _, client = author
+    modes = [{"key": f"mode_{number:03d}", "display_name": f"Mode {number}",
+              "when_to_use": f"Use this mode for task {number}."} for number in range(150)]
+    document = read_document(json.dumps({"format": "aptix-modes", "version": 1, "modes": modes}))
+    import_modes(mode_file=document, update=False, dry_run=False)
+
+    page = client.get("/admin/modes/catalogrevision/releases/").content.decode()
+
+    assert page.count("+- mode_149: Use this mode for task 149.") == 1  # in the shared block only
+    assert page.count('<tr class="aptix-diff-mode">') == 100
+    assert "and 50 more changed modes" in page
