@@ -97,6 +97,15 @@ def drop_databases(database, names=("project", "reference")):
             psql(f"DROP DATABASE IF EXISTS {PG_DATABASES[name]} WITH (FORCE)")
 
 
+# The benchmark's user made staff who may read the catalog's revisions (modes.view_catalogrevision), whose lists
+# the volume benchmark measures: one statement, for psql and psycopg alike.
+BENCH_USER_READS_REVISIONS = """
+WITH staff AS (UPDATE auth_user SET is_staff = true WHERE username = 'bench' RETURNING id)
+INSERT INTO auth_user_user_permissions (user_id, permission_id)
+SELECT staff.id, permission.id FROM staff, auth_permission permission WHERE permission.codename = 'view_catalogrevision'
+"""
+
+
 def psql(statement, url=PG_ADMIN_URL):
     """Runs statement on the database at url (the server's own by default); its first value, if it returns rows."""
     import psycopg

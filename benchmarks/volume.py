@@ -31,6 +31,7 @@ from statistics import median_high
 
 from benchmarks.fill import Scale, fill
 from benchmarks.harness import (
+    BENCH_USER_READS_REVISIONS,
     BIN,
     ROOT,
     Endpoint,
@@ -103,8 +104,8 @@ def _run(workdir, scale, options) -> list[str]:
         fixtures[size] = prepare_project(env)
         manage(env, "import_modes", catalog)
     for size, env in envs.items():
-        # The revisions list is for staff: the benchmark's user is staff in both.
-        psql("UPDATE auth_user SET is_staff = true WHERE username = 'bench'", env["DATABASE_URL"])
+        # The revisions list is for staff who may read revisions: the benchmark's user is, in both.
+        psql(BENCH_USER_READS_REVISIONS, env["DATABASE_URL"])
     _say("the empty database: the benchmark's user gets two pages of its own sessions and of mode changes")
     fill(envs["empty"]["DATABASE_URL"], scale=PAGES_ONLY, hot_session=fixtures["empty"]["session"], progress=_say)
     _say("filling the full database")

@@ -23,7 +23,6 @@ import pytest
 import requests
 from django.contrib.auth import get_user_model
 
-from accounts.models import ApiToken
 from sessions_app.models import AgentSession, ModeChange
 
 from ..servers import child_processes, make_users, production_env, project_copy, scratch_database, serving
@@ -309,13 +308,10 @@ def test_a_mode_change_on_a_locked_session_answers_within_the_bound_while_others
 
 
 def test_a_request_that_waits_past_the_bound_on_another_lock_is_503_with_retry_after(served):
-    """A new token replaces the user's token of that name, whose row another transaction holds."""
+    """A new token waits for the user's row (the bound on a user's tokens), which another transaction holds."""
     with psycopg.connect(served.env["DATABASE_URL"]) as holder:
-        tokens, users = ApiToken._meta.db_table, get_user_model()._meta.db_table
-        holder.execute(
-            f"SELECT token.user_id FROM {tokens} token JOIN {users} owner ON owner.id = token.user_id "
-            "WHERE owner.username = 'carol' FOR UPDATE OF token"
-        )
+        users = get_user_model()._meta.db_table
+        holder.execute(f"SELECT id FROM {users} WHERE username = 'carol' FOR UPDATE")
         response = requests.post(
             f"{served.server.base}/api/token/",
             json={"username": "carol", "password": "carol-password-123", "name": "tests"},

@@ -110,7 +110,9 @@ for name, codename in [("approver", "approve_revision"), ("publisher", "publish_
     user = User.objects.get(username=name)
     user.is_staff = True
     user.save()
-    user.user_permissions.add(Permission.objects.get(content_type__app_label="modes", codename=codename))
+    user.user_permissions.add(
+        *Permission.objects.filter(content_type__app_label="modes", codename__in=[codename, "view_catalogrevision"])
+    )
 """
 EDIT = """
 from modes.models import AgentMode
