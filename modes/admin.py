@@ -18,13 +18,12 @@ from django.db import models
 from django.forms.fields import InvalidJSONInput
 from django.http import Http404, HttpResponseRedirect
 from django.template.loader import render_to_string
-from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST, require_safe
 
-from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
+from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin, admin_page
 from aptix_site.service_errors import ServiceError
 from aptix_site.text import unstorable_text
 
@@ -78,12 +77,9 @@ class CatalogAdmin(admin.ModelAdmin):
         return self._one_revision(super().delete_view, request, *args, **kwargs)
 
     def get_urls(self):
-        revert = path(
-            "<path:object_id>/history/<int:number>/revert/",
-            self.admin_site.admin_view(self.revert_view),
-            name=f"{self.opts.app_label}_{self.opts.model_name}_revert",
-        )
-        return [revert, *super().get_urls()]
+        revert = self.admin_site.admin_view(self.revert_view)
+        name = f"{self.opts.app_label}_{self.opts.model_name}_revert"
+        return [path("<path:object_id>/history/<int:number>/revert/", revert, name=name), *super().get_urls()]
 
     def identity_of(self, object_id: str) -> str:
         """What revisions call the row of this URL: a mode's id; a tool's name (the URL of a deleted tool names it)."""
@@ -102,16 +98,10 @@ class CatalogAdmin(admin.ModelAdmin):
         live = self.model.objects.filter(**{self.naming: identity}).first()
         if not changes and live is None:
             raise Http404(f"No revision has {self.opts.verbose_name} {identity!r}.")
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": f"History: {live or changes[0].name}",
-            "object": live,
-            "object_id": object_id,
-            "changes": changes,
-            "may_revert": self.may_revert(request, live),
-        }
-        return TemplateResponse(request, "admin/modes/row_history.html", context)
+        return admin_page(
+            self, request, "admin/modes/row_history.html", title=f"History: {live or changes[0].name}", object=live,
+            object_id=object_id, changes=changes, may_revert=self.may_revert(request, live),
+        )
 
     @method_decorator(require_POST)
     def revert_view(self, request, object_id, number):
@@ -346,27 +336,19 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
         return json.dumps(revision.catalog, ensure_ascii=False)
 
     def get_urls(self):
-        view = self.admin_site.admin_view
+        action = self.admin_site.admin_view(self.release_action_view)
         return [
-            path("releases/", view(self.releases_view), name="modes_catalogrevision_releases"),
-            path(
-                "releases/<int:number>/<slug:action>/",
-                view(self.release_action_view),
-                name="modes_catalogrevision_release_action",
-            ),
+            path("releases/", self.admin_site.admin_view(self.releases_view), name="modes_catalogrevision_releases"),
+            path("releases/<int:number>/<slug:action>/", action, name="modes_catalogrevision_release_action"),
             *super().get_urls(),
         ]
-
-    def _page(self, request, template: str, **context) -> TemplateResponse:
-        context = {**self.admin_site.each_context(request), "opts": self.model._meta, **context}
-        return TemplateResponse(request, f"admin/modes/{template}.html", context)
 
     def releases_view(self, request):
         summary = release_summary()
         pending = summary["pending"]
         diff = revision_diff(number=pending.number)["modes"] if pending else []
-        may = release_actions(request.user, summary)
-        return self._page(request, "catalog_releases", title="Catalog releases", diff=diff, may=may, **summary)
+        context = {"title": "Catalog releases", "diff": diff, "may": release_actions(request.user, summary), **summary}
+        return admin_page(self, request, "admin/modes/catalog_releases.html", **context)
 
     def release_action_view(self, request, number, action):
         if action not in RELEASE_ACTIONS:
@@ -382,8 +364,8 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
                 done = "approved" if action == "approve" else "published to agents"
                 self.message_user(request, f"Revision {revision.number} is {done}.", messages.SUCCESS)
             return HttpResponseRedirect(releases_url)
-        title = question.format(number=number)
-        return self._page(request, "catalog_release_confirm", title=title, confirm=confirm, releases_url=releases_url)
+        context = {"title": question.format(number=number), "confirm": confirm, "releases_url": releases_url}
+        return admin_page(self, request, "admin/modes/catalog_release_confirm.html", **context)
 
 
 @admin.register(ArchivedHistory)
