@@ -245,6 +245,9 @@ class SchemaJSONField(forms.JSONField):
     cannot take (nested too deeply, an integer of thousands of digits) is invalid JSON here, not a crash.
     """
 
+    # Monospace from modes/admin.css: the pages' Content-Security-Policy allows no inline style.
+    widget = forms.Textarea(attrs={"rows": 16, "cols": 80, "class": "aptix-code"})
+
     def to_python(self, value):
         try:
             return super().to_python(value)
@@ -273,13 +276,7 @@ class DeclaredToolAdmin(CatalogAdmin):
     search_fields = ["name", "description"]
     fields = ["name", "description", "parameters", "read_only", "enabled_by", "created_at", "updated_at"]
     readonly_fields = ["enabled_by", "created_at", "updated_at"]
-    formfield_overrides = {
-        models.JSONField: {
-            "form_class": SchemaJSONField,
-            # Monospace from modes/admin.css: the pages' Content-Security-Policy allows no inline style.
-            "widget": forms.Textarea(attrs={"rows": 16, "cols": 80, "class": "aptix-code"}),
-        },
-    }
+    formfield_overrides = {models.JSONField: {"form_class": SchemaJSONField}}
 
     @admin.display(description="Enabled by modes (published)")
     def enabled_by(self, tool, catalog=None):
