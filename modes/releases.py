@@ -219,13 +219,11 @@ def release_summary() -> dict:
     """What catalog_status and the releases page show; "unrecorded": what changes made past the services changed."""
     head = catalog_head()
     pending = get_revision(head.latest) if head.latest > head.published else None
+    earlier = CatalogRevision.objects.filter(published_at__isnull=False).exclude(number=head.published)
     return {
         "head": head,
         "published": get_revision(head.published) if head.published else None,
-        "earlier": list(
-            CatalogRevision.objects.filter(published_at__isnull=False).exclude(number=head.published)
-            .select_related("published_by")[:10]
-        ),
+        "earlier": list(earlier.select_related("published_by")[:10]),
         "pending": pending,
         "approvals": list(pending.approvals.select_related("user")) if pending else [],
         "needed": settings.CATALOG_APPROVALS,
