@@ -4,12 +4,10 @@ number of queries however many it has; and the mode graph page, the published ca
 days' switches on its arrows.
 """
 
-from urllib.parse import urlencode
-
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
-from django.urls import path, reverse
+from django.urls import path
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
@@ -64,12 +62,9 @@ class AgentSessionAdmin(LargeTableAdmin):
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:  # shown under the form by admin/sessions_app/agentsession/change_form.html
-            all_changes = reverse("admin:sessions_app_modechange_changelist")
             latest = obj.mode_changes.select_related("from_mode", "to_mode", "changed_by", "org").order_by("-id")
             context.update(
-                latest_mode_changes=list(latest[:LATEST_MODE_CHANGES]),
-                mode_change_count=obj.mode_changes.count(),
-                mode_changes_url=f"{all_changes}?{urlencode({SessionFilter.parameter_name: obj.pk})}",
+                latest_mode_changes=list(latest[:LATEST_MODE_CHANGES]), mode_change_count=obj.mode_changes.count()
             )
         return super().render_change_form(request, context, add, change, form_url, obj)
 
