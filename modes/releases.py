@@ -205,10 +205,7 @@ def _mode_diff(before: Catalog, after: Catalog, pk: str, old: int, new: int) -> 
 
 
 def pending_release() -> tuple[int, int, int] | None:
-    """
-    (published, pending, approvals so far) while a revision is pending, else None: one small query for a banner on
-    every mode page. The newest revision is pending whenever it is newer than the published one.
-    """
+    """(published, pending, approvals so far) while one is pending, else None: the mode pages' banner, two queries."""
     head = CatalogHead.objects.filter(pk=1).first()
     if head is None or head.latest <= head.published:
         return None
