@@ -9,7 +9,7 @@ from axes.models import AccessAttempt
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from aptix_site.admin import LargeTableAdmin
+from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
 
 from .models import ApiToken, Membership, Organization
 
@@ -42,10 +42,11 @@ if admin.site.is_registered(AccessAttempt):  # importing axes' admin registered 
 
 
 @admin.register(ApiToken)
-class ApiTokenAdmin(LargeTableAdmin):
+class ApiTokenAdmin(ReadOnlyAdmin, LargeTableAdmin):
     """
     Tokens are listed, never their keys (not stored) nor their digests. None is added here: a key is shown
-    once, to whoever creates it (create_token, create_agent_user, POST /api/token/). Deleting one revokes it.
+    once, to whoever creates it (create_token, create_agent_user, POST /api/token/). Nothing of a token is edited:
+    deleting one revokes it, and another is created.
     """
 
     list_display = ["name", "prefix", "user", "created", "last_used_at", "expiry"]
@@ -53,15 +54,9 @@ class ApiTokenAdmin(LargeTableAdmin):
     search_fields = ["name", "token_key", "user__username"]
     fields = list_display
     readonly_fields = list_display
+    has_delete_permission = admin.ModelAdmin.has_delete_permission  # revoking: the one thing done to a token here
 
     @admin.display(description="prefix", ordering="token_key")
     def prefix(self, token):
         """The key's first characters, to match a token against the key a client holds."""
         return f"{token.token_key}…"
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        # Nothing of a token is edited: revoke it and create another.
-        return False

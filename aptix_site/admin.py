@@ -3,6 +3,7 @@
 from django.contrib import admin
 from django.core.paginator import Paginator
 from django.db import connections
+from django.template.response import TemplateResponse
 from django.utils.functional import cached_property
 
 
@@ -16,6 +17,12 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
     has_delete_permission = has_change_permission
+
+
+def admin_page(model_admin, request, template: str, **context) -> TemplateResponse:
+    """A page of model_admin's own beyond Django's views, with the context the admin's templates expect."""
+    context = {**model_admin.admin_site.each_context(request), "opts": model_admin.opts, **context}
+    return TemplateResponse(request, template, context)
 
 
 class EstimatedCountPaginator(Paginator):
@@ -32,9 +39,8 @@ class EstimatedCountPaginator(Paginator):
         connection = connections[queryset.db]
         if connection.vendor == "postgresql" and not queryset.query.where:
             with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass", [queryset.model._meta.db_table]
-                )
+                table = queryset.model._meta.db_table
+                cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = %s::regclass", [table])
                 estimate = cursor.fetchone()[0]
             if estimate >= self.ESTIMATED_FROM:
                 return estimate

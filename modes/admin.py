@@ -18,13 +18,12 @@ from django.db import models
 from django.forms.fields import InvalidJSONInput
 from django.http import Http404, HttpResponseRedirect
 from django.template.loader import render_to_string
-from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST, require_safe
 
-from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
+from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin, admin_page
 from aptix_site.service_errors import ServiceError
 from aptix_site.text import unstorable_text
 
@@ -79,12 +78,9 @@ class CatalogAdmin(admin.ModelAdmin):
         return self._one_revision(super().delete_view, request, *args, **kwargs)
 
     def get_urls(self):
-        revert = path(
-            "<path:object_id>/history/<int:number>/revert/",
-            self.admin_site.admin_view(self.revert_view),
-            name=f"{self.opts.app_label}_{self.opts.model_name}_revert",
-        )
-        return [revert, *super().get_urls()]
+        revert = self.admin_site.admin_view(self.revert_view)
+        name = f"{self.opts.app_label}_{self.opts.model_name}_revert"
+        return [path("<path:object_id>/history/<int:number>/revert/", revert, name=name), *super().get_urls()]
 
     def identity_of(self, object_id: str) -> str:
         """What revisions call the row of this URL: a mode's id; a tool's name (the URL of a deleted tool names it)."""
@@ -103,16 +99,10 @@ class CatalogAdmin(admin.ModelAdmin):
         live = self.model.objects.filter(**{self.naming: identity}).first()
         if not changes and live is None:
             raise Http404(f"No revision has {self.opts.verbose_name} {identity!r}.")
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": f"History: {live or changes[0].name}",
-            "object": live,
-            "object_id": object_id,
-            "changes": changes,
-            "may_revert": self.may_revert(request, live),
-        }
-        return TemplateResponse(request, "admin/modes/row_history.html", context)
+        return admin_page(
+            self, request, "admin/modes/row_history.html", title=f"History: {live or changes[0].name}", object=live,
+            object_id=object_id, changes=changes, may_revert=self.may_revert(request, live),
+        )
 
     @method_decorator(require_POST)
     def revert_view(self, request, object_id, number):
@@ -259,6 +249,9 @@ class SchemaJSONField(forms.JSONField):
     cannot take (nested too deeply, an integer of thousands of digits) is invalid JSON here, not a crash.
     """
 
+    # Monospace from modes/admin.css: the pages' Content-Security-Policy allows no inline style.
+    widget = forms.Textarea(attrs={"rows": 16, "cols": 80, "class": "aptix-code"})
+
     def to_python(self, value):
         try:
             return super().to_python(value)
@@ -287,13 +280,7 @@ class DeclaredToolAdmin(CatalogAdmin):
     search_fields = ["name", "description"]
     fields = ["name", "description", "parameters", "read_only", "enabled_by", "created_at", "updated_at"]
     readonly_fields = ["enabled_by", "created_at", "updated_at"]
-    formfield_overrides = {
-        models.JSONField: {
-            "form_class": SchemaJSONField,
-            # Monospace from modes/admin.css: the pages' Content-Security-Policy allows no inline style.
-            "widget": forms.Textarea(attrs={"rows": 16, "cols": 80, "class": "aptix-code"}),
-        },
-    }
+    formfield_overrides = {models.JSONField: {"form_class": SchemaJSONField}}
 
     @admin.display(description="Enabled by modes (published)")
     def enabled_by(self, tool, catalog=None):
@@ -350,20 +337,12 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
         return json.dumps(revision.catalog, ensure_ascii=False)
 
     def get_urls(self):
-        view = self.admin_site.admin_view
+        action = self.admin_site.admin_view(self.release_action_view)
         return [
-            path("releases/", view(self.releases_view), name="modes_catalogrevision_releases"),
-            path(
-                "releases/<int:number>/<slug:action>/",
-                view(self.release_action_view),
-                name="modes_catalogrevision_release_action",
-            ),
+            path("releases/", self.admin_site.admin_view(self.releases_view), name="modes_catalogrevision_releases"),
+            path("releases/<int:number>/<slug:action>/", action, name="modes_catalogrevision_release_action"),
             *super().get_urls(),
         ]
-
-    def _page(self, request, template: str, **context) -> TemplateResponse:
-        context = {**self.admin_site.each_context(request), "opts": self.model._meta, **context}
-        return TemplateResponse(request, f"admin/modes/{template}.html", context)
 
     def releases_view(self, request):
         if not self.has_view_permission(request):  # it shows unreleased text, as the revision list does
@@ -376,11 +355,12 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
         for tool in tools:  # parameters as the JSON the model is sent
             tool["fields"] = {name: {side: _shown(value) for side, value in values.items()}
                               for name, values in tool["fields"].items()}
-        return self._page(
-            request, "catalog_releases", title="Catalog releases", prompt_diff=diff["prompt"],
-            diff=modes[:RELEASES_PAGE_MODES], more_modes=len(modes[RELEASES_PAGE_MODES:]), tool_diff=tools,
-            may=release_actions(request.user, summary), **summary,
-        )
+        context = {
+            "title": "Catalog releases", "prompt_diff": diff["prompt"], "diff": modes[:RELEASES_PAGE_MODES],
+            "more_modes": len(modes[RELEASES_PAGE_MODES:]), "tool_diff": tools,
+            "may": release_actions(request.user, summary), **summary,
+        }
+        return admin_page(self, request, "admin/modes/catalog_releases.html", **context)
 
     def release_action_view(self, request, number, action):
         if action not in RELEASE_ACTIONS:
@@ -398,8 +378,8 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
                 done = "approved" if action == "approve" else "published to agents"
                 self.message_user(request, f"Revision {revision.number} is {done}.", messages.SUCCESS)
             return HttpResponseRedirect(releases_url)
-        title = question.format(number=number)
-        return self._page(request, "catalog_release_confirm", title=title, confirm=confirm, releases_url=releases_url)
+        context = {"title": question.format(number=number), "confirm": confirm, "releases_url": releases_url}
+        return admin_page(self, request, "admin/modes/catalog_release_confirm.html", **context)
 
 
 # The page shows this many changed modes; the API's diff pages through them all.

@@ -30,13 +30,9 @@ class GraphUnavailable(Exception):
     """The graph cannot be drawn: dot is missing or failed. The message says which, for the admin page."""
 
 
-def draw_mode_graph(*, modes, default, counts: dict) -> str:
-    """The SVG (as text, from its <svg> element on) of modes, with the counts of transition_counts()."""
-    return render_svg(mode_graph_dot(modes=modes, default=default, counts=counts))
-
-
 def mode_graph_dot(*, modes, default, counts: dict) -> str:
-    """The graph in the DOT language. Nodes are named m0, m1, ...: only labels carry admin text, escaped."""
+    """The graph in the DOT language (counts: transition_counts()'s). Nodes are m0, m1, ...: only labels carry admin
+    text, escaped."""
     node = {mode.key: f"m{index}" for index, mode in enumerate(modes)}
     taken = {(t["from"], t["to"]): t["count"] for t in counts["transitions"]}
     lines = [

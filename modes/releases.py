@@ -225,10 +225,7 @@ def _mode_diff(before: Catalog, after: Catalog, pk: str, old: int, new: int) -> 
 
 
 def pending_release() -> tuple[int, int, int] | None:
-    """
-    (published, pending, approvals so far) while a revision is pending, else None: one small query for a banner on
-    every mode page. The newest revision is pending whenever it is newer than the published one.
-    """
+    """(published, pending, approvals so far) while one is pending, else None: the mode pages' banner, two queries."""
     head = CatalogHead.objects.filter(pk=1).first()
     if head is None or head.latest <= head.published:
         return None
@@ -239,13 +236,11 @@ def release_summary() -> dict:
     """What catalog_status and the releases page show; "unrecorded": what changes made past the services changed."""
     head = catalog_head()
     pending = get_revision(head.latest) if head.latest > head.published else None
+    earlier = CatalogRevision.objects.filter(published_at__isnull=False).exclude(number=head.published)
     return {
         "head": head,
         "published": get_revision(head.published) if head.published else None,
-        "earlier": list(
-            CatalogRevision.objects.filter(published_at__isnull=False).exclude(number=head.published)
-            .select_related("published_by")[:10]
-        ),
+        "earlier": list(earlier.select_related("published_by")[:10]),
         "pending": pending,
         "approvals": list(pending.approvals.select_related("user")) if pending else [],
         "needed": settings.CATALOG_APPROVALS,

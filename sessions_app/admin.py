@@ -4,19 +4,16 @@ number of queries however many it has; and the mode graph page, the published ca
 days' switches on its arrows.
 """
 
-from urllib.parse import urlencode
-
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
-from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import path
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
-from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
+from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin, admin_page
 from modes.catalog import published_catalog
-from modes.graph_drawing import GraphUnavailable, draw_mode_graph
+from modes.graph_drawing import GraphUnavailable, mode_graph_dot, render_svg
 from modes.models import AgentMode
 
 from .models import AgentSession, ModeChange
@@ -65,12 +62,9 @@ class AgentSessionAdmin(LargeTableAdmin):
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:  # shown under the form by admin/sessions_app/agentsession/change_form.html
-            all_changes = reverse("admin:sessions_app_modechange_changelist")
             latest = obj.mode_changes.select_related("from_mode", "to_mode", "changed_by", "org").order_by("-id")
             context.update(
-                latest_mode_changes=list(latest[:LATEST_MODE_CHANGES]),
-                mode_change_count=obj.mode_changes.count(),
-                mode_changes_url=f"{all_changes}?{urlencode({SessionFilter.parameter_name: obj.pk})}",
+                latest_mode_changes=list(latest[:LATEST_MODE_CHANGES]), mode_change_count=obj.mode_changes.count()
             )
         return super().render_change_form(request, context, add, change, form_url, obj)
 
@@ -92,20 +86,13 @@ class ModeChangeAdmin(ReadOnlyAdmin, LargeTableAdmin):
         if not (self.has_view_permission(request) and request.user.has_perm("modes.view_agentmode")):
             raise PermissionDenied
         catalog = published_catalog()
-        counts = transition_counts(days=GRAPH_DAYS)
+        dot = mode_graph_dot(modes=catalog.modes, default=catalog.default, counts=transition_counts(days=GRAPH_DAYS))
         try:
             # dot escapes every label it writes (and modes.graph_drawing every label it hands dot): text only.
-            drawing = draw_mode_graph(modes=catalog.modes, default=catalog.default, counts=counts)
-            svg, problem = mark_safe(drawing), None
+            svg, problem = mark_safe(render_svg(dot)), None
         except GraphUnavailable as error:
             svg, problem = None, str(error)
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": AgentMode._meta,
-            "title": "Mode graph",
-            "svg": svg,
-            "problem": problem,
-            "days": GRAPH_DAYS,
-            "revision": catalog.revision,
-        }
-        return TemplateResponse(request, "admin/sessions_app/mode_graph.html", context)
+        return admin_page(
+            self, request, "admin/sessions_app/mode_graph.html", opts=AgentMode._meta, title="Mode graph", svg=svg,
+            problem=problem, days=GRAPH_DAYS, revision=catalog.revision,
+        )
