@@ -7,6 +7,7 @@ from accounts.models import organization_of
 from agent_tools.contract import AgentToolExecutionContext, InvokeResult
 from agent_tools.formats import format_tools
 from agent_tools.registry import registry
+from aptix_site.service_errors import Conflict, InvalidInput, NotAllowed, NotFound
 from modes.catalog import Catalog, catalog_at_revision, mode_enables
 from modes.releases import may
 from modes.models import AgentMode
@@ -14,10 +15,39 @@ from sessions_app.models import AgentSession
 from sessions_app.ownership import owned_session
 from sessions_app.selectors import mode_id_at_revision, parse_session_id
 
-from .exceptions import (
-    ArgumentsNotAnObject, RevisionNotPublished, SessionNotAtRevision, ToolExecutedByClient, ToolNotEnabled
-)
 from .serializers import SessionContextResponse, ToolSchemaListResponse
+
+
+# The refusals of these services, which each way of serving answers (aptix_site.service_errors).
+class ToolNotEnabled(NotAllowed):
+    def __init__(self, *, mode_key: str, tool_name: str):
+        super().__init__(f"Mode {mode_key!r} of this session does not enable the tool {tool_name!r}.")
+
+
+class ToolExecutedByClient(Conflict):
+    def __init__(self, tool_name: str):
+        super().__init__(
+            f"The tool {tool_name!r} is executed by the agent's client, not by this service: "
+            "run it in the client and give the model its result."
+        )
+
+
+class ArgumentsNotAnObject(InvalidInput):
+    field = "arguments"
+    message = "Must be a JSON object, or a string holding a JSON object."
+
+
+class SessionNotAtRevision(NotFound):
+    def __init__(self, *, session_id, revision: int):
+        super().__init__(f"Session {session_id} was created after catalog revision {revision}.")
+
+
+class RevisionNotPublished(NotAllowed):
+    def __init__(self, revision: int):
+        super().__init__(
+            f"Catalog revision {revision} was never published; "
+            "only staff who may view catalog revisions may preview it."
+        )
 
 
 def tool_list_payload(*, catalog: Catalog, tool_format: str | None) -> dict:
@@ -33,11 +63,8 @@ def tool_list_payload(*, catalog: Catalog, tool_format: str | None) -> dict:
 
 
 def llm_context(*, catalog: Catalog, mode_id: str, tool_format: str | None) -> dict:
-    """
-    What an agent needs for its next LLM call in a session in the mode of this id, built once per catalog and mode.
-    A mode that catalog does not have (a rollback removed it) is served as the default mode (AGN-014 §6.3), and the
-    notice says so.
-    """
+    """What an agent needs for its next LLM call in a session in the mode of this id, built once per catalog and mode;
+    a mode the catalog lacks (a rollback removed it) is served as the default mode (AGN-014 §6.3), with a notice."""
     served = catalog.served(mode_id)
     notice = None
     if served.pk != mode_id:
@@ -48,7 +75,7 @@ def llm_context(*, catalog: Catalog, mode_id: str, tool_format: str | None) -> d
 
     def build():
         tools = catalog.tools_for_mode(served)
-        context = SessionContextResponse(
+        return SessionContextResponse(
             {
                 "catalog_revision": catalog.revision,
                 "system_prompt": catalog.system_prompt(served.key),
@@ -57,8 +84,7 @@ def llm_context(*, catalog: Catalog, mode_id: str, tool_format: str | None) -> d
                 "unresolved_tool_ids": catalog.unresolved_tool_ids(served.associated_tool_ids),
                 **({"notice": notice} if notice else {}),
             }
-        )
-        return context.data
+        ).data
 
     if notice:
         return build()
@@ -92,10 +118,9 @@ def invoke_tool(
     *, load_catalog: Callable[[], Catalog], name: str, arguments, session: AgentSession | None, conversation_id, user
 ) -> InvokeResult:
     """
-    Run the named tool for user, in session (one of theirs, or None), with the catalog load_catalog gives, read only
-    if needed: a registered tool that reads it reports a failure itself. arguments is a dict, a JSON string of one,
-    or None. Refusals raise before the tool runs; RateLimited when the call spent a limit; the tool's own failures
-    come back in the InvokeResult.
+    Run the named tool for user, in session (one of theirs, or None); arguments is a dict, a JSON string of one, or
+    None. The catalog is loaded only if needed (a registered tool that reads it reports a failure itself). Refusals
+    and RateLimited raise, nothing having run; the tool's own failures come back in the InvokeResult.
     """
     context = AgentToolExecutionContext(
         load_org=lambda: organization_of(user),
