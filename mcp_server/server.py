@@ -35,17 +35,12 @@ def answer(message: Message, *, catalog: Catalog, user, session, before_tool_cal
     method = message.method
     if method in ("initialize", "server/discover"):
         instructions = catalog.system_prompt(catalog.served(session.mode_id).key if session else None)
+        shared = {"capabilities": protocol.CAPABILITIES, "instructions": instructions}
         if method == "initialize":
             # What the handshake settled (read_message): the client's version, or the server's newest to take or leave.
-            return {
-                "protocolVersion": message.version, "capabilities": protocol.CAPABILITIES,
-                "serverInfo": protocol.SERVER_INFO, "instructions": instructions,
-            }
+            return {"protocolVersion": message.version, "serverInfo": protocol.SERVER_INFO, **shared}
         # Only 2026-07-28 is reached through discover; 2025-11-25 clients send initialize instead.
-        return {
-            "supportedVersions": [protocol.STATELESS_VERSION], "capabilities": protocol.CAPABILITIES,
-            "instructions": instructions,
-        }
+        return {"supportedVersions": [protocol.STATELESS_VERSION], **shared}
     if method == "ping":
         return {}
     if method == "tools/list":

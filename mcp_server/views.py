@@ -50,23 +50,22 @@ class McpView(APIView):
 
     def post(self, request, session_id=None):
         session = None if session_id is None else owned_session(session_id=session_id, user=request.user)
-        catalog = request.catalog
         try:
             body = request.data
         except exceptions.ParseError as error:
             return self._unreadable(None, protocol.JsonRpcError(protocol.PARSE_ERROR, str(error.detail)))
         if isinstance(body, list):
-            return self._batch(body, request, session, catalog)
+            return self._batch(body, request, session)
         try:
             message = protocol.read_message(body, headers=request.headers)
         except protocol.JsonRpcError as error:
             return self._unreadable(body, error)
         if message is None or message.id is None:  # a response, or a notification
             return self._accepted()
-        reply, status_code, headers = self._answer(message, request, session, catalog)
+        reply, status_code, headers = self._answer(message, request, session)
         return Response(reply, status=status_code, headers=headers)
 
-    def _batch(self, body: list, request, session, catalog):
+    def _batch(self, body: list, request, session):
         """A 2025-03-26 batch: its requests' answers in one array, in their order (202 if it holds none)."""
         try:
             elements = protocol.batch_elements(body, headers=request.headers)
@@ -80,19 +79,16 @@ class McpView(APIView):
                 replies.append(error.reply(protocol.request_id_of(element)))
                 continue
             if message is not None and message.id is not None:
-                reply = self._answer(message, request, session, catalog, used=used)[0]
+                reply = self._answer(message, request, session, used=used)[0]
                 replies.append(reply)
                 used += protocol.response_size(reply)
         return Response(replies) if replies else self._accepted()
 
-    def _answer(self, message: protocol.Message, request, session, catalog, used=0) -> tuple[dict, int, dict]:
-        """
-        The reply to a request that was read, with its HTTP status and headers in the request's version; used: the
-        bytes of the answers before it in its batch.
-        """
+    def _answer(self, message: protocol.Message, request, session, used=0) -> tuple[dict, int, dict]:
+        """A read request's reply, with the HTTP status and headers its version gives; used: as check_response_size."""
         try:
             result = answer(
-                message, catalog=catalog, user=request.user, session=session,
+                message, catalog=request.catalog, user=request.user, session=session,
                 before_tool_call=lambda: self._throttle_tool_call(request),
             )
             reply = protocol.result_response(message, result)
