@@ -54,9 +54,9 @@ class McpView(APIView):
             body = request.data
         except exceptions.ParseError as error:
             return self._unreadable(None, protocol.JsonRpcError(protocol.PARSE_ERROR, str(error.detail)))
-        if isinstance(body, list):
-            return self._batch(body, request, session)
         try:
+            if isinstance(body, list):
+                return self._batch(protocol.batch_elements(body, headers=request.headers), request, session)
             message = protocol.read_message(body, headers=request.headers)
         except protocol.JsonRpcError as error:
             return self._unreadable(body, error)
@@ -65,12 +65,8 @@ class McpView(APIView):
         reply, status_code, headers = self._answer(message, request, session)
         return Response(reply, status=status_code, headers=headers)
 
-    def _batch(self, body: list, request, session):
+    def _batch(self, elements: list, request, session):
         """A 2025-03-26 batch: its requests' answers in one array, in their order (202 if it holds none)."""
-        try:
-            elements = protocol.batch_elements(body, headers=request.headers)
-        except protocol.JsonRpcError as error:
-            return self._unreadable(body, error)
         replies, used = [], 0
         for element in elements:
             try:
