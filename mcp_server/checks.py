@@ -8,16 +8,13 @@ from django.core.checks import Error
 
 def check_allowed_origins(app_configs, **kwargs):
     """Each MCP_ALLOWED_ORIGINS entry is an origin as a browser sends it, or it would never match one."""
-    errors = []
-    for entry in settings.MCP_ALLOWED_ORIGINS:
-        parts = urlsplit(entry)
-        if not (parts.scheme and parts.netloc) or parts.path or parts.query or parts.fragment:
-            errors.append(
-                Error(
-                    f"MCP_ALLOWED_ORIGINS has {entry!r}, which is not an origin, so no request would match it.",
-                    hint="Write each as scheme://host[:port] with nothing after it, e.g. http://localhost:6274.",
-                    obj="MCP_ALLOWED_ORIGINS",
-                    id="mcp_server.E001",
-                )
-            )
-    return errors
+    return [
+        Error(
+            f"MCP_ALLOWED_ORIGINS has {entry!r}, which is not an origin, so no request would match it.",
+            hint="Write each as scheme://host[:port] with nothing after it, e.g. http://localhost:6274.",
+            obj="MCP_ALLOWED_ORIGINS",
+            id="mcp_server.E001",
+        )
+        for entry, parts in ((entry, urlsplit(entry)) for entry in settings.MCP_ALLOWED_ORIGINS)
+        if not (parts.scheme and parts.netloc) or parts.path or parts.query or parts.fragment
+    ]
