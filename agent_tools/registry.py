@@ -15,7 +15,6 @@ SIMPLE_TYPES = {"string", "number", "integer", "boolean", "object", "array"}
 
 class UnknownToolError(NotFound, LookupError):
     def __init__(self, name):
-        self.name = name
         super().__init__(f"No tool is registered or declared under the name {name!r}.")
 
 
