@@ -62,8 +62,7 @@ def revoke_tokens(*, user, name: str | None = None) -> int:
     tokens = ApiToken.objects.filter(user=user)
     if name is not None:
         tokens = tokens.filter(name=name)
-    deleted, _ = tokens.delete()
-    return deleted
+    return tokens.delete()[0]
 
 
 def revoke_tokens_when_the_password_changes(sender, instance, raw=False, update_fields=None, **kwargs):
