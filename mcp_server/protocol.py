@@ -87,9 +87,8 @@ class Message:
 
 def read_message(body, *, headers) -> Message | None:
     """
-    The message in a parsed request body, or in one element of a batch; None for a client's response to us (we
-    send no requests). headers are the request's: they say its version, and 2026-07-28 requests repeat their
-    version, method and name there. JsonRpcError for a message that cannot be read.
+    The message in a parsed request body or batch element, with the version it and the request's headers give
+    (_asked_version); None for a client's response to us (we send no requests); JsonRpcError if it cannot be read.
     """
     if isinstance(body, list):  # a batch where batches are not spoken, or one inside a batch
         raise _no_batches(headers)

@@ -103,9 +103,8 @@ def call_tool(params: dict, *, catalog: Catalog, user, session, before_tool_call
 
 def tool_refusal(error: ServiceError) -> dict:
     """
-    A tool call a service refused, nothing having run: a spent limit (the tool-invoke limit, or a branch's
-    session-create limit) is MCP's throttled error, in REST's 429 words; any other refusal (the catalog changed
-    since tools/list) is the tool's error result.
+    A tool call a service refused, nothing having run: a spent limit (tool-invoke, or a branch's session-create) is
+    MCP's throttled error, in REST's 429 words; any other (the catalog changed since tools/list), the tool's error.
     """
     if isinstance(error, RateLimited):
         message = str(Throttled(wait=error.retry_after, detail=str(error)).detail)
