@@ -1,7 +1,4 @@
-"""
-Organizations: a user belongs to at most one, and sessions and audit rows record it. API tokens: a user holds
-several, each named, stored as a digest only.
-"""
+"""Organizations (a user belongs to at most one) and API tokens (several per user, each named, kept as a digest)."""
 
 from django.conf import settings
 from django.db import models

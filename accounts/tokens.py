@@ -1,8 +1,4 @@
-"""
-API tokens: created with a key shown once, at most API_MAX_TOKENS_PER_USER live ones per user, found by the key's
-digest in one query per request, marked as used at most once a minute, and revoked one name at a time, all at once,
-or when the user's password changes.
-"""
+"""API tokens: created with the key shown once, found by its digest, marked as used, revoked (by a new password too)."""
 
 import re
 from datetime import timedelta

@@ -1,7 +1,4 @@
-"""
-Request and response shapes of the agent API: a tool call, the tool list, a session's context. The response
-shapes are the answers' one definition (aptix_site.shapes): the services build them, the schema documents them.
-"""
+"""Request and response shapes (aptix_site.shapes) of the agent API: a tool call, the tool list, a session's context."""
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer

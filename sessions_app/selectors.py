@@ -29,8 +29,7 @@ def parse_session_id(session_id) -> uuid.UUID:
 def get_owned_session(*, session_id, user, with_mode: bool = False) -> AgentSession:
     """
     The user's session; AgentSession.DoesNotExist for anyone else's, exactly as for a missing one. with_mode reads
-    its mode and organization rows with it, for an answer that shows them; an agent's requests take the session's
-    mode from the catalog they are served instead.
+    its mode and organization with it, for an answer that shows them (an agent's request reads its catalog instead).
     """
     sessions = sessions_of(user=user) if with_mode else AgentSession.objects.filter(owner=user)
     return sessions.get(pk=parse_session_id(session_id))
@@ -59,10 +58,7 @@ def mode_changes_of(*, session: AgentSession):
 
 
 def mode_id_at_revision(*, session: AgentSession, revision: int) -> str | None:
-    """
-    The id of the mode the session was in while the catalog was at revision: after its last change made at
-    that revision or before, else its mode before its first change; None if it was created after.
-    """
+    """The id of the mode the session was in while the catalog was at revision; None if it was created after."""
     if session.catalog_revision is not None and session.catalog_revision > revision:
         return None
     changes = ModeChange.objects.filter(session_id=session.pk)

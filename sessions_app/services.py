@@ -24,8 +24,7 @@ def set_session_mode(
     *, catalog: Catalog, session_id, mode: AgentMode, reason: str, user, branch: bool = False
 ) -> ModeChange:
     """
-    Move the user's session to mode (of catalog) and record the change, atomically: who (the user, and the user's
-    organization at that moment), when, from which mode, to which, why, and the catalog revision in force.
+    Move the user's session to mode (of catalog) and audit the change, with the user's organization then, atomically.
 
     The session row is locked first, so concurrent changes queue: each audit row's from_mode is the mode the session
     really had, and the session ends in the mode of its last audit row. The catalog's mode graph is judged on that

@@ -1,7 +1,4 @@
-"""
-REST endpoints for a user's own agent sessions (anyone else's session is answered 404), and for staff the
-transition counts over every session.
-"""
+"""REST endpoints for a user's own agent sessions (anyone else's is answered 404), and the staff's transition counts."""
 
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import exceptions, generics, status
