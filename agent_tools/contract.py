@@ -159,15 +159,13 @@ def load_arguments(arguments_json: str | None, *, empty_message: str | None, lab
         raise ToolArgumentError(f"{label} arguments must be a JSON object.") from None
     if not isinstance(arguments, dict):
         raise ToolArgumentError(f"{label} arguments must be a JSON object.")
-    problem = unstorable_text(arguments)
-    if problem:
+    if problem := unstorable_text(arguments):
         raise ToolArgumentError(f"{label} arguments must not contain {problem}.")
     return arguments
 
 
 def reject_unknown_arguments(arguments: dict, *, allowed: set[str], label: str) -> None:
-    unknown = sorted(set(arguments) - allowed)
-    if unknown:
+    if unknown := sorted(set(arguments) - allowed):
         raise ToolArgumentError(
             f"{label} does not accept {', '.join(repr(name) for name in unknown)}; "
             f"its arguments are {', '.join(sorted(allowed))}."

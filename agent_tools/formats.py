@@ -89,8 +89,7 @@ def strict_mode_problem(parameters: dict) -> str | None:
         nonlocal count
         if not isinstance(node, dict):
             return f"{where} must be a schema object."
-        unsupported = sorted(set(node) - STRICT_KEYWORDS)
-        if unsupported:
+        if unsupported := sorted(set(node) - STRICT_KEYWORDS):
             return (
                 f"{where} uses {', '.join(unsupported)}, which OpenAI's strict mode does not support; "
                 f"the keywords it does are {', '.join(sorted(STRICT_KEYWORDS))}."

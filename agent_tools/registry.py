@@ -24,8 +24,7 @@ class ToolRegistry:
 
     def register(self, tool_class: type[AgentTool]) -> type[AgentTool]:
         label = getattr(tool_class, "__qualname__", repr(tool_class))
-        problem = _contract_problem(tool_class)
-        if problem:
+        if problem := _contract_problem(tool_class):
             raise ImproperlyConfigured(f"Tool {label} cannot be registered: {problem}")
         if tool_class.TOOL_NAME in self._tools:
             other = type(self._tools[tool_class.TOOL_NAME]).__qualname__
@@ -111,8 +110,7 @@ def tool_schema_problem(schema, name) -> str | None:
             return f"parameter {prop!r} must declare a simple JSON type ({', '.join(sorted(SIMPLE_TYPES))})."
         if not _is_text(spec.get("description")):
             return f"parameter {prop!r} needs a description."
-    missing = [item for item in parameters["required"] if not isinstance(item, str) or item not in properties]
-    if missing:
+    if missing := [item for item in parameters["required"] if not isinstance(item, str) or item not in properties]:
         return f"required parameters {missing} are not among the properties."
     return None
 
