@@ -62,8 +62,7 @@ class McpView(APIView):
             return self._unreadable(body, error)
         if message is None or message.id is None:  # a response, or a notification
             return self._accepted()
-        reply, status_code, headers = self._answer(message, request, session)
-        return Response(reply, status=status_code, headers=headers)
+        return self._answer(message, request, session)
 
     def _batch(self, elements: list, request, session):
         """A 2025-03-26 batch: its requests' answers in one array, in their order (202 if it holds none)."""
@@ -75,12 +74,12 @@ class McpView(APIView):
                 replies.append(error.reply(protocol.request_id_of(element)))
                 continue
             if message is not None and message.id is not None:
-                reply = self._answer(message, request, session, used=used)[0]
+                reply = self._answer(message, request, session, used=used).data
                 replies.append(reply)
                 used += protocol.response_size(reply)
         return Response(replies) if replies else self._accepted()
 
-    def _answer(self, message: protocol.Message, request, session, used=0) -> tuple[dict, int, dict]:
+    def _answer(self, message: protocol.Message, request, session, used=0) -> Response:
         """A read request's reply, with the HTTP status and headers its version gives; used: as check_response_size."""
         try:
             result = answer(
@@ -94,8 +93,9 @@ class McpView(APIView):
             stateless = message.version == protocol.STATELESS_VERSION
             status_code = protocol.ERROR_HTTP_STATUS.get(error.code, 200) if stateless else 200
             retry = isinstance(error, protocol.ThrottledError) and status_code == status.HTTP_429_TOO_MANY_REQUESTS
-            return error.reply(message.id), status_code, {"Retry-After": str(error.retry_after)} if retry else {}
-        return reply, status.HTTP_200_OK, {}
+            headers = {"Retry-After": str(error.retry_after)} if retry else None
+            return Response(error.reply(message.id), status=status_code, headers=headers)
+        return Response(reply)
 
     @staticmethod
     def _unreadable(body, error: protocol.JsonRpcError) -> Response:
