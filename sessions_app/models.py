@@ -99,10 +99,8 @@ class ModeChangeRefusal(models.Model):
 
     class Meta:
         ordering = ["id"]
-        indexes = [
-            # A period's refusals per pair, read from the index alone.
-            models.Index(fields=["refused_at", "from_mode_id", "to_mode_id"], name="refusal_at_modes"),
-        ]
+        # A period's refusals per pair, read from the index alone.
+        indexes = [models.Index(fields=["refused_at", "from_mode_id", "to_mode_id"], name="refusal_at_modes")]
 
     def __str__(self):
         return f"{self.from_mode_id} ↛ {self.to_mode_id}"
