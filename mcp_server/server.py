@@ -58,10 +58,7 @@ def answer(message: Message, *, catalog: Catalog, user, session, before_tool_cal
 
 
 def served_tools(catalog: Catalog, session) -> list:
-    """
-    The tools this endpoint runs: in a session, the server tools its mode enables (the agent's client runs
-    its declared tools itself); without one, the server tools that need no session.
-    """
+    """The server tools this endpoint runs: in a session, those its mode enables; else those that need no session."""
     tools = catalog.tools_for_mode(catalog.served(session.mode_id)) if session else catalog.all_tools()
     return [tool for tool in tools if tool.is_tool_fully_executed_on_server and (session or not tool.requires_session)]
 
