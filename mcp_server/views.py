@@ -1,10 +1,8 @@
 """
-The MCP endpoints: MCP's streamable HTTP transport, stateless, each POST answered with one JSON message
-(or 202 for a notification). /mcp/ serves what needs no session; /mcp/sessions/<id>/ one of the caller's
-sessions (anyone else's is 404, as over REST). Authentication is the API token as a bearer token, the
-REST throttle for tool calls applies to tools/call, and a web page of another origin is refused (origins.py).
-Which HTTP status an answer has depends on the request's protocol version (protocol.py); what is refused before
-a message is read (no token 401, a foreign origin 403, a body too large 413, another's session 404) keeps its own.
+The MCP endpoints: MCP's streamable HTTP transport, stateless, each POST answered with one JSON message (or 202
+for a notification). /mcp/ serves what needs no session; /mcp/sessions/<id>/ one of the caller's sessions. An
+answer's HTTP status depends on the request's protocol version (protocol.py), but for a refusal before a message
+is read, which keeps its own (no token 401, a foreign origin 403, a body too large 413, another's session 404).
 """
 
 from django.http import HttpResponse
