@@ -1,7 +1,6 @@
-"""Token authentication for the API, with the accounts' API tokens (accounts.tokens).
-
-DRF imports authentication classes while rest_framework.views is still loading, so this module must not
-import views.
+"""
+Token authentication for the API, with the accounts' API tokens (accounts.tokens). It must not import views:
+DRF imports authentication classes while rest_framework.views is still loading.
 """
 
 from rest_framework import exceptions

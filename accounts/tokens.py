@@ -30,10 +30,7 @@ class TooManyTokens(Conflict):
 
 
 def create_token(*, user, name: str, expires_in_days: int | None = None) -> tuple[ApiToken, str]:
-    """
-    A new token of the user, and its key: the only time the key is known, as only its digest is stored.
-    TooManyTokens if the user holds API_MAX_TOKENS_PER_USER unexpired tokens already.
-    """
+    """A new token of the user, and its key: the only time the key is known, as only its digest is stored."""
     days = expires_in_days or settings.API_TOKEN_TTL_DAYS
     with transaction.atomic():
         if limit := settings.API_MAX_TOKENS_PER_USER:
