@@ -6,6 +6,7 @@ and Markdown views of list_modes.
 
 from dataclasses import replace
 
+from django.template.defaultfilters import pluralize
 from rest_framework import serializers
 
 from aptix_site.shapes import Shape
@@ -80,15 +81,11 @@ def render_markdown(modes: list[AgentMode], *, catalog: list[AgentMode], filter_
                 f"- **Tools**: {', '.join(mode.associated_tool_ids) or 'none'}",
                 f"- **Status**: {status}",
             ]
-    builtin = sum(1 for mode in catalog if mode.source == AgentMode.Source.BUILTIN)
-    lines += ["", f"Total: {_modes(len(catalog))} ({builtin} built-in, {len(catalog) - builtin} custom)"]
+    total, builtin = len(catalog), sum(1 for mode in catalog if mode.source == AgentMode.Source.BUILTIN)
+    lines += ["", f"Total: {total} mode{pluralize(total)} ({builtin} built-in, {total - builtin} custom)"]
     if filter_text.strip():
-        lines.append(f'Showing {_modes(len(modes))} matching filter "{filter_text.strip()}"')
+        lines.append(f'Showing {len(modes)} mode{pluralize(modes)} matching filter "{filter_text.strip()}"')
     return "\n".join(lines)
-
-
-def _modes(count: int) -> str:
-    return f"{count} mode" if count == 1 else f"{count} modes"
 
 
 class IsoDateTimeField(serializers.DateTimeField):
