@@ -57,11 +57,9 @@ def render_table(modes: list[AgentMode]) -> str:
         (mode.key, mode.display_name, mode.status, mode.source, "yes" if mode.is_default else "", mode.when_to_use)
         for mode in modes
     ]
-    widths = [max(len(row[column]) for row in [header, *rows]) for column in range(len(header) - 1)]
-    return "\n".join(
-        "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths)), row[-1]]).rstrip()
-        for row in [header, *rows]
-    )
+    widths = [max(map(len, column)) for column in zip(header, *rows)]
+    # The last column is padded too, harmlessly: the line's end is stripped.
+    return "\n".join("  ".join(map(str.ljust, row, widths)).rstrip() for row in [header, *rows])
 
 
 def render_markdown(modes: list[AgentMode], *, catalog: list[AgentMode], filter_text: str = "") -> str:
