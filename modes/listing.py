@@ -6,6 +6,7 @@ and Markdown views of list_modes.
 
 from dataclasses import replace
 
+from django.template.defaultfilters import pluralize
 from rest_framework import serializers
 
 from aptix_site.shapes import Shape
@@ -56,11 +57,9 @@ def render_table(modes: list[AgentMode]) -> str:
         (mode.key, mode.display_name, mode.status, mode.source, "yes" if mode.is_default else "", mode.when_to_use)
         for mode in modes
     ]
-    widths = [max(len(row[column]) for row in [header, *rows]) for column in range(len(header) - 1)]
-    return "\n".join(
-        "  ".join([*(cell.ljust(width) for cell, width in zip(row, widths)), row[-1]]).rstrip()
-        for row in [header, *rows]
-    )
+    widths = [max(map(len, column)) for column in zip(header, *rows)]
+    # The last column is padded too, harmlessly: the line's end is stripped.
+    return "\n".join("  ".join(map(str.ljust, row, widths)).rstrip() for row in [header, *rows])
 
 
 def render_markdown(modes: list[AgentMode], *, catalog: list[AgentMode], filter_text: str = "") -> str:
@@ -80,15 +79,11 @@ def render_markdown(modes: list[AgentMode], *, catalog: list[AgentMode], filter_
                 f"- **Tools**: {', '.join(mode.associated_tool_ids) or 'none'}",
                 f"- **Status**: {status}",
             ]
-    builtin = sum(1 for mode in catalog if mode.source == AgentMode.Source.BUILTIN)
-    lines += ["", f"Total: {_modes(len(catalog))} ({builtin} built-in, {len(catalog) - builtin} custom)"]
+    total, builtin = len(catalog), sum(1 for mode in catalog if mode.source == AgentMode.Source.BUILTIN)
+    lines += ["", f"Total: {total} mode{pluralize(total)} ({builtin} built-in, {total - builtin} custom)"]
     if filter_text.strip():
-        lines.append(f'Showing {_modes(len(modes))} matching filter "{filter_text.strip()}"')
+        lines.append(f'Showing {len(modes)} mode{pluralize(modes)} matching filter "{filter_text.strip()}"')
     return "\n".join(lines)
-
-
-def _modes(count: int) -> str:
-    return f"{count} mode" if count == 1 else f"{count} modes"
 
 
 class IsoDateTimeField(serializers.DateTimeField):

@@ -113,10 +113,7 @@ def approve_revision(*, number: int, user) -> CatalogRevision:
 
 
 def publish_revision(*, number: int, user) -> CatalogRevision:
-    """
-    Make revision number the one agents are served: a pending revision with its approvals (or without, unreviewed),
-    or one published before (a rollback: returns the revision that restores it).
-    """
+    """Make revision number the one agents are served; a rollback returns the new revision that restores it."""
     unreviewed_allowed = may(user, "publish_unreviewed_revision")
     if not unreviewed_allowed:
         _require(user, "publish_revision", "publish catalog revisions")
@@ -171,18 +168,15 @@ def _roll_back(revision: CatalogRevision, user) -> CatalogRevision:
 
 
 def revision_diff(*, number: int, against: int | None = None) -> dict:
-    """
-    What revision number changes against revision against (by default the published one): the Mode Catalog block
-    once, then mode by mode and declared tool by declared tool every field the model is shown, old and new.
-    """
+    """What revision number changes against revision against (by default the published one), each field old and new."""
     against = catalog_head().published if against is None else against
     before, after = catalog_at_revision(against), catalog_at_revision(number)
-    ids = [*after.by_id, *(pk for pk in before.by_id if pk not in after.by_id)]
-    modes = [_mode_diff(before, after, pk, against, number) for pk in ids]
+    # In the new catalog's order, then what it removed.
+    modes = [_mode_diff(before, after, pk, against, number) for pk in after.by_id | before.by_id]
     old_tools, new_tools = ({tool.name: tool for tool in catalog.declared_tools} for catalog in (before, after))
     tools = [
         {"name": name, **_changes(old_tools.get(name), new_tools.get(name), TOOL_FIELDS)}
-        for name in [*new_tools, *(name for name in old_tools if name not in new_tools)]
+        for name in new_tools | old_tools
     ]
     # The block as a session in the default mode gets it: the same for every mode but its first line, so once.
     prompt = _line_diff(before.system_prompt(None), after.system_prompt(None), against, number)
@@ -190,11 +184,8 @@ def revision_diff(*, number: int, against: int | None = None) -> dict:
 
 
 def _line_diff(old: str, new: str, old_number: int, new_number: int) -> list[str]:
-    lines = difflib.unified_diff(
-        old.splitlines(), new.splitlines(), fromfile=f"revision {old_number}", tofile=f"revision {new_number}",
-        lineterm="",
-    )
-    return list(lines)
+    names = f"revision {old_number}", f"revision {new_number}"
+    return list(difflib.unified_diff(old.splitlines(), new.splitlines(), *names, lineterm=""))
 
 
 def _changes(old, new, fields) -> dict:

@@ -74,12 +74,9 @@ class RevisionDiffQuery(RequestSerializer):
     against = serializers.IntegerField(
         min_value=1, default=None, help_text="The revision to compare with; the published one if left out."
     )
-    after = StrictCharField(
-        required=False, default=None, max_length=64, help_text="The modes after this key: the next link's value."
-    )
+    after = StrictCharField(default=None, max_length=64, help_text="The modes after this key: the next link's value.")
     pageSize = serializers.IntegerField(
-        required=False, min_value=1, max_value=MAX_DIFF_PAGE, default=DIFF_PAGE,
-        help_text=f"Modes per page, 1 to {MAX_DIFF_PAGE}.",
+        min_value=1, max_value=MAX_DIFF_PAGE, default=DIFF_PAGE, help_text=f"Modes per page, 1 to {MAX_DIFF_PAGE}."
     )
 
 

@@ -57,8 +57,7 @@ class ModeDetailView(APIView):
     )
     @conditional_on_catalog
     def get(self, request, key):
-        catalog = request.catalog
-        return Response(mode_detail_payload(catalog, catalog.mode(key)))
+        return Response(mode_detail_payload(request.catalog, request.catalog.mode(key)))
 
 
 class ModeToolsView(APIView):
