@@ -1,7 +1,6 @@
 """
-Every write to the mode catalog: the admin, imports, commands and rollbacks all write through catalog_change, which
-makes each of their writes one catalog revision (modes.revisions) judged by the catalog's rules; and the writes that
-have rules of their own: switching the default, deleting modes, importing a file, writing back an earlier revision.
+Every write to the mode catalog goes through catalog_change, which makes it one revision (modes.revisions) judged by the
+catalog's rules; and the writes with rules of their own: the default, deletions, imports, writing back revisions.
 """
 
 from contextlib import contextmanager
