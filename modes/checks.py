@@ -1,11 +1,9 @@
 """
-The system checks of the mode catalog. They judge the published revision, the catalog agents are served, by the
-catalog's rules (modes.rules: errors, so no server starts), and warn about rows that no revision holds (modes.W004: a
-change made past the services) and about declared tools and tool ids the model is not told of (servers start anyway).
-
-They read the catalog from the database, so Django runs them only when asked for a database (``check --database
-default``, ``migrate``); servers run them through ``modes.startup`` before serving. Until the modes migrations are
-applied there is no catalog to check, which keeps ``migrate`` working on an empty database.
+The mode catalog's system checks: the published revision, which agents are served, by the catalog's rules (modes.rules:
+errors, so no server starts); warnings (servers start anyway) about rows no revision holds (modes.W004: a change made
+past the services) and declared tools and tool ids the model is not told of. They read the database, so Django runs them
+only when asked for one (``check --database default``, ``migrate``), servers through ``modes.startup``; until the modes
+migrations are applied there is no catalog to check, so ``migrate`` works on an empty database.
 """
 
 from django.core.checks import Warning
@@ -48,9 +46,6 @@ def catalog_is_migrated(using):
 
 def unrecorded_change_warnings():
     """modes.W004, while the rows differ from the newest revision: a change made past the services."""
-    change = rows_differ_from_latest()
-    if change is None:
-        return []
     return [
         Warning(
             f"The catalog's rows differ from its newest revision ({change}): a change made past the services "
@@ -58,6 +53,8 @@ def unrecorded_change_warnings():
             hint="Run 'python manage.py record_revision' to record it, through the catalog's rules.",
             obj=CatalogHead, id="modes.W004",
         )
+        for change in [rows_differ_from_latest()]
+        if change is not None
     ]
 
 

@@ -38,6 +38,12 @@ class AgentModeSummary:
     llm_can_enter: bool
 
 
+def regex_check(field: str, pattern: str, name: str, message: str) -> models.CheckConstraint:
+    """The database's check that field matches pattern, which the field's validator also checks in Python."""
+    condition = Q(**{f"{field}__regex": pattern})
+    return models.CheckConstraint(condition=condition, name=name, violation_error_message=message)
+
+
 class ModeStatus(models.TextChoices):  # AgentMode.Status; a class of its own so that Meta can name it
     ACTIVE = "active"
     EXPERIMENTAL = "experimental"
@@ -115,17 +121,11 @@ class AgentMode(models.Model):
                 condition=Q(status__in=ModeStatus.values), name="modes_agentmode_status_valid",
                 violation_error_message=f"Status must be {one_of(ModeStatus.values)}.",
             ),
-            models.CheckConstraint(
-                condition=Q(id__regex=MODE_ID_PATTERN), name="modes_agentmode_id_format",
-                violation_error_message=validate_mode_id.message,
-            ),
-            models.CheckConstraint(
-                condition=Q(key__regex=MODE_KEY_PATTERN), name="modes_agentmode_key_format",
-                violation_error_message=validate_mode_key.message,
-            ),
-            models.CheckConstraint(
-                condition=Q(when_to_use__regex=WHEN_TO_USE_PATTERN), name="modes_agentmode_when_to_use_one_line",
-                violation_error_message="Every mode needs a when-to-use sentence on a single line.",
+            regex_check("id", MODE_ID_PATTERN, "modes_agentmode_id_format", validate_mode_id.message),
+            regex_check("key", MODE_KEY_PATTERN, "modes_agentmode_key_format", validate_mode_key.message),
+            regex_check(
+                "when_to_use", WHEN_TO_USE_PATTERN, "modes_agentmode_when_to_use_one_line",
+                "Every mode needs a when-to-use sentence on a single line.",
             ),
         ]
 
@@ -176,10 +176,7 @@ class DeclaredTool(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.CheckConstraint(
-                condition=Q(name__regex=TOOL_NAME_PATTERN), name="modes_declaredtool_name_format",
-                violation_error_message=validate_tool_name.message,
-            ),
+            regex_check("name", TOOL_NAME_PATTERN, "modes_declaredtool_name_format", validate_tool_name.message),
         ]
 
     def __str__(self):

@@ -1,7 +1,6 @@
 """
-The rules of the mode catalog (AGN-014 §7 and the mode graph), each stated once: validate_catalog() is what every
-write and every publication runs (modes.revisions, modes.releases), so that a catalog breaking one is never recorded
-or published; the system checks (modes.checks) report them, with the same ids, for the published revision.
+The mode catalog's rules (AGN-014 §7, the mode graph), stated once: every write and publication runs validate_catalog
+(modes.revisions, modes.releases); the system checks (modes.checks) report them, same ids, for the published revision.
 """
 
 from collections import defaultdict
@@ -29,7 +28,7 @@ class InvalidCatalog(Conflict):
 
 
 def validate_catalog(modes) -> None:
-    """InvalidCatalog if modes break a rule of the catalog; what every write and every publication runs."""
+    """InvalidCatalog if modes break a rule of the catalog."""
     errors = catalog_errors(list(modes))
     if errors:
         raise InvalidCatalog(errors)

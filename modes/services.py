@@ -1,7 +1,6 @@
 """
-Every write to the mode catalog: the admin, imports, commands and rollbacks all write through catalog_change, which
-makes each of their writes one catalog revision (modes.revisions) judged by the catalog's rules; and the writes that
-have rules of their own: switching the default, deleting modes, importing a file, writing back an earlier revision.
+Every write to the mode catalog goes through catalog_change, which makes it one revision (modes.revisions) judged by the
+catalog's rules; and the writes with rules of their own: the default, deletions, imports, writing back revisions.
 """
 
 from contextlib import contextmanager
@@ -118,23 +117,16 @@ def restore_revision_rows(*, number: int, document: dict, restored_by) -> Catalo
                 check_deletable(modes=gone)
             _delete_rows(gone)
             existing = {getattr(row, name): row for row in section.model.objects.all()}
-            if section is MODE_SECTION:
-                _free_keys_to_change(existing, rows)
+            for wanted in rows:
+                if section is MODE_SECTION and wanted.pk in existing and existing[wanted.pk].key != wanted.key:
+                    # A placeholder first, so that keys swapped since the revision can swap back: the key's unique
+                    # index is checked row by row. The row is then saved with its revision's key, below.
+                    AgentMode.objects.filter(pk=wanted.pk).update(key=f"restoring_{wanted.pk.lower()}")
             for wanted in rows:
                 row = existing.get(getattr(wanted, name), wanted)
                 if _apply(row, {field: getattr(wanted, field) for field in section.fields}) or row is wanted:
                     row.save()
     return change.revision
-
-
-def _free_keys_to_change(existing: dict, modes) -> None:
-    """
-    Rows whose key the restore changes take a placeholder first, so that keys swapped since the revision can swap
-    back: the key's unique index is checked row by row. Each is then saved with its revision's key.
-    """
-    for mode in modes:
-        if mode.pk in existing and existing[mode.pk].key != mode.key:
-            AgentMode.objects.filter(pk=mode.pk).update(key=f"restoring_{mode.pk.lower()}")
 
 
 class RevertRefused(Conflict):
@@ -303,9 +295,7 @@ def _checked_rows(entries, section: Section, existing: dict, update, problems, *
 
 def _apply(row, fields) -> list[str]:
     """Set the given fields on row; the names of those whose value changes."""
-    changed = []
-    for name, value in fields.items():
-        if getattr(row, name) != value:
-            setattr(row, name, value)
-            changed.append(name)
+    changed = [name for name, value in fields.items() if getattr(row, name) != value]
+    for name in changed:
+        setattr(row, name, fields[name])
     return changed
