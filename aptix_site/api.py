@@ -153,8 +153,7 @@ def api_exception_handler(exc, context):
         logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
         status_code = 413 if isinstance(exc, RequestDataTooBig) else 400
         return Response(error_body(view, refusal_detail(exc), status_code), status=status_code)
-    unavailable = database_unavailable_response(context["request"], exc, view)
-    if unavailable is not None:
+    if unavailable := database_unavailable_response(context["request"], exc, view):
         return unavailable
     response = exception_handler(exc, context)
     if response is None:

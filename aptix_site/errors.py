@@ -120,8 +120,7 @@ def page_not_found(request, exception):
 
 def server_error(request):
     # Django calls this while handling the exception, so it is still at hand.
-    unavailable = database_unavailable_response(request, sys.exc_info()[1])
-    if unavailable is not None:
+    if unavailable := database_unavailable_response(request, sys.exc_info()[1]):
         return unavailable
     if request.path.startswith(API_PREFIX):
         return api_error_response(request, SERVER_ERROR_DETAIL, 500)

@@ -32,9 +32,5 @@ def readyz(request):
     except DatabaseError:
         checks["database"] = checks["catalog"] = "unavailable"
     if checks["database"] != "ok" or checks["catalog"] != "ok":
-        status, code = "unavailable", 503
-    elif checks["cache"] == "unavailable":
-        status, code = "degraded", 200
-    else:
-        status, code = "ok", 200
-    return JsonResponse({"status": status, "checks": checks}, status=code)
+        return JsonResponse({"status": "unavailable", "checks": checks}, status=503)
+    return JsonResponse({"status": "degraded" if checks["cache"] == "unavailable" else "ok", "checks": checks})
