@@ -1,7 +1,5 @@
-"""
-Request filters that run before any view (API bodies of unknown or excessive size, NUL characters, methods the views
-outside DRF do not serve) and the Content-Security-Policy of the HTML pages.
-"""
+"""Request filters that run before any view (API bodies of unknown or excessive size, NUL characters, methods the
+views outside DRF do not serve) and the Content-Security-Policy of the HTML pages."""
 
 from csp.middleware import CSPMiddleware
 from django.conf import settings
@@ -63,10 +61,7 @@ def serves_methods(*methods: str):
 
 
 class ServedMethodsMiddleware(MiddlewareMixin):
-    """
-    The JSON 405 of the views outside DRF: the admin's, those marked with serves_methods, and the static files (before
-    WhiteNoise's empty 405). Before CsrfViewMiddleware: a POST to a read-only page is a wrong method, not a forgery.
-    """
+    """The JSON 405 of the views outside DRF: the admin's, those marked with serves_methods, and the static files."""
 
     def process_request(self, request):
         if request.method not in STATIC_METHODS and request.path.startswith(settings.STATIC_URL):

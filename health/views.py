@@ -1,8 +1,6 @@
-"""
-GET /healthz: the process is up (it touches nothing else). GET /readyz: it can serve, which needs the database and a
-sound published catalog revision; a Redis outage makes it "degraded" but still ready, since throttles then count per
-process. Both are public JSON, 200 or 503, naming no host, error or internal detail.
-"""
+"""GET /healthz: the process is up (it touches nothing else). GET /readyz: it can serve, which needs the database and
+a sound published catalog revision; a Redis outage makes it "degraded" but still ready, since throttles then count
+per process. Both are public JSON, 200 or 503, naming no host, error or internal detail."""
 
 from django.core.cache import caches
 from django.db import DatabaseError
