@@ -1,7 +1,5 @@
-"""
-Plumbing shared by every REST endpoint: strict request serializers, pagination, the error handler (where the
-services' errors become HTTP answers) and the errors' OpenAPI responses.
-"""
+"""Plumbing shared by every REST endpoint: strict request serializers, pagination, the error handler (where the
+services' errors become HTTP answers) and the errors' OpenAPI responses."""
 
 import base64
 import logging
@@ -64,11 +62,9 @@ class StrictCharField(serializers.CharField):
 
 
 class CursorPagination(pagination.CursorPagination):
-    """
-    By cursor, so that a page deep in millions of rows costs what the first one does (an OFFSET reads every row before
-    it); subclasses set `ordering`, which an index should lead with. A bad pageSize, or a page number, is a 400 and a
-    cursor it did not give a 404: never another page.
-    """
+    """By cursor, so that a page deep in millions of rows costs what the first one does (an OFFSET reads every row
+    before it); subclasses set `ordering`, which an index should lead with. A bad pageSize, or a page number, is a 400
+    and a cursor it did not give a 404: never another page."""
 
     page_size = 50
     page_size_query_param = "pageSize"

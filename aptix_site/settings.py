@@ -1,7 +1,5 @@
-"""
-Settings for the Aptix Modes service. Everything that differs between machines comes from the environment; the
-Configuration table of docs/operations.md lists each variable, its default and its meaning.
-"""
+"""Settings for the Aptix Modes service. Everything that differs between machines comes from the environment; the
+Configuration table of docs/operations.md lists each variable, its default and its meaning."""
 
 import os
 import tempfile
@@ -41,10 +39,8 @@ def env_list(name, default) -> list[str]:
 
 
 def development_secret_key(path: Path) -> str:
-    """
-    DEBUG's key without SECRET_KEY: random, made once per checkout (so nobody can forge cookies with a published one)
-    and kept in path. Written aside, then linked into place: processes starting at once all read the key that won.
-    """
+    """DEBUG's key without SECRET_KEY: random, made once per checkout (so nobody can forge cookies with a published
+    one) and kept in path. Written aside, then linked into place: processes starting at once all read the winner."""
     if not path.exists():
         descriptor, draft = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.")  # mode 0600
         try:
