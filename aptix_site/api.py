@@ -35,11 +35,10 @@ class StrictSerializer(RequestSerializer):
     """Refuses fields it does not know, naming them, instead of silently dropping them."""
 
     def to_internal_value(self, data):
-        if isinstance(data, dict):
-            if unknown := sorted(set(data) - set(self.fields)):
-                raise serializers.ValidationError(
-                    {name: ["Unknown field; accepted fields are " + ", ".join(self.fields) + "."] for name in unknown}
-                )
+        if isinstance(data, dict) and (unknown := sorted(set(data) - set(self.fields))):
+            raise serializers.ValidationError(
+                {name: ["Unknown field; accepted fields are " + ", ".join(self.fields) + "."] for name in unknown}
+            )
         return super().to_internal_value(data)
 
 

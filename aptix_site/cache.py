@@ -60,7 +60,5 @@ class FailoverRedisCache(RedisCache):
 
 
 # Every read and write of the cache goes through _failover.
-for _method in (
-    "add", "get", "set", "touch", "delete", "clear", "get_many", "set_many", "delete_many", "has_key", "incr"
-):
+for _method in "add get set touch delete clear get_many set_many delete_many has_key incr".split():
     setattr(FailoverRedisCache, _method, partialmethod(FailoverRedisCache._failover, _method))
