@@ -61,13 +61,9 @@ def operator_entry_points() -> dict[str, dict]:
 @vary_on_headers("Accept")
 def front_door(request):
     if request.get_preferred_type(["text/html", "application/json"]) == "application/json":
-        return JsonResponse(
-            {
-                "service": "Aptix Modes",
-                "description": "The agent's modes, and the mode tools, over REST and MCP.",
-                "entryPoints": {**api_entry_points(), **operator_entry_points()},
-            }
-        )
+        description = "The agent's modes, and the mode tools, over REST and MCP."
+        entry_points = {**api_entry_points(), **operator_entry_points()}
+        return JsonResponse({"service": "Aptix Modes", "description": description, "entryPoints": entry_points})
     context = {"api_entry_points": api_entry_points(), "operator_entry_points": operator_entry_points()}
     # As a shell command: $SESSION is the variable the README's walk-through sets.
     context["mcp_session_url"] = request.build_absolute_uri(reverse("mcp-session", args=["$SESSION"]) + "/")
