@@ -78,8 +78,7 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = not DEBUG
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_flag("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
 SECURE_HSTS_PRELOAD = env_flag("SECURE_HSTS_PRELOAD", not DEBUG)
-if env_flag("SECURE_PROXY_SSL_HEADER"):
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_flag("SECURE_PROXY_SSL_HEADER") else None
 
 INSTALLED_APPS = [
     # Before staticfiles, so that modes' runserver (which refuses to start on a broken catalog) is the one run.
@@ -192,9 +191,8 @@ elif env_flag("DATABASE_PREPARED_STATEMENTS", True):
 DATABASE_POOLER = env("DATABASE_POOLER")
 if DATABASE_POOLER not in {None, "session", "transaction"}:
     raise ImproperlyConfigured("DATABASE_POOLER must be 'transaction', 'session' or unset (no pooler).")
-if DATABASE_POOLER == "transaction":
-    # A cursor held open across transactions would land on another client's server connection.
-    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+# With a transaction pooler, a cursor held open across transactions would land on another client's server connection.
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = DATABASE_POOLER == "transaction"
 
 # The servers' requests only (aptix_site.database): commands and migrations wait as long as they need.
 DATABASE_LOCK_TIMEOUT_MS = env_int("DATABASE_LOCK_TIMEOUT_MS", 3000)
