@@ -1,8 +1,6 @@
 #!/usr/bin/env python
-"""
-Django's command line, except that configuration the settings refuse, and a database that cannot be reached or is not
-migrated, end the command in one line saying what to set or run, rather than a traceback (unless --traceback).
-"""
+"""Django's command line, but refused configuration, or a database out of reach or not migrated, ends the command in
+one line saying what to set or run, not a traceback (unless --traceback)."""
 import os
 import sys
 

@@ -1,7 +1,5 @@
-"""
-Plumbing shared by every REST endpoint: strict request serializers, pagination, the error handler (where the
-services' errors become HTTP answers) and the errors' OpenAPI responses.
-"""
+"""Plumbing shared by every REST endpoint: strict request serializers, pagination, the error handler (where the
+services' errors become HTTP answers) and the errors' OpenAPI responses."""
 
 import base64
 import logging
@@ -37,11 +35,10 @@ class StrictSerializer(RequestSerializer):
     """Refuses fields it does not know, naming them, instead of silently dropping them."""
 
     def to_internal_value(self, data):
-        if isinstance(data, dict):
-            if unknown := sorted(set(data) - set(self.fields)):
-                raise serializers.ValidationError(
-                    {name: ["Unknown field; accepted fields are " + ", ".join(self.fields) + "."] for name in unknown}
-                )
+        if isinstance(data, dict) and (unknown := sorted(set(data) - set(self.fields))):
+            raise serializers.ValidationError(
+                {name: ["Unknown field; accepted fields are " + ", ".join(self.fields) + "."] for name in unknown}
+            )
         return super().to_internal_value(data)
 
 
@@ -64,11 +61,9 @@ class StrictCharField(serializers.CharField):
 
 
 class CursorPagination(pagination.CursorPagination):
-    """
-    By cursor, so that a page deep in millions of rows costs what the first one does (an OFFSET reads every row before
-    it); subclasses set `ordering`, which an index should lead with. A bad pageSize, or a page number, is a 400 and a
-    cursor it did not give a 404: never another page.
-    """
+    """By cursor, so that a page deep in millions of rows costs what the first one does (an OFFSET reads every row
+    before it); subclasses set `ordering`, which an index should lead with. A bad pageSize, or a page number, is a 400
+    and a cursor it did not give a 404: never another page."""
 
     page_size = 50
     page_size_query_param = "pageSize"
@@ -132,12 +127,10 @@ def rest_exception(error: ServiceError) -> exceptions.APIException:
     message = str(error)
     if isinstance(error, RateLimited):
         return exceptions.Throttled(wait=error.retry_after, detail=message)
-    if isinstance(error, NotFound):
-        return exceptions.NotFound(message)
-    if isinstance(error, NotAllowed):
-        return exceptions.PermissionDenied(message)
-    if isinstance(error, Conflict):
-        return ConflictError(message)
+    answers = {NotFound: exceptions.NotFound, NotAllowed: exceptions.PermissionDenied, Conflict: ConflictError}
+    for kind, answer in answers.items():
+        if isinstance(error, kind):
+            return answer(message)
     # InvalidInput, or a refusal of no narrower kind: a 400, naming the field if there is one.
     field = error.field if isinstance(error, InvalidInput) else None
     return exceptions.ValidationError({field: [message]} if field else {"detail": message})
@@ -153,8 +146,7 @@ def api_exception_handler(exc, context):
         logging.getLogger(f"django.security.{type(exc).__name__}").error(str(exc))
         status_code = 413 if isinstance(exc, RequestDataTooBig) else 400
         return Response(error_body(view, refusal_detail(exc), status_code), status=status_code)
-    unavailable = database_unavailable_response(context["request"], exc, view)
-    if unavailable is not None:
+    if unavailable := database_unavailable_response(context["request"], exc, view):
         return unavailable
     response = exception_handler(exc, context)
     if response is None:
@@ -192,15 +184,13 @@ LONG_REQUEST_LINE = {
     "under make serve.",
     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
 }
-HTTP_METHODS = {"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
 
 def document_long_request_lines(result, generator, **kwargs):
     """A drf-spectacular postprocessing hook: every operation may be answered 414 (LONG_REQUEST_LINE)."""
     for path in result["paths"].values():
-        for method, operation in path.items():
-            if method in HTTP_METHODS:
-                operation["responses"].setdefault("414", LONG_REQUEST_LINE)
+        for operation in path.values():  # drf-spectacular's path items hold operations only
+            operation["responses"].setdefault("414", LONG_REQUEST_LINE)
     return result
 
 

@@ -1,10 +1,7 @@
-"""
-The cache behind the throttles when REDIS_URL is set: Redis, shared by every worker; while Redis cannot be reached,
+"""The cache behind the throttles when REDIS_URL is set: Redis, shared by every worker; while Redis cannot be reached,
 each process's own memory, so that throttled requests keep working with per-process counts instead of failing. One
-warning is logged when an outage starts and one when it ends; Redis is tried again every few seconds.
-
-Django builds one cache object per thread, so the fallback's counts and the outage are kept per Redis location.
-"""
+warning is logged when an outage starts and one when it ends; Redis is tried again every few seconds. Django builds
+one cache object per thread, so the fallback's counts and the outage are kept per Redis location."""
 
 import logging
 import threading
@@ -63,7 +60,5 @@ class FailoverRedisCache(RedisCache):
 
 
 # Every read and write of the cache goes through _failover.
-for _method in (
-    "add", "get", "set", "touch", "delete", "clear", "get_many", "set_many", "delete_many", "has_key", "incr"
-):
+for _method in "add get set touch delete clear get_many set_many delete_many has_key incr".split():
     setattr(FailoverRedisCache, _method, partialmethod(FailoverRedisCache._failover, _method))

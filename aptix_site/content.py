@@ -1,7 +1,5 @@
-"""
-The parser and the content negotiation that DRF's settings name. Apart from aptix_site.api: DRF imports them while
-rest_framework.views is still loading, so this module must not import views.
-"""
+"""The parser and the content negotiation that DRF's settings name. Apart from aptix_site.api: DRF imports them while
+rest_framework.views is still loading, so this module must not import views."""
 
 import codecs
 

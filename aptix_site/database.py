@@ -1,12 +1,8 @@
-"""
-Bounded waits on PostgreSQL for the requests a server answers (DATABASE_LOCK_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS);
-commands and migrations do not install it, so they wait as long as they need.
-
-The limits are set once per connection, as it opens. Behind a pooler in transaction mode, which would lose a
-session's SET, they are set as each transaction's first statement instead (SET LOCAL); writes that wait on locks run
-in transactions there. A statement stopped by either limit raises OperationalError and its transaction is rolled
-back; `database_busy` tells it apart, and the ways of serving answer it.
-"""
+"""Bounded waits on PostgreSQL for the requests a server answers (DATABASE_LOCK_TIMEOUT_MS and
+DATABASE_STATEMENT_TIMEOUT_MS), set once per connection as it opens; commands and migrations do not install them.
+Behind a pooler in transaction mode, which would lose a session's SET, they are set as each transaction's first
+statement instead (SET LOCAL); writes that wait on locks run in transactions there. A statement stopped by either
+limit raises OperationalError and its transaction is rolled back; `database_busy` tells it apart for the servers."""
 
 from django.conf import settings
 from django.db import OperationalError

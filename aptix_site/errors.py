@@ -1,10 +1,7 @@
-"""
-Error answers: Django's 400, 404 and 500 handlers (JSON under /api/, so that a REST client gets a body it can
-parse), the 503 of a database that cannot serve (DRF's handler answers with it too), and the JSON 405.
-
-An error body is {"detail": message}, unless the view the URL names has an error_body(message, status) method (the
-tool invocation's envelope): then that shape, wherever the refusal comes from.
-"""
+"""Error answers: Django's 400, 404 and 500 handlers (JSON under /api/, so that a REST client gets a body it can
+parse), the 503 of a database that cannot serve (DRF's handler answers with it too), and the JSON 405. An error body
+is {"detail": message}, unless the view the URL names has an error_body(message, status) method (the tool
+invocation's envelope): then that shape, wherever the refusal comes from."""
 
 import logging
 import sys
@@ -36,10 +33,8 @@ def database_unreachable(exception) -> bool:
 
 
 def database_unavailable_response(request, exception, view=None) -> HttpResponse | None:
-    """
-    503 with Retry-After when the database cannot serve the request just now: out of reach, or busy past the request's
-    limits (aptix_site.database). JSON under /api/ and /mcp, plain text elsewhere; None for any other error.
-    """
+    """503 with Retry-After when the database is out of reach or busy past the request's limits (aptix_site.database):
+    JSON under /api/ and /mcp, plain text elsewhere; None for any other error."""
     if database_busy(exception):
         detail = "The service's database is busy just now; try again in a few seconds."
     elif database_unreachable(exception):
@@ -120,8 +115,7 @@ def page_not_found(request, exception):
 
 def server_error(request):
     # Django calls this while handling the exception, so it is still at hand.
-    unavailable = database_unavailable_response(request, sys.exc_info()[1])
-    if unavailable is not None:
+    if unavailable := database_unavailable_response(request, sys.exc_info()[1]):
         return unavailable
     if request.path.startswith(API_PREFIX):
         return api_error_response(request, SERVER_ERROR_DETAIL, 500)

@@ -1,10 +1,9 @@
-"""
-Request filters that run before any view (API bodies of unknown or excessive size, NUL characters, methods the views
-outside DRF do not serve) and the Content-Security-Policy of the HTML pages.
-"""
+"""Request filters that run before any view (API bodies of unknown or excessive size, NUL characters, methods the
+views outside DRF do not serve) and the Content-Security-Policy of the HTML pages."""
 
 from csp.middleware import CSPMiddleware
 from django.conf import settings
+from django.utils.deprecation import MiddlewareMixin
 
 from .errors import API_PREFIX, MCP_PREFIX, api_error_response, method_not_allowed_response
 
@@ -13,17 +12,12 @@ from .errors import API_PREFIX, MCP_PREFIX, api_error_response, method_not_allow
 LENGTH_REQUIRED = "Send the request body with a Content-Length header; chunked bodies are not accepted."
 
 
-class Middleware:
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-
-class RequestBodyLimitMiddleware(Middleware):
+class RequestBodyLimitMiddleware(MiddlewareMixin):
     """Under /api/ and /mcp, a request that sends a body must say how long it is, and stay under the limit."""
 
-    def __call__(self, request):
+    def process_request(self, request):
         if not request.path.startswith((API_PREFIX, MCP_PREFIX)) or request.method in ("GET", "HEAD", "OPTIONS"):
-            return self.get_response(request)
+            return None
         if "HTTP_TRANSFER_ENCODING" in request.META:
             return api_error_response(request, LENGTH_REQUIRED, 411)
         raw = request.META.get("CONTENT_LENGTH") or "0"
@@ -34,13 +28,12 @@ class RequestBodyLimitMiddleware(Middleware):
         if len(raw.lstrip("0")) > len(str(limit)) or int(raw) > limit:
             shown = raw if len(raw) <= 20 else f"{raw[:20]}... ({len(raw)} digits)"
             return api_error_response(request, f"The request body is {shown} bytes; the limit is {limit}.", 413)
-        return self.get_response(request)
 
 
-class RejectNulCharactersMiddleware(Middleware):
+class RejectNulCharactersMiddleware(MiddlewareMixin):
     """A NUL in the URL, a cookie or a form body is a 400: PostgreSQL cannot store or compare it (a 500 otherwise)."""
 
-    def __call__(self, request):
+    def process_request(self, request):
         form_post = request.method == "POST" and request.content_type == "application/x-www-form-urlencoded"
         if (
             "\x00" in request.path
@@ -50,7 +43,6 @@ class RejectNulCharactersMiddleware(Middleware):
             or (form_post and b"%00" in request.body)
         ):
             return api_error_response(request, "NUL characters are not allowed in URLs, cookies or form data.", 400)
-        return self.get_response(request)
 
 
 # The admin's pages are read with GET and written with POST; it would take any other method for a GET.
@@ -68,16 +60,12 @@ def serves_methods(*methods: str):
     return mark
 
 
-class ServedMethodsMiddleware(Middleware):
-    """
-    The JSON 405 of the views outside DRF: the admin's, those marked with serves_methods, and the static files (before
-    WhiteNoise's empty 405). Before CsrfViewMiddleware: a POST to a read-only page is a wrong method, not a forgery.
-    """
+class ServedMethodsMiddleware(MiddlewareMixin):
+    """The JSON 405 of the views outside DRF: the admin's, those marked with serves_methods, and the static files."""
 
-    def __call__(self, request):
+    def process_request(self, request):
         if request.method not in STATIC_METHODS and request.path.startswith(settings.STATIC_URL):
             return method_not_allowed_response(method=request.method, allowed=STATIC_METHODS)
-        return self.get_response(request)
 
     @staticmethod
     def process_view(request, view_func, view_args, view_kwargs):

@@ -1,8 +1,6 @@
-"""
-Granian starts each request's WSGI environ from the server process's environment, so SECRET_KEY and
-DATABASE_URL would be in every request.META, and in anything that ever shows it. This wrapper takes the
-process's variables back out; the request's own keys (CGI's, HTTP_*, wsgi.*) are kept.
-"""
+"""Granian starts each request's WSGI environ from the server process's environment, so SECRET_KEY and DATABASE_URL
+would be in every request.META, and in anything that ever shows it. This wrapper takes the process's variables back
+out; the request's own keys (CGI's, HTTP_*, wsgi.*) are kept."""
 
 import os
 

@@ -1,8 +1,6 @@
-"""
-The kinds of refusal a service raises: plain exceptions, no HTTP. The app that owns a rule defines a class per
-error, under one of these kinds, with its message; each way of serving translates a kind once (REST in
-aptix_site.api, MCP in mcp_server.server, commands in aptix_site.commands). Nothing changed when one is raised.
-"""
+"""The kinds of refusal a service raises: plain exceptions, no HTTP. The app that owns a rule defines a class per error,
+under one of these kinds, with its message; each way of serving translates a kind once (REST in aptix_site.api, MCP
+in mcp_server.server, commands in aptix_site.commands). Nothing changed when one is raised."""
 
 import math
 

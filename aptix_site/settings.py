@@ -1,7 +1,5 @@
-"""
-Settings for the Aptix Modes service. Everything that differs between machines comes from the environment; the
-Configuration table of docs/operations.md lists each variable, its default and its meaning.
-"""
+"""Settings for the Aptix Modes service. Everything that differs between machines comes from the environment; the
+Configuration table of docs/operations.md lists each variable, its default and its meaning."""
 
 import os
 import tempfile
@@ -41,10 +39,8 @@ def env_list(name, default) -> list[str]:
 
 
 def development_secret_key(path: Path) -> str:
-    """
-    DEBUG's key without SECRET_KEY: random, made once per checkout (so nobody can forge cookies with a published one)
-    and kept in path. Written aside, then linked into place: processes starting at once all read the key that won.
-    """
+    """DEBUG's key without SECRET_KEY: random, made once per checkout (so nobody can forge cookies with a published
+    one) and kept in path. Written aside, then linked into place: processes starting at once all read the winner."""
     if not path.exists():
         descriptor, draft = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.")  # mode 0600
         try:
@@ -82,8 +78,7 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = not DEBUG
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_flag("SECURE_HSTS_INCLUDE_SUBDOMAINS", not DEBUG)
 SECURE_HSTS_PRELOAD = env_flag("SECURE_HSTS_PRELOAD", not DEBUG)
-if env_flag("SECURE_PROXY_SSL_HEADER"):
-    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_flag("SECURE_PROXY_SSL_HEADER") else None
 
 INSTALLED_APPS = [
     # Before staticfiles, so that modes' runserver (which refuses to start on a broken catalog) is the one run.
@@ -196,9 +191,8 @@ elif env_flag("DATABASE_PREPARED_STATEMENTS", True):
 DATABASE_POOLER = env("DATABASE_POOLER")
 if DATABASE_POOLER not in {None, "session", "transaction"}:
     raise ImproperlyConfigured("DATABASE_POOLER must be 'transaction', 'session' or unset (no pooler).")
-if DATABASE_POOLER == "transaction":
-    # A cursor held open across transactions would land on another client's server connection.
-    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+# With a transaction pooler, a cursor held open across transactions would land on another client's server connection.
+DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = DATABASE_POOLER == "transaction"
 
 # The servers' requests only (aptix_site.database): commands and migrations wait as long as they need.
 DATABASE_LOCK_TIMEOUT_MS = env_int("DATABASE_LOCK_TIMEOUT_MS", 3000)

@@ -1,8 +1,5 @@
-"""
-The one definition of each answer's shape: a serializer whose fields are declared under the Python names they
-read and are answered, and documented in the OpenAPI schema, under their camelCase names. The API's public
-names are made here, and only here, from the Python ones.
-"""
+"""The one definition of each answer's shape: serializer fields declared under the Python names they read, answered
+and documented in the OpenAPI schema under camelCase names made here, and only here, from the Python ones."""
 
 from rest_framework import serializers
 

@@ -1,9 +1,7 @@
-"""
-The API's rate limits: DRF's scoped throttle, counting each client's requests per window of the rate's period with
-the cache's atomic increment. DRF's own reads, changes and writes back one list of request times, so two workers
-that read it at once both take the last request left; a counter never lets more than the limit through in a window
-(though a client may spend its limit at the end of one window and again at the start of the next).
-"""
+"""The API's rate limits: DRF's scoped throttle, counting each client's requests per window of the rate's period with
+the cache's atomic increment. DRF's own reads, changes and writes back one list of request times, so two workers that
+read it at once both take the last request left; a counter never lets more than the limit through in a window (though
+a client may spend its limit at the end of one window and again at the start of the next)."""
 
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle

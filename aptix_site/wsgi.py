@@ -1,7 +1,5 @@
-"""
-WSGI entry point (`make serve` runs it under Granian): it refuses to load on a broken mode catalog, bounds its
-requests' waits on PostgreSQL, and keeps the process's environment (SECRET_KEY, ...) out of each request's META.
-"""
+"""WSGI entry point (`make serve` runs it under Granian): it refuses to load on a broken mode catalog, bounds its
+requests' waits on PostgreSQL, and keeps the process's environment (SECRET_KEY, ...) out of each request's META."""
 
 import gc
 import os

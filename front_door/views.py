@@ -10,53 +10,50 @@ from django.views.decorators.vary import vary_on_headers
 from aptix_site.middleware import serves_methods
 
 
-def _path(url_name: str, *placeholders: str) -> str:
-    """The URL's path; {name} marks a part the caller fills in (RFC 6570), whose braces reverse() would quote."""
-    return unquote(reverse(url_name, args=[f"{{{placeholder}}}" for placeholder in placeholders]))
-
-
-def _entry(methods: list[str], href: str, description: str) -> dict:
-    return {"methods": methods, "href": href, "description": description}
+def _entry(url_name: str, description: str, *placeholders: str, methods=("GET",), slash="") -> dict:
+    """An entry point; each placeholder is a part of its path the caller fills in, shown as {name} (RFC 6570)."""
+    # unquote: reverse() quotes the braces.
+    href = unquote(reverse(url_name, args=[f"{{{placeholder}}}" for placeholder in placeholders])) + slash
+    return {"methods": list(methods), "href": href, "description": description}
 
 
 def api_entry_points() -> dict[str, dict]:
     """What an agent back-end or an MCP client calls, in the order a newcomer would meet them."""
     return {
-        "token": _entry(["POST"], _path("api-token"), "Trade a username and password for an API token."),
-        "modes": _entry(["GET"], _path("mode-list"), "The mode catalog; ?filter= and ?includeExamples=true."),
-        "mode": _entry(["GET"], _path("mode-detail", "key"), "One mode, by key."),
-        "systemPrompt": _entry(["GET"], _path("system-prompt"), "The Mode Catalog system-prompt block."),
-        "tools": _entry(["GET"], _path("tool-list"), "Every tool's schema; ?toolFormat= picks a vendor's."),
-        "invokeTool": _entry(["POST"], _path("tool-invoke", "name"), "Run a tool, in a session if one is named."),
-        "sessions": _entry(["GET", "POST"], _path("session-list"), "Your agent sessions; create one."),
+        "token": _entry("api-token", "Trade a username and password for an API token.", methods=["POST"]),
+        "modes": _entry("mode-list", "The mode catalog; ?filter= and ?includeExamples=true."),
+        "mode": _entry("mode-detail", "One mode, by key.", "key"),
+        "systemPrompt": _entry("system-prompt", "The Mode Catalog system-prompt block."),
+        "tools": _entry("tool-list", "Every tool's schema; ?toolFormat= picks a vendor's."),
+        "invokeTool": _entry("tool-invoke", "Run a tool, in a session if one is named.", "name", methods=["POST"]),
+        "sessions": _entry("session-list", "Your agent sessions; create one.", methods=["GET", "POST"]),
         "sessionContext": _entry(
-            ["GET"], _path("session-context", "sessionId"),
+            "session-context",
             "The system prompt and tools for a session's next LLM call; ?revision= rebuilds an earlier one.",
+            "sessionId",
         ),
         "catalogRevisions": _entry(
-            ["GET"], _path("catalog-revision-list"), "Every revision of the catalog, newest first (staff only)."
+            "catalog-revision-list", "Every revision of the catalog, newest first (staff only)."
         ),
-        "catalogRevision": _entry(
-            ["GET"], _path("catalog-revision-detail", "number"), "One revision's whole catalog (staff only)."
-        ),
+        "catalogRevision": _entry("catalog-revision-detail", "One revision's whole catalog (staff only).", "number"),
         # The MCP routes take the trailing slash as optional (clients follow no redirects); shown, as docs/mcp.md does.
         "mcp": _entry(
-            ["POST"], _path("mcp") + "/", "MCP (streamable HTTP): the catalog and the tools that need no session."
+            "mcp", "MCP (streamable HTTP): the catalog and the tools that need no session.", methods=["POST"], slash="/"
         ),
         "mcpSession": _entry(
-            ["POST"], _path("mcp-session", "sessionId") + "/", "MCP for one of your sessions: its mode's tools."
+            "mcp-session", "MCP for one of your sessions: its mode's tools.", "sessionId", methods=["POST"], slash="/"
         ),
-        "schema": _entry(["GET"], _path("api-schema"), "The OpenAPI schema (YAML; ?format=json for JSON)."),
-        "docs": _entry(["GET"], _path("api-docs"), "The API documentation (Swagger UI)."),
+        "schema": _entry("api-schema", "The OpenAPI schema (YAML; ?format=json for JSON)."),
+        "docs": _entry("api-docs", "The API documentation (Swagger UI)."),
     }
 
 
 def operator_entry_points() -> dict[str, dict]:
     """What people and monitors open."""
     return {
-        "admin": _entry(["GET"], _path("admin:index"), "The admin: review and edit modes, declared tools, accounts."),
-        "healthz": _entry(["GET"], _path("healthz"), "Liveness: the process is up."),
-        "readyz": _entry(["GET"], _path("readyz"), "Readiness: database, mode catalog and cache."),
+        "admin": _entry("admin:index", "The admin: review and edit modes, declared tools, accounts."),
+        "healthz": _entry("healthz", "Liveness: the process is up."),
+        "readyz": _entry("readyz", "Readiness: database, mode catalog and cache."),
     }
 
 
@@ -64,13 +61,9 @@ def operator_entry_points() -> dict[str, dict]:
 @vary_on_headers("Accept")
 def front_door(request):
     if request.get_preferred_type(["text/html", "application/json"]) == "application/json":
-        return JsonResponse(
-            {
-                "service": "Aptix Modes",
-                "description": "The agent's modes, and the mode tools, over REST and MCP.",
-                "entryPoints": {**api_entry_points(), **operator_entry_points()},
-            }
-        )
+        description = "The agent's modes, and the mode tools, over REST and MCP."
+        entry_points = {**api_entry_points(), **operator_entry_points()}
+        return JsonResponse({"service": "Aptix Modes", "description": description, "entryPoints": entry_points})
     context = {"api_entry_points": api_entry_points(), "operator_entry_points": operator_entry_points()}
     # As a shell command: $SESSION is the variable the README's walk-through sets.
     context["mcp_session_url"] = request.build_absolute_uri(reverse("mcp-session", args=["$SESSION"]) + "/")

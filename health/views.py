@@ -1,8 +1,6 @@
-"""
-GET /healthz: the process is up (it touches nothing else). GET /readyz: it can serve, which needs the database and a
-sound published catalog revision; a Redis outage makes it "degraded" but still ready, since throttles then count per
-process. Both are public JSON, 200 or 503, naming no host, error or internal detail.
-"""
+"""GET /healthz: the process is up (it touches nothing else). GET /readyz: it can serve, which needs the database and
+a sound published catalog revision; a Redis outage makes it "degraded" but still ready, since throttles then count
+per process. Both are public JSON, 200 or 503, naming no host, error or internal detail."""
 
 from django.core.cache import caches
 from django.db import DatabaseError
@@ -32,9 +30,5 @@ def readyz(request):
     except DatabaseError:
         checks["database"] = checks["catalog"] = "unavailable"
     if checks["database"] != "ok" or checks["catalog"] != "ok":
-        status, code = "unavailable", 503
-    elif checks["cache"] == "unavailable":
-        status, code = "degraded", 200
-    else:
-        status, code = "ok", 200
-    return JsonResponse({"status": status, "checks": checks}, status=code)
+        return JsonResponse({"status": "unavailable", "checks": checks}, status=503)
+    return JsonResponse({"status": "degraded" if checks["cache"] == "unavailable" else "ok", "checks": checks})
