@@ -26,10 +26,8 @@ def admin_page(model_admin, request, template: str, **context) -> TemplateRespon
 
 
 class EstimatedCountPaginator(Paginator):
-    """
-    An unfiltered list of a large table counted by PostgreSQL's estimate (`pg_class.reltuples`), not a COUNT(*) that
-    reads millions of rows per page load. A filtered list, a table under ESTIMATED_FROM rows, and SQLite: exactly.
-    """
+    """An unfiltered list of a large table counted by PostgreSQL's estimate (`pg_class.reltuples`), not a COUNT(*) that
+    reads millions of rows per page load. A filtered list, a table under ESTIMATED_FROM rows, and SQLite: exactly."""
 
     ESTIMATED_FROM = 100_000
 

@@ -1,7 +1,6 @@
 """
-Admin for agent sessions: each with its latest mode changes and a link to all of them (never edited), in the same
-number of queries however many it has; and the mode graph page, the published catalog's graph with the last 30
-days' switches on its arrows.
+Admin for agent sessions, each with its latest mode changes and a link to all (never edited), in the same number of
+queries however many it has; and the mode graph page: the published catalog's graph, the last 30 days' switches on it.
 """
 
 from django.contrib import admin
@@ -25,10 +24,8 @@ GRAPH_DAYS = 30  # the period whose switches the mode graph's arrows count
 
 
 class SessionFilter(admin.SimpleListFilter):
-    """
-    The mode changes of one session, as the link on its page opens them. It offers only the session chosen:
-    a choice of every session would make the list's page grow with their number.
-    """
+    """The mode changes of one session, as the link on its page opens them. It offers only the session chosen: a
+    choice of every session would make the list's page grow with their number."""
 
     title = "session"
     parameter_name = "session__id__exact"
