@@ -54,15 +54,12 @@ class AgentSessionAdmin(LargeTableAdmin):
     fields = ["id", "title", "owner", "org", "mode", "parent", "catalog_revision", "created_at", "updated_at"]
 
     def has_add_permission(self, request):
-        # Sessions are created by their owners through the API.
-        return False
+        return False  # sessions are created by their owners through the API
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:  # shown under the form by admin/sessions_app/agentsession/change_form.html
-            latest = obj.mode_changes.select_related("from_mode", "to_mode", "changed_by", "org").order_by("-id")
-            context.update(
-                latest_mode_changes=list(latest[:LATEST_MODE_CHANGES]), mode_change_count=obj.mode_changes.count()
-            )
+            changes = obj.mode_changes.select_related("from_mode", "to_mode", "changed_by", "org").order_by("-id")
+            context.update(latest_mode_changes=list(changes[:LATEST_MODE_CHANGES]), mode_change_count=changes.count())
         return super().render_change_form(request, context, add, change, form_url, obj)
 
 
