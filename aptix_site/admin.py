@@ -10,13 +10,10 @@ from django.utils.functional import cached_property
 class ReadOnlyAdmin(admin.ModelAdmin):
     """For rows the service writes itself and nobody edits (audit rows, catalog revisions): listed and shown only."""
 
-    def has_add_permission(self, request):
-        return False
-
     def has_change_permission(self, request, obj=None):
         return False
 
-    has_delete_permission = has_change_permission
+    has_add_permission = has_delete_permission = has_change_permission
 
 
 def admin_page(model_admin, request, template: str, **context) -> TemplateResponse:
