@@ -325,7 +325,6 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
     fields = ["number", "created_at", "created_by", "summary", "catalog"]
     readonly_fields = fields
 
-    @admin.display(description="catalog")
     def catalog(self, revision):
         return json.dumps(revision.catalog, ensure_ascii=False)
 
