@@ -1,7 +1,6 @@
 """
-Admin for organizations, memberships and API tokens (listed and revoked here, never shown or minted), and for
-the login attempts that django-axes records: its "Clean up expired attempts" action deletes rows, so here it
-takes the delete permission like any deletion.
+Admin for organizations, memberships, API tokens (listed and revoked here, never shown or minted) and the login
+attempts django-axes records, whose "Clean up expired attempts" action takes the delete permission like any deletion.
 """
 
 from axes import admin as axes_admin
@@ -44,9 +43,8 @@ if admin.site.is_registered(AccessAttempt):  # importing axes' admin registered 
 @admin.register(ApiToken)
 class ApiTokenAdmin(ReadOnlyAdmin, LargeTableAdmin):
     """
-    Tokens are listed, never their keys (not stored) nor their digests. None is added here: a key is shown
-    once, to whoever creates it (create_token, create_agent_user, POST /api/token/). Nothing of a token is edited:
-    deleting one revokes it, and another is created.
+    Tokens are listed, never their keys (not stored) nor their digests. None is added here: a key is shown once, to
+    whoever creates it (create_token, create_agent_user, POST /api/token/). None is edited: deleting revokes it.
     """
 
     list_display = ["name", "prefix", "user", "created", "last_used_at", "expiry"]

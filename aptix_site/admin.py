@@ -10,13 +10,10 @@ from django.utils.functional import cached_property
 class ReadOnlyAdmin(admin.ModelAdmin):
     """For rows the service writes itself and nobody edits (audit rows, catalog revisions): listed and shown only."""
 
-    def has_add_permission(self, request):
-        return False
-
     def has_change_permission(self, request, obj=None):
         return False
 
-    has_delete_permission = has_change_permission
+    has_add_permission = has_delete_permission = has_change_permission
 
 
 def admin_page(model_admin, request, template: str, **context) -> TemplateResponse:
@@ -26,10 +23,8 @@ def admin_page(model_admin, request, template: str, **context) -> TemplateRespon
 
 
 class EstimatedCountPaginator(Paginator):
-    """
-    An unfiltered list of a large table counted by PostgreSQL's estimate (`pg_class.reltuples`), not a COUNT(*) that
-    reads millions of rows per page load. A filtered list, a table under ESTIMATED_FROM rows, and SQLite: exactly.
-    """
+    """An unfiltered list of a large table counted by PostgreSQL's estimate (`pg_class.reltuples`), not a COUNT(*) that
+    reads millions of rows per page load. A filtered list, a table under ESTIMATED_FROM rows, and SQLite: exactly."""
 
     ESTIMATED_FROM = 100_000
 

@@ -1,8 +1,7 @@
 """
-Admin for the mode catalog: review (with a preview of what a session in the mode receives), search,
-reorder, add custom modes, switch the default; declare the tools that the agent's client executes; and,
-for both, see each change in the history, revert to an earlier state, restore a deleted one, and read the
-catalog's revisions. Every form posted here that changes the catalog is one catalog revision.
+Admin for the mode catalog: review modes (with a preview of what a session in one receives), search, reorder, add
+custom ones, switch the default; declare the tools the agent's client executes; for both, a row's history, revert and
+restore; the catalog's revisions and releases. Every form posted here that changes the catalog is one revision.
 """
 
 import json
@@ -43,10 +42,9 @@ from .validators import is_string_list
 
 class CatalogAdmin(admin.ModelAdmin):
     """
-    A catalog table's admin. Every form posted to it (an edit, a list of positions, an action, a deletion) is one
-    catalog revision by its user (modes.services.catalog_change), refused in the catalog's words, changing nothing, if
-    it would break a rule. Its History page lists the revisions that changed a row, any of which the row can be
-    reverted to (restored, if it was deleted since): a new revision.
+    A catalog table's admin: every form posted to it (an edit, positions, an action, a deletion) is one revision by its
+    user (catalog_change), refused in the catalog's words, changing nothing, if it would break a rule. A row's History
+    page lists the revisions that changed it; it can be reverted to any of them (restored, if deleted since): a new one.
     """
 
     change_list_template = "admin/modes/change_list_with_deleted_rows.html"
@@ -161,6 +159,7 @@ class AgentModeAdmin(CatalogAdmin):
     list_filter = ["status", "source", "is_default"]
     search_fields = ["key", "display_name", "description", "when_to_use", *AgentMode.list_field_names()]
     actions = ["make_default", "delete_selected"]
+    readonly_fields = ["id", "is_default", "source", "system_prompt", "enabled_tools", "created_at", "updated_at"]
     fieldsets = [
         (None, {"fields": ["id", "key", "display_name", "description", "when_to_use"]}),
         ("Catalog", {"fields": ["is_default", "status", "version", "position", "source"]}),
@@ -180,10 +179,8 @@ class AgentModeAdmin(CatalogAdmin):
         return fieldsets if obj is None else [*fieldsets, self.preview_fieldset]
 
     def get_readonly_fields(self, request, obj=None):
-        readonly = ["id", "is_default", "source", "system_prompt", "enabled_tools", "created_at", "updated_at"]
-        if obj is not None and obj.source == AgentMode.Source.BUILTIN:
-            readonly.append("key")
-        return readonly
+        builtin = obj is not None and obj.source == AgentMode.Source.BUILTIN
+        return [*self.readonly_fields, "key"] if builtin else self.readonly_fields
 
     # The preview: through the catalog's own functions, over the rows as saved (working_catalog), published or not.
     @admin.display(description="System prompt block")
@@ -244,10 +241,8 @@ class AgentModeAdmin(CatalogAdmin):
 
 
 class SchemaJSONField(forms.JSONField):
-    """
-    A JSON Schema, shown indented so that it can be read and edited. Text that Python's JSON reader
-    cannot take (nested too deeply, an integer of thousands of digits) is invalid JSON here, not a crash.
-    """
+    """A JSON Schema, indented to be read and edited. Text Python's JSON reader cannot take (nested too deeply, an
+    integer of thousands of digits) is invalid JSON here, not a crash."""
 
     # Monospace from modes/admin.css: the pages' Content-Security-Policy allows no inline style.
     widget = forms.Textarea(attrs={"rows": 16, "cols": 80, "class": "aptix-code"})
@@ -322,17 +317,14 @@ RELEASE_ACTIONS = {
 
 @admin.register(CatalogRevision)
 class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
-    """
-    Revisions, read-only (the catalog writes them), and the Catalog releases page: the published and the pending
-    revision with what it changes, and approve, publish and roll back, each confirmed first (modes.releases).
-    """
+    """Revisions, read-only (the catalog writes them), and the Catalog releases page: the published and the pending
+    revision with what it changes; approve, publish and roll back, each confirmed first (modes.releases)."""
 
     list_display = ["number", "created_at", "created_by", "summary"]
     list_select_related = ["created_by"]
     fields = ["number", "created_at", "created_by", "summary", "catalog"]
     readonly_fields = fields
 
-    @admin.display(description="catalog")
     def catalog(self, revision):
         return json.dumps(revision.catalog, ensure_ascii=False)
 

@@ -2,11 +2,9 @@
 The mode graph as a picture (issue 29): the published catalog's modes and the switches the model may make, in
 Graphviz's DOT language, laid out by `dot -Tsvg` into an SVG the admin page embeds. Each allowed switch is an arrow
 labelled with how often agents took it in the period, 0 included: an allowed switch nobody takes is worth seeing.
-A mode without switch targets may switch to any mode the model may enter: those would be n x n arrows (870 for 30
-modes), so its box says so, and only the switches agents took from it are drawn, dashed. Refusals are red, dotted.
-
-Labels are admin text: escaped for DOT (no DOT syntax or escape sequence in a name does anything), and by dot for
-XML, they are text only in the SVG. Graphviz is unpacked from Debian's packages into .venv/graphviz by `make
+A mode without switch targets may switch to any mode the model may enter: n x n arrows (870 for 30 modes), so its box
+says so, and only the switches taken from it are drawn, dashed. Refusals are red, dotted. Labels are admin text:
+escaped for DOT and by dot for XML, they are text only in the SVG. Graphviz is unpacked into .venv/graphviz by `make
 install`; when it is missing or fails, GraphUnavailable says why, and modes.W006 warns at `manage.py check`.
 """
 
@@ -24,6 +22,7 @@ logger = logging.getLogger(__name__)
 
 GRAPHVIZ = Path(settings.BASE_DIR) / ".venv" / "graphviz"
 DOT_TIMEOUT_SECONDS = 10
+DOT_ESCAPES = str.maketrans({"\\": "\\\\", '"': '\\"', "\r": "", "\n": "\\n"})
 
 
 class GraphUnavailable(Exception):
@@ -31,8 +30,7 @@ class GraphUnavailable(Exception):
 
 
 def mode_graph_dot(*, modes, default, counts: dict) -> str:
-    """The graph in the DOT language (counts: transition_counts()'s). Nodes are m0, m1, ...: only labels carry admin
-    text, escaped."""
+    """The graph in DOT (counts: transition_counts()'s). Nodes are m0, m1, ...: only labels carry admin text."""
     node = {mode.key: f"m{index}" for index, mode in enumerate(modes)}
     taken = {(t["from"], t["to"]): t["count"] for t in counts["transitions"]}
     lines = [
@@ -72,14 +70,9 @@ def mode_graph_dot(*, modes, default, counts: dict) -> str:
 
 
 def _attributes(**attributes) -> str:
-    return ", ".join(f'{name}="{_dot_text(value)}"' for name, value in attributes.items())
-
-
-def _dot_text(text: str) -> str:
-    """Text inside a DOT double-quoted string: backslashes doubled (so no \\N, \\G or \\l escape fires), quotes
-    escaped; line breaks become DOT's centred line break."""
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return "\\n".join(escaped.replace("\r", "").split("\n"))
+    """Each value in a DOT double-quoted string: backslashes doubled (so no \\N, \\G or \\l escape fires), quotes
+    escaped, line breaks DOT's centred line break."""
+    return ", ".join(f'{name}="{value.translate(DOT_ESCAPES)}"' for name, value in attributes.items())
 
 
 def render_svg(dot_source: str) -> str:

@@ -1,7 +1,6 @@
 """
-Admin for agent sessions: each with its latest mode changes and a link to all of them (never edited), in the same
-number of queries however many it has; and the mode graph page, the published catalog's graph with the last 30
-days' switches on its arrows.
+Admin for agent sessions, each with its latest mode changes and a link to all (never edited), in the same number of
+queries however many it has; and the mode graph page: the published catalog's graph, the last 30 days' switches on it.
 """
 
 from django.contrib import admin
@@ -25,10 +24,8 @@ GRAPH_DAYS = 30  # the period whose switches the mode graph's arrows count
 
 
 class SessionFilter(admin.SimpleListFilter):
-    """
-    The mode changes of one session, as the link on its page opens them. It offers only the session chosen:
-    a choice of every session would make the list's page grow with their number.
-    """
+    """The mode changes of one session, as the link on its page opens them. It offers only the session chosen: a
+    choice of every session would make the list's page grow with their number."""
 
     title = "session"
     parameter_name = "session__id__exact"
@@ -57,15 +54,12 @@ class AgentSessionAdmin(LargeTableAdmin):
     fields = ["id", "title", "owner", "org", "mode", "parent", "catalog_revision", "created_at", "updated_at"]
 
     def has_add_permission(self, request):
-        # Sessions are created by their owners through the API.
-        return False
+        return False  # sessions are created by their owners through the API
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:  # shown under the form by admin/sessions_app/agentsession/change_form.html
-            latest = obj.mode_changes.select_related("from_mode", "to_mode", "changed_by", "org").order_by("-id")
-            context.update(
-                latest_mode_changes=list(latest[:LATEST_MODE_CHANGES]), mode_change_count=obj.mode_changes.count()
-            )
+            changes = obj.mode_changes.select_related("from_mode", "to_mode", "changed_by", "org").order_by("-id")
+            context.update(latest_mode_changes=list(changes[:LATEST_MODE_CHANGES]), mode_change_count=changes.count())
         return super().render_change_form(request, context, add, change, form_url, obj)
 
 
