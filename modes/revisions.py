@@ -11,7 +11,7 @@ from django.utils import timezone
 from .rules import validate_catalog
 from .models import AgentMode, CatalogHead, CatalogRevision, DeclaredTool
 from .portable import MODE_SECTION, TOOL_SECTION, export_document, upgrade_document
-from .revision_store import document_of, entries_at, entries_of, store_changes
+from .revision_store import document_of, entries_at, store_changes
 
 
 def record_revision(*, created_by, restores: int | None = None) -> CatalogRevision | None:
@@ -28,7 +28,7 @@ def record_revision(*, created_by, restores: int | None = None) -> CatalogRevisi
     revision = CatalogRevision.objects.create(
         number=head.latest, created_by=created_by, summary=summarize(previous, catalog), restores=restores
     )
-    store_changes(revision, before=before, after=entries_of(catalog, modes))
+    store_changes(revision, before=before, document=catalog, modes=modes)
     if settings.CATALOG_APPROVALS == 0 or head.published == 0:
         publish(head, revision, by=created_by, unreviewed=False)
     head.save()
@@ -71,9 +71,7 @@ def summarize(before: dict | None, after: dict) -> str:
             named = f"{label} {entry[section.naming_field]}"
             if name not in old:
                 parts.append(f"{named} created")
-            else:
-                fields = [field for field in section.fields if entry.get(field) != old[name].get(field)]
-                if fields:
-                    parts.append(f"{named}: {', '.join(fields)}")
+            elif fields := [field for field in section.fields if entry.get(field) != old[name].get(field)]:
+                parts.append(f"{named}: {', '.join(fields)}")
         parts += [f"{label} {entry[section.naming_field]} deleted" for name, entry in old.items() if name not in new]
     return "; ".join(parts) or "no change"
