@@ -92,10 +92,7 @@ class ModeFile:
 
 
 def read_document(text: str) -> ModeFile:
-    """
-    A mode file's entries, each checked for known fields of the right types. The problems are kept for the import
-    to report with its own; only a file with no 'modes' list to read raises.
-    """
+    """A mode file's entries, type-checked; the import reports their problems, only a file with no 'modes' raises."""
     try:
         document = _parse(text)
     except RecursionError:
@@ -140,16 +137,14 @@ def _parse(text: str):
 def _expands_past(value, limit: int) -> bool:
     """Whether value, its aliases expanded, holds more than limit values (keys included); counts no further."""
     pending, count = [value], 0
-    while pending:
+    while pending and count <= limit:
         count += 1
-        if count > limit:
-            return True
         item = pending.pop()
         if isinstance(item, dict):
             pending += [*item.keys(), *item.values()]
         elif isinstance(item, list):
             pending += item
-    return False
+    return count > limit
 
 
 def _repeated_key_error(key) -> PortableFileError:
