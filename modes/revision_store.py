@@ -56,10 +56,7 @@ def _unstamped(stamp: dict | None) -> dict:
 
 
 def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntry], document: dict, modes: list):
-    """
-    Store, as revision's, the entries of document's modes and tools (export_document's of modes, in their order)
-    that differ from before's, and a removal for each one gone.
-    """
+    """Store, as revision's, document's entries (export_document's of modes) that differ from before's, and removals."""
     after = [
         CatalogRevisionEntry(
             kind=MODE, identity=mode.pk, position=mode.position, name=mode.key, content=content, stamp=mode_stamp(mode)
