@@ -1,10 +1,8 @@
 """
-The portable mode file moved by export_modes and import_modes.
-
-A file is YAML or JSON: ``{"format": "aptix-modes", "version": 1, "modes": [...], "declared_tools": [...]}`` with one
-mapping per mode and per declared tool, keyed by the models' field names; ``declared_tools`` may be left out.
-``source`` and the timestamps stay out: only migrations make built-in modes. A catalog revision keeps its catalog in
-this format (modes.revisions).
+The portable mode file moved by export_modes and import_modes, and the format a catalog revision keeps its catalog in:
+YAML or JSON, ``{"format": "aptix-modes", "version": 1, "modes": [...], "declared_tools": [...]}`` with one mapping per
+mode and per declared tool, keyed by the models' field names; ``declared_tools`` may be left out. ``source`` and the
+timestamps stay out: only migrations make built-in modes.
 """
 
 import difflib
@@ -24,9 +22,8 @@ FORMAT_NAME = "aptix-modes"
 FORMAT_VERSION = 1
 
 TEXT_FIELDS = ("id", "key", "display_name", "description", "when_to_use", "status", "version")
-LIST_FIELDS = tuple(AgentMode.list_field_names())
 BOOLEAN_FIELDS = ("is_default", "llm_can_enter")
-PORTABLE_FIELDS = (*TEXT_FIELDS, *BOOLEAN_FIELDS, "position", *LIST_FIELDS)
+PORTABLE_FIELDS = (*TEXT_FIELDS, *BOOLEAN_FIELDS, "position", *AgentMode.list_field_names())
 TOOL_FIELDS = ("name", "description", "parameters", "read_only")
 TOP_LEVEL_FIELDS = ("format", "version", "modes", "declared_tools")
 MAX_VALUES = 1_000_000  # a catalog of 1,000 modes holds about 50,000
