@@ -1,5 +1,6 @@
 """Reads a portable mode file and applies all of it, or nothing if any entry is wrong."""
 
+from collections import Counter
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -38,10 +39,8 @@ class Command(BaseCommand):
             self.stdout.write(f"{entry.kind} {entry.name}: {describe_action(entry, dry_run=dry_run)}")
         if result.default:
             self.stdout.write(f"default: {result.default}")
-        counts = ", ".join(
-            f"{verb} {sum(entry.action == action for entry in result.entries)}"
-            for verb, action in (("created", "created"), ("updated", "updated"), ("left", "unchanged"))
-        )
+        tally = Counter(entry.action for entry in result.entries)
+        counts = f"created {tally['created']}, updated {tally['updated']}, left {tally['unchanged']}"
         if dry_run:
             self.stdout.write(f"Dry run, nothing changed: would have {counts} unchanged.")
         else:
