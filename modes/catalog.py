@@ -133,10 +133,9 @@ class Catalog:
         """The registered or declared tool of this name; UnknownToolError if there is none."""
         if registry.has(name):
             return registry.get(name)
-        try:
-            return self.client_tools[name]
-        except (KeyError, TypeError):
-            raise UnknownToolError(name) from None
+        if name not in self.client_tools:
+            raise UnknownToolError(name)
+        return self.client_tools[name]
 
     def all_tools(self) -> list[AgentTool | ClientTool]:
         """Every tool a mode can enable, registered or declared, sorted by name."""
@@ -170,11 +169,9 @@ _published: Catalog | None = None  # this process's copy of the published catalo
 def published_catalog() -> Catalog:
     """The published revision: one query reads the head row; the revision is loaded only when it is another one."""
     global _published
-    try:  # get(), not first(): first() would compile an ORDER BY on every request
-        head = CatalogHead.objects.values_list("published", "published_at").get(pk=1)
-    except CatalogHead.DoesNotExist:
-        head = None
-    if head is None or not head[0]:
+    # Not first(): it would compile an ORDER BY on every request.
+    head = next(iter(CatalogHead.objects.filter(pk=1).values_list("published", "published_at")), (0, None))
+    if not head[0]:
         return working_catalog()  # nothing published yet (a database being migrated or flushed): the rows
     catalog = _published
     if catalog is None or (catalog.revision, catalog.published_at) != head:
