@@ -40,10 +40,10 @@ class Command(BaseCommand):
         if result.default:
             self.stdout.write(f"default: {result.default}")
         tally = Counter(entry.action for entry in result.entries)
-        counts = f"created {tally['created']}, updated {tally['updated']}, left {tally['unchanged']}"
+        counts = f"{tally['created']}, updated {tally['updated']}, left {tally['unchanged']} unchanged"
         if dry_run:
-            self.stdout.write(f"Dry run, nothing changed: would have {counts} unchanged.")
+            self.stdout.write(f"Dry run, nothing changed: would have created {counts}.")
         else:
-            self.stdout.write(f"{counts[0].upper()}{counts[1:]} unchanged. Catalog revision: {result.revision}.")
+            self.stdout.write(f"Created {counts}. Catalog revision: {result.revision}.")
         for key, unresolved in result.unresolved_tool_ids.items():
             self.stderr.write(f"Warning (modes.W001): {unresolved_tools_message(key, unresolved)}", self.style.WARNING)
