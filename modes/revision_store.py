@@ -51,8 +51,8 @@ def mode_stamp(mode: AgentMode) -> dict:
 
 def _unstamped(stamp: dict | None) -> dict:
     """A mode_stamp back as AgentMode's arguments; none for an entry without one."""
-    times = {name: datetime.fromisoformat(stamp[name]) for name in ("created_at", "updated_at")} if stamp else {}
-    return {**(stamp or {}), **times}
+    times = ("created_at", "updated_at")
+    return {**stamp, **{name: datetime.fromisoformat(stamp[name]) for name in times}} if stamp else {}
 
 
 def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntry], document: dict, modes: list):
