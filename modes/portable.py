@@ -191,10 +191,8 @@ def _check_entry(index: int, entry, section: Section) -> FileEntry:
         guess = difflib.get_close_matches(name, section.fields, n=1)
         problems[name] = f"unknown field; did you mean {guess[0]}?" if guess else "unknown field."
     for name in section.fields:
-        if name in entry:
-            problem = _type_problem(section.model._meta.get_field(name), entry[name])
-            if problem:
-                problems[name] = problem
+        if name in entry and (problem := _type_problem(section.model._meta.get_field(name), entry[name])):
+            problems[name] = problem
     fields = {name: value for name, value in entry.items() if name in section.fields and name not in problems}
     rejected = frozenset(problems) & set(section.fields)
     lines = tuple(f"{name}: {problem}" for name, problem in problems.items())
