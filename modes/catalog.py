@@ -1,12 +1,8 @@
 """
-The catalog agents see (AGN-014 §5): the published revision, as one immutable Catalog per process.
+The catalog agents see (AGN-014 §5): the published revision (modes.releases), as one immutable Catalog per process.
 
-Every write goes through modes.services, which records it as a numbered revision (modes.revisions); modes.releases
-publishes one, and the head row (CatalogHead) then names it. published_catalog() reads the head (one small query) and
-returns this process's Catalog of that revision, loaded again only when another one is published. Each way of serving
-resolves it once per request, at its edge, and hands it to the services, so that all a request is told comes from one
-revision. catalog_at_revision() is any revision; working_catalog() the rows as admins left them (the admin's
-previews). Lookups are by key (prompts and tools speak in keys); sessions store ids.
+Each way of serving resolves it once per request, at its edge, and hands it to the services, so that all a request is
+told comes from one revision. Lookups are by key (prompts and tools speak in keys); sessions store ids.
 """
 
 from dataclasses import dataclass, field
@@ -25,11 +21,16 @@ from .models import AgentMode, AgentModeSummary, CatalogHead, CatalogRevision, D
 from .revision_store import entries_at, rows_of
 
 # AGN-014 §6.2, word for word (note the typographic apostrophes).
-MODE_SWITCHING_LINES = (
-    "- If the user’s request clearly matches another mode’s \"when to use\" description, you may recommend switching.",
-    "- If the user expresses interest in switching, follow the instructions in the agent_change_mode tool.",
-    "- If you need more detail about modes, call the agent_list_modes tool.",
-)
+MODE_CATALOG_BLOCK = """\
+Current Mode: {current}
+
+Available Modes:
+{modes}
+
+Mode Switching:
+- If the user’s request clearly matches another mode’s "when to use" description, you may recommend switching.
+- If the user expresses interest in switching, follow the instructions in the agent_change_mode tool.
+- If you need more detail about modes, call the agent_list_modes tool."""
 
 
 class UnknownModeError(NotFound, LookupError):
@@ -51,7 +52,8 @@ class ModeBeingRemovedError(UnknownModeError):
 
 
 class UnknownRevisionError(NotFound, LookupError):
-    def __init__(self, number, latest):
+    def __init__(self, number):
+        latest = CatalogHead.objects.filter(pk=1).values_list("latest", flat=True).first()
         known = f"revisions run from 1 to {latest}" if latest else "none has been recorded yet"
         super().__init__(f"There is no catalog revision {number}; {known}.")
 
@@ -120,17 +122,8 @@ class Catalog:
     def system_prompt(self, current_mode_key: str | None) -> str:
         """The Mode Catalog block of AGN-014 §6.2; an empty or unknown key means the default mode."""
         current = current_mode_key if current_mode_key in self.by_key else self.default.key
-        return "\n".join(
-            [
-                f"Current Mode: {current}",
-                "",
-                "Available Modes:",
-                *(f"- {mode.key}: {mode.when_to_use}" for mode in self.modes),
-                "",
-                "Mode Switching:",
-                *MODE_SWITCHING_LINES,
-            ]
-        )
+        modes = "\n".join(f"- {mode.key}: {mode.when_to_use}" for mode in self.modes)
+        return MODE_CATALOG_BLOCK.format(current=current, modes=modes)
 
     def served(self, mode_id: str) -> AgentMode:
         """The mode of this id as this catalog has it, else the default (AGN-014 §6.3: a rollback may remove it)."""
@@ -140,10 +133,9 @@ class Catalog:
         """The registered or declared tool of this name; UnknownToolError if there is none."""
         if registry.has(name):
             return registry.get(name)
-        try:
-            return self.client_tools[name]
-        except (KeyError, TypeError):
-            raise UnknownToolError(name) from None
+        if name not in self.client_tools:
+            raise UnknownToolError(name)
+        return self.client_tools[name]
 
     def all_tools(self) -> list[AgentTool | ClientTool]:
         """Every tool a mode can enable, registered or declared, sorted by name."""
@@ -158,20 +150,16 @@ class Catalog:
         """The ids among tool_ids that name no tool, registered or declared (modes.W001)."""
         return [name for name in tool_ids if not registry.has(name) and name not in self.client_tools]
 
-    def switch_targets(self, mode: AgentMode) -> tuple[AgentMode, ...]:
-        """The modes the model may switch a session in mode to, in catalog order, mode itself included."""
-        return tuple(target for target in self.modes if may_switch(mode, target))
-
     def switch_target_keys(self, mode: AgentMode) -> tuple[str, ...]:
-        """What agent_change_mode's mode enum lists to a session in mode."""
-        return tuple(target.key for target in self.switch_targets(mode))
+        """What agent_change_mode's mode enum lists to a session in mode: catalog order, mode's own key included."""
+        return tuple(target.key for target in self.modes if may_switch(mode, target))
 
     def switch_refusal(self, *, from_mode_id: str, target: AgentMode) -> ModeSwitchRefused | None:
         """Why a session in the mode of this id (or the default, as served) may not switch to target; None if it may."""
         source = self.served(from_mode_id)
         if may_switch(source, target):
             return None
-        allowed = [mode.key for mode in self.switch_targets(source) if mode.pk != source.pk]
+        allowed = [key for key in self.switch_target_keys(source) if key != source.key]
         return ModeSwitchRefused(current=source.key, target=target.key, allowed=allowed)
 
 
@@ -181,11 +169,9 @@ _published: Catalog | None = None  # this process's copy of the published catalo
 def published_catalog() -> Catalog:
     """The published revision: one query reads the head row; the revision is loaded only when it is another one."""
     global _published
-    try:  # get(), not first(): first() would compile an ORDER BY on every request
-        head = CatalogHead.objects.values_list("published", "published_at").get(pk=1)
-    except CatalogHead.DoesNotExist:
-        head = None
-    if head is None or not head[0]:
+    # Not first(): it would compile an ORDER BY on every request.
+    head = next(iter(CatalogHead.objects.filter(pk=1).values_list("published", "published_at")), (0, None))
+    if not head[0]:
         return working_catalog()  # nothing published yet (a database being migrated or flushed): the rows
     catalog = _published
     if catalog is None or (catalog.revision, catalog.published_at) != head:
@@ -197,12 +183,8 @@ def catalog_at_revision(number: int) -> Catalog:
     """The catalog exactly as revision number recorded it; UnknownRevisionError if there is no such revision."""
     published_at = list(CatalogRevision.objects.filter(number=number).values_list("published_at", flat=True))
     if not published_at:
-        raise no_such_revision(number)
+        raise UnknownRevisionError(number)
     return Catalog(number, *rows_of(entries_at(number)), was_published=published_at[0] is not None)
-
-
-def no_such_revision(number: int) -> UnknownRevisionError:
-    return UnknownRevisionError(number, CatalogHead.objects.filter(pk=1).values_list("latest", flat=True).first())
 
 
 def working_catalog() -> Catalog:

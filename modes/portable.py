@@ -1,10 +1,8 @@
 """
-The portable mode file moved by export_modes and import_modes.
-
-A file is YAML or JSON: ``{"format": "aptix-modes", "version": 1, "modes": [...], "declared_tools": [...]}`` with one
-mapping per mode and per declared tool, keyed by the models' field names; ``declared_tools`` may be left out.
-``source`` and the timestamps stay out: only migrations make built-in modes. A catalog revision keeps its catalog in
-this format (modes.revisions).
+The portable mode file moved by export_modes and import_modes, and the format a catalog revision keeps its catalog in:
+YAML or JSON, ``{"format": "aptix-modes", "version": 1, "modes": [...], "declared_tools": [...]}`` with one mapping per
+mode and per declared tool, keyed by the models' field names; ``declared_tools`` may be left out. ``source`` and the
+timestamps stay out: only migrations make built-in modes.
 """
 
 import difflib
@@ -24,9 +22,8 @@ FORMAT_NAME = "aptix-modes"
 FORMAT_VERSION = 1
 
 TEXT_FIELDS = ("id", "key", "display_name", "description", "when_to_use", "status", "version")
-LIST_FIELDS = tuple(AgentMode.list_field_names())
 BOOLEAN_FIELDS = ("is_default", "llm_can_enter")
-PORTABLE_FIELDS = (*TEXT_FIELDS, *BOOLEAN_FIELDS, "position", *LIST_FIELDS)
+PORTABLE_FIELDS = (*TEXT_FIELDS, *BOOLEAN_FIELDS, "position", *AgentMode.list_field_names())
 TOOL_FIELDS = ("name", "description", "parameters", "read_only")
 TOP_LEVEL_FIELDS = ("format", "version", "modes", "declared_tools")
 MAX_VALUES = 1_000_000  # a catalog of 1,000 modes holds about 50,000
@@ -92,10 +89,7 @@ class ModeFile:
 
 
 def read_document(text: str) -> ModeFile:
-    """
-    A mode file's entries, each checked for known fields of the right types. The problems are kept for the import
-    to report with its own; only a file with no 'modes' list to read raises.
-    """
+    """A mode file's entries, type-checked; the import reports their problems, only a file with no 'modes' raises."""
     try:
         document = _parse(text)
     except RecursionError:
@@ -140,16 +134,14 @@ def _parse(text: str):
 def _expands_past(value, limit: int) -> bool:
     """Whether value, its aliases expanded, holds more than limit values (keys included); counts no further."""
     pending, count = [value], 0
-    while pending:
+    while pending and count <= limit:
         count += 1
-        if count > limit:
-            return True
         item = pending.pop()
         if isinstance(item, dict):
             pending += [*item.keys(), *item.values()]
         elif isinstance(item, list):
             pending += item
-    return False
+    return count > limit
 
 
 def _repeated_key_error(key) -> PortableFileError:
@@ -199,10 +191,8 @@ def _check_entry(index: int, entry, section: Section) -> FileEntry:
         guess = difflib.get_close_matches(name, section.fields, n=1)
         problems[name] = f"unknown field; did you mean {guess[0]}?" if guess else "unknown field."
     for name in section.fields:
-        if name in entry:
-            problem = _type_problem(section.model._meta.get_field(name), entry[name])
-            if problem:
-                problems[name] = problem
+        if name in entry and (problem := _type_problem(section.model._meta.get_field(name), entry[name])):
+            problems[name] = problem
     fields = {name: value for name, value in entry.items() if name in section.fields and name not in problems}
     rejected = frozenset(problems) & set(section.fields)
     lines = tuple(f"{name}: {problem}" for name, problem in problems.items())

@@ -15,7 +15,7 @@ from django.db import models, transaction
 
 from aptix_site.service_errors import Conflict, NotAllowed
 
-from .catalog import Catalog, catalog_at_revision, no_such_revision
+from .catalog import Catalog, UnknownRevisionError, catalog_at_revision
 from .models import CatalogApproval, CatalogHead, CatalogRevision
 from .portable import PORTABLE_FIELDS, TOOL_FIELDS
 from .revisions import publish, rows_differ_from_latest
@@ -60,7 +60,7 @@ def get_revision(number: int) -> CatalogRevision:
     """UnknownRevisionError if there is none."""
     revision = CatalogRevision.objects.filter(number=number).select_related("created_by", "published_by").first()
     if revision is None:
-        raise no_such_revision(number)
+        raise UnknownRevisionError(number)
     return revision
 
 

@@ -40,18 +40,8 @@ def document_of(entries: list[CatalogRevisionEntry]) -> dict:
 
 def rows_of(entries: list[CatalogRevisionEntry]) -> tuple[tuple[AgentMode, ...], tuple[DeclaredTool, ...]]:
     """The unsaved modes (with their source and timestamps) and declared tools of these entries, in order."""
-    modes, tools = [], []
-    for entry in entries:
-        if entry.kind == TOOL:
-            tools.append(DeclaredTool(**entry.content))
-            continue
-        mode = AgentMode(**entry.content)
-        if entry.stamp:
-            mode.source = entry.stamp["source"]
-            mode.created_at = datetime.fromisoformat(entry.stamp["created_at"])
-            mode.updated_at = datetime.fromisoformat(entry.stamp["updated_at"])
-        modes.append(mode)
-    return tuple(modes), tuple(tools)
+    modes = tuple(AgentMode(**entry.content, **_unstamped(entry.stamp)) for entry in entries if entry.kind == MODE)
+    return modes, tuple(DeclaredTool(**entry.content) for entry in entries if entry.kind == TOOL)
 
 
 def mode_stamp(mode: AgentMode) -> dict:
@@ -59,22 +49,24 @@ def mode_stamp(mode: AgentMode) -> dict:
     return {"source": mode.source, "created_at": mode.created_at.isoformat(), "updated_at": mode.updated_at.isoformat()}
 
 
-def entries_of(document: dict, modes: list[AgentMode]) -> list[CatalogRevisionEntry]:
-    """Unsaved entries of every mode and tool of document, export_document's of modes (in their order)."""
-    mode_entries = [
+def _unstamped(stamp: dict | None) -> dict:
+    """A mode_stamp back as AgentMode's arguments; none for an entry without one."""
+    times = ("created_at", "updated_at")
+    return {**stamp, **{name: datetime.fromisoformat(stamp[name]) for name in times}} if stamp else {}
+
+
+def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntry], document: dict, modes: list):
+    """Store, as revision's, document's entries (export_document's of modes) that differ from before's, and removals."""
+    after = [
         CatalogRevisionEntry(
             kind=MODE, identity=mode.pk, position=mode.position, name=mode.key, content=content, stamp=mode_stamp(mode)
         )
         for content, mode in zip(document["modes"], modes, strict=True)
     ]
-    return mode_entries + [
+    after += [
         CatalogRevisionEntry(kind=TOOL, identity=content["name"], name=content["name"], content=content)
         for content in document["declared_tools"]
     ]
-
-
-def store_changes(revision: CatalogRevision, *, before: list[CatalogRevisionEntry], after: list[CatalogRevisionEntry]):
-    """Store, as revision's, the entries of after that differ from before's, and a removal for each one gone."""
     stored = {(entry.kind, entry.identity): (entry.content, entry.stamp) for entry in before}
     new = {(entry.kind, entry.identity) for entry in after}
     changed = [entry for entry in after if stored.get((entry.kind, entry.identity)) != (entry.content, entry.stamp)]
@@ -121,10 +113,7 @@ def state_at(kind: str, identity: str, number: int) -> dict | None:
 
 
 def deleted_since(kind: str) -> list[CatalogRevisionEntry]:
-    """
-    The removals of the modes or declared tools that are gone from the newest revision, newest first: removals no
-    later entry of the same row undoes. Few, and found by the index of removals, however many revisions there are.
-    """
+    """The removals no later entry of the same row undoes, newest first: the modes or tools gone from the catalog."""
     undone = CatalogRevisionEntry.objects.filter(
         kind=kind, identity=OuterRef("identity"), revision_id__gt=OuterRef("revision_id")
     )

@@ -11,25 +11,22 @@ from django.utils import timezone
 from .rules import validate_catalog
 from .models import AgentMode, CatalogHead, CatalogRevision, DeclaredTool
 from .portable import MODE_SECTION, TOOL_SECTION, export_document, upgrade_document
-from .revision_store import document_of, entries_at, entries_of, store_changes
+from .revision_store import document_of, entries_at, store_changes
 
 
 def record_revision(*, created_by, restores: int | None = None) -> CatalogRevision | None:
-    """
-    The rows as a new revision by created_by, if they differ from the newest one (else None); published at once if
-    it is the first or the policy asks for no approvals. InvalidCatalog, recording nothing, if they break a rule.
-    """
+    """The rows as a new revision by created_by, None if the newest one holds them; InvalidCatalog if a rule breaks."""
     head = CatalogHead.objects.select_for_update().get(pk=1)
-    modes, tools, catalog, before, previous = _rows_and_revision(head.latest)
-    if catalog == previous:
+    modes, catalog, before, summary = _changes_since(head.latest)
+    if summary is None:
         return None
     validate_catalog(modes)
     head.latest += 1
     revision = CatalogRevision.objects.create(
-        number=head.latest, created_by=created_by, summary=summarize(previous, catalog), restores=restores
+        number=head.latest, created_by=created_by, summary=summary, restores=restores
     )
-    store_changes(revision, before=before, after=entries_of(catalog, modes))
-    if settings.CATALOG_APPROVALS == 0 or head.published == 0:
+    store_changes(revision, before=before, document=catalog, modes=modes)
+    if settings.CATALOG_APPROVALS == 0 or head.published == 0:  # the first revision is published at once too
         publish(head, revision, by=created_by, unreviewed=False)
     head.save()
     return revision
@@ -45,19 +42,17 @@ def publish(head: CatalogHead, revision: CatalogRevision, *, by, unreviewed: boo
 def rows_differ_from_latest() -> str | None:
     """What the rows change against the newest revision (summarize's line), or None if that revision holds them."""
     latest = CatalogHead.objects.filter(pk=1).values_list("latest", flat=True).first()
-    if not latest:
-        return None
-    *_, catalog, _, previous = _rows_and_revision(latest)
-    return None if catalog == previous else summarize(previous, catalog)
+    return _changes_since(latest)[-1] if latest else None
 
 
-def _rows_and_revision(number: int):
-    """The modes and tools, their document, and revision number's entries and document (None for 0)."""
-    modes, tools = list(AgentMode.objects.all()), list(DeclaredTool.objects.all())
+def _changes_since(number: int):
+    """The modes, their document with the tools', revision number's entries, and summarize's line (None: no change)."""
+    modes = list(AgentMode.objects.all())
+    catalog = export_document(modes=modes, declared_tools=list(DeclaredTool.objects.all()))
     before = entries_at(number)
     # Upgraded: a field added to modes since that revision is no change of the catalog.
     previous = upgrade_document(document_of(before)) if number else None
-    return modes, tools, export_document(modes=modes, declared_tools=tools), before, previous
+    return modes, catalog, before, None if catalog == previous else summarize(previous, catalog)
 
 
 def summarize(before: dict | None, after: dict) -> str:
@@ -71,9 +66,7 @@ def summarize(before: dict | None, after: dict) -> str:
             named = f"{label} {entry[section.naming_field]}"
             if name not in old:
                 parts.append(f"{named} created")
-            else:
-                fields = [field for field in section.fields if entry.get(field) != old[name].get(field)]
-                if fields:
-                    parts.append(f"{named}: {', '.join(fields)}")
+            elif fields := [field for field in section.fields if entry.get(field) != old[name].get(field)]:
+                parts.append(f"{named}: {', '.join(fields)}")
         parts += [f"{label} {entry[section.naming_field]} deleted" for name, entry in old.items() if name not in new]
     return "; ".join(parts) or "no change"

@@ -1,8 +1,6 @@
 """
-Refuses to serve on a broken mode catalog (AGN-014 §7.6); called by wsgi.py, asgi.py and runserver.
-
-What must be sound is the published revision, the catalog agents are served; rows that no revision holds (a change
-made past the services) are logged as a warning, since agents are not served them.
+Refuses to serve on a broken mode catalog (AGN-014 §7.6); called by wsgi.py, asgi.py and runserver. Only the published
+revision must be sound: rows no revision holds (changed past the services) are not served, so only logged as warnings.
 """
 
 import logging

@@ -1,5 +1,6 @@
 """Reads a portable mode file and applies all of it, or nothing if any entry is wrong."""
 
+from collections import Counter
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -38,13 +39,11 @@ class Command(BaseCommand):
             self.stdout.write(f"{entry.kind} {entry.name}: {describe_action(entry, dry_run=dry_run)}")
         if result.default:
             self.stdout.write(f"default: {result.default}")
-        counts = ", ".join(
-            f"{verb} {sum(entry.action == action for entry in result.entries)}"
-            for verb, action in (("created", "created"), ("updated", "updated"), ("left", "unchanged"))
-        )
+        tally = Counter(entry.action for entry in result.entries)
+        counts = f"{tally['created']}, updated {tally['updated']}, left {tally['unchanged']} unchanged"
         if dry_run:
-            self.stdout.write(f"Dry run, nothing changed: would have {counts} unchanged.")
+            self.stdout.write(f"Dry run, nothing changed: would have created {counts}.")
         else:
-            self.stdout.write(f"{counts[0].upper()}{counts[1:]} unchanged. Catalog revision: {result.revision}.")
+            self.stdout.write(f"Created {counts}. Catalog revision: {result.revision}.")
         for key, unresolved in result.unresolved_tool_ids.items():
             self.stderr.write(f"Warning (modes.W001): {unresolved_tools_message(key, unresolved)}", self.style.WARNING)
