@@ -17,6 +17,7 @@ class AccountsConfig(AppConfig):
 
         user_locked_out.connect(log_lockout, dispatch_uid="accounts.lockout.log_lockout")
         pre_save.connect(
-            revoke_tokens_when_the_password_changes, sender=settings.AUTH_USER_MODEL,
+            revoke_tokens_when_the_password_changes,
+            sender=settings.AUTH_USER_MODEL,
             dispatch_uid="accounts.revoke_tokens_when_the_password_changes",
         )

@@ -52,9 +52,12 @@ class ToolInvokeView(APIView):
     def post(self, request, name):
         invocation = Invocation.validated(request.data)
         result = invoke_tool(
-            load_catalog=lambda: request.catalog, name=name, arguments=invocation["arguments"],
+            load_catalog=lambda: request.catalog,
+            name=name,
+            arguments=invocation["arguments"],
             session=invocation_session(session_id=invocation["sessionId"], user=request.user),
-            conversation_id=invocation["conversationId"], user=request.user,
+            conversation_id=invocation["conversationId"],
+            user=request.user,
         )
         code = 503 if result.retry_after else 200 if result.successful else 500 if result.server_fault else 400
         headers = {"Retry-After": str(result.retry_after)} if result.retry_after else None

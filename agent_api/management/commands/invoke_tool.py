@@ -24,8 +24,12 @@ class Command(ServiceCommand):
     def handle(self, *args, name, arguments, session, conversation, user, **options):
         account = user_named(username=user)
         result = invoke_tool(
-            load_catalog=published_catalog, name=name, arguments=arguments,
-            session=invocation_session(session_id=session, user=account), conversation_id=conversation, user=account,
+            load_catalog=published_catalog,
+            name=name,
+            arguments=arguments,
+            session=invocation_session(session_id=session, user=account),
+            conversation_id=conversation,
+            user=account,
         )
         self.stdout.write(json.dumps(InvocationResponse(result).data, indent=2, ensure_ascii=False))
         if not result.successful:
