@@ -1,4 +1,8 @@
-"""API tokens: created with the key shown once, found by its digest, marked as used, revoked (by a new password too)."""
+"""
+API tokens: created with a key shown once, at most API_MAX_TOKENS_PER_USER live ones per user, found by the key's
+digest in one query per request, marked as used at most once a minute, and revoked one name at a time, all at once,
+or when the user's password changes.
+"""
 
 import re
 from datetime import timedelta
@@ -30,7 +34,10 @@ class TooManyTokens(Conflict):
 
 
 def create_token(*, user, name: str, expires_in_days: int | None = None) -> tuple[ApiToken, str]:
-    """A new token of the user, and its key: the only time the key is known, as only its digest is stored."""
+    """
+    A new token of the user, and its key: the only time the key is known, as only its digest is stored.
+    TooManyTokens if the user holds API_MAX_TOKENS_PER_USER unexpired tokens already.
+    """
     days = expires_in_days or settings.API_TOKEN_TTL_DAYS
     with transaction.atomic():
         if limit := settings.API_MAX_TOKENS_PER_USER:

@@ -20,7 +20,9 @@ def unstorable_text(value) -> str | None:
             return "invalid Unicode (a lone surrogate)"
     elif isinstance(value, (dict, list)):
         items = [*value.keys(), *value.values()] if isinstance(value, dict) else value
-        return next(filter(None, map(unstorable_text, items)), None)
+        for item in items:
+            if problem := unstorable_text(item):
+                return problem
     return None
 
 

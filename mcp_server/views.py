@@ -1,8 +1,10 @@
 """
-The MCP endpoints: MCP's streamable HTTP transport, stateless, each POST answered with one JSON message (or 202
-for a notification). /mcp/ serves what needs no session; /mcp/sessions/<id>/ one of the caller's sessions. An
-answer's HTTP status depends on the request's protocol version (protocol.py), but for a refusal before a message
-is read, which keeps its own (no token 401, a foreign origin 403, a body too large 413, another's session 404).
+The MCP endpoints: MCP's streamable HTTP transport, stateless, each POST answered with one JSON message
+(or 202 for a notification). /mcp/ serves what needs no session; /mcp/sessions/<id>/ one of the caller's
+sessions (anyone else's is 404, as over REST). Authentication is the API token as a bearer token, the
+REST throttle for tool calls applies to tools/call, and a web page of another origin is refused (origins.py).
+Which HTTP status an answer has depends on the request's protocol version (protocol.py); what is refused before
+a message is read (no token 401, a foreign origin 403, a body too large 413, another's session 404) keeps its own.
 """
 
 from django.http import HttpResponse
@@ -52,9 +54,9 @@ class McpView(APIView):
             body = request.data
         except exceptions.ParseError as error:
             return self._unreadable(None, protocol.JsonRpcError(protocol.PARSE_ERROR, str(error.detail)))
+        if isinstance(body, list):
+            return self._batch(body, request, session)
         try:
-            if isinstance(body, list):
-                return self._batch(protocol.batch_elements(body, headers=request.headers), request, session)
             message = protocol.read_message(body, headers=request.headers)
         except protocol.JsonRpcError as error:
             return self._unreadable(body, error)
@@ -62,8 +64,12 @@ class McpView(APIView):
             return self._accepted()
         return self._answer(message, request, session)
 
-    def _batch(self, elements: list, request, session):
+    def _batch(self, body: list, request, session):
         """A 2025-03-26 batch: its requests' answers in one array, in their order (202 if it holds none)."""
+        try:
+            elements = protocol.batch_elements(body, headers=request.headers)
+        except protocol.JsonRpcError as error:
+            return self._unreadable(body, error)
         replies, used = [], 0
         for element in elements:
             try:
@@ -78,7 +84,10 @@ class McpView(APIView):
         return Response(replies) if replies else self._accepted()
 
     def _answer(self, message: protocol.Message, request, session, used=0) -> Response:
-        """A read request's reply, with the HTTP status and headers its version gives; used: as check_response_size."""
+        """
+        The reply to a request that was read, with its HTTP status and headers in the request's version; used: the
+        bytes of the answers before it in its batch.
+        """
         try:
             result = answer(
                 message, catalog=request.catalog, user=request.user, session=session,

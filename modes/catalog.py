@@ -1,8 +1,12 @@
 """
-The catalog agents see (AGN-014 §5): the published revision (modes.releases), as one immutable Catalog per process.
+The catalog agents see (AGN-014 §5): the published revision, as one immutable Catalog per process.
 
-Each way of serving resolves it once per request, at its edge, and hands it to the services, so that all a request is
-told comes from one revision. Lookups are by key (prompts and tools speak in keys); sessions store ids.
+Every write goes through modes.services, which records it as a numbered revision (modes.revisions); modes.releases
+publishes one, and the head row (CatalogHead) then names it. published_catalog() reads the head (one small query) and
+returns this process's Catalog of that revision, loaded again only when another one is published. Each way of serving
+resolves it once per request, at its edge, and hands it to the services, so that all a request is told comes from one
+revision. catalog_at_revision() is any revision; working_catalog() the rows as admins left them (the admin's
+previews). Lookups are by key (prompts and tools speak in keys); sessions store ids.
 """
 
 from dataclasses import dataclass, field
@@ -52,8 +56,7 @@ class ModeBeingRemovedError(UnknownModeError):
 
 
 class UnknownRevisionError(NotFound, LookupError):
-    def __init__(self, number):
-        latest = CatalogHead.objects.filter(pk=1).values_list("latest", flat=True).first()
+    def __init__(self, number, latest):
         known = f"revisions run from 1 to {latest}" if latest else "none has been recorded yet"
         super().__init__(f"There is no catalog revision {number}; {known}.")
 
@@ -183,8 +186,12 @@ def catalog_at_revision(number: int) -> Catalog:
     """The catalog exactly as revision number recorded it; UnknownRevisionError if there is no such revision."""
     published_at = list(CatalogRevision.objects.filter(number=number).values_list("published_at", flat=True))
     if not published_at:
-        raise UnknownRevisionError(number)
+        raise no_such_revision(number)
     return Catalog(number, *rows_of(entries_at(number)), was_published=published_at[0] is not None)
+
+
+def no_such_revision(number: int) -> UnknownRevisionError:
+    return UnknownRevisionError(number, CatalogHead.objects.filter(pk=1).values_list("latest", flat=True).first())
 
 
 def working_catalog() -> Catalog:

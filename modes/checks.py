@@ -46,6 +46,9 @@ def catalog_is_migrated(using):
 
 def unrecorded_change_warnings():
     """modes.W004, while the rows differ from the newest revision: a change made past the services."""
+    change = rows_differ_from_latest()
+    if change is None:
+        return []
     return [
         Warning(
             f"The catalog's rows differ from its newest revision ({change}): a change made past the services "
@@ -53,8 +56,6 @@ def unrecorded_change_warnings():
             hint="Run 'python manage.py record_revision' to record it, through the catalog's rules.",
             obj=CatalogHead, id="modes.W004",
         )
-        for change in [rows_differ_from_latest()]
-        if change is not None
     ]
 
 

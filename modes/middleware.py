@@ -6,7 +6,10 @@ from .catalog import published_catalog
 
 
 class PublishedCatalogMiddleware:
-    """Like request.user, so that all one request answers (its ETag and body, a tool and its checks) is one revision."""
+    """
+    As AuthenticationMiddleware gives request.user, so that every answer to one request (its ETag and its body, a
+    tool and the checks before it) comes from one revision. Views hand it to the services as an argument.
+    """
 
     def __init__(self, get_response):
         self.get_response = get_response

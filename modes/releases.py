@@ -15,7 +15,7 @@ from django.db import models, transaction
 
 from aptix_site.service_errors import Conflict, NotAllowed
 
-from .catalog import Catalog, UnknownRevisionError, catalog_at_revision
+from .catalog import Catalog, catalog_at_revision, no_such_revision
 from .models import CatalogApproval, CatalogHead, CatalogRevision
 from .portable import PORTABLE_FIELDS, TOOL_FIELDS
 from .revisions import publish, rows_differ_from_latest
@@ -60,7 +60,7 @@ def get_revision(number: int) -> CatalogRevision:
     """UnknownRevisionError if there is none."""
     revision = CatalogRevision.objects.filter(number=number).select_related("created_by", "published_by").first()
     if revision is None:
-        raise UnknownRevisionError(number)
+        raise no_such_revision(number)
     return revision
 
 
@@ -184,8 +184,11 @@ def revision_diff(*, number: int, against: int | None = None) -> dict:
 
 
 def _line_diff(old: str, new: str, old_number: int, new_number: int) -> list[str]:
-    names = f"revision {old_number}", f"revision {new_number}"
-    return list(difflib.unified_diff(old.splitlines(), new.splitlines(), *names, lineterm=""))
+    lines = difflib.unified_diff(
+        old.splitlines(), new.splitlines(), fromfile=f"revision {old_number}", tofile=f"revision {new_number}",
+        lineterm="",
+    )
+    return list(lines)
 
 
 def _changes(old, new, fields) -> dict:
