@@ -59,9 +59,11 @@ class ToolInvokeView(APIView):
             conversation_id=invocation["conversationId"],
             user=request.user,
         )
-        code = 503 if result.retry_after else 200 if result.successful else 500 if result.server_fault else 400
-        headers = {"Retry-After": str(result.retry_after)} if result.retry_after else None
-        return Response(InvocationResponse(result).data, status=code, headers=headers)
+        if result.retry_after:
+            headers = {"Retry-After": str(result.retry_after)}
+            return Response(InvocationResponse(result).data, status=503, headers=headers)
+        code = 200 if result.successful else 500 if result.server_fault else 400
+        return Response(InvocationResponse(result).data, status=code)
 
 
 class SessionContextView(APIView):

@@ -10,7 +10,7 @@ from django.views.decorators.vary import vary_on_headers
 from aptix_site.middleware import serves_methods
 
 
-def _entry(url_name: str, description: str, *placeholders: str, methods=("GET",), slash="") -> dict:
+def _entry(url_name: str, description: str, *, placeholders=(), methods=("GET",), slash="") -> dict:
     """An entry point; each placeholder is a part of its path the caller fills in, shown as {name} (RFC 6570)."""
     # unquote: reverse() quotes the braces.
     href = unquote(reverse(url_name, args=[f"{{{placeholder}}}" for placeholder in placeholders])) + slash
@@ -22,26 +22,31 @@ def api_entry_points() -> dict[str, dict]:
     return {
         "token": _entry("api-token", "Trade a username and password for an API token.", methods=["POST"]),
         "modes": _entry("mode-list", "The mode catalog; ?filter= and ?includeExamples=true."),
-        "mode": _entry("mode-detail", "One mode, by key.", "key"),
+        "mode": _entry("mode-detail", "One mode, by key.", placeholders=["key"]),
         "systemPrompt": _entry("system-prompt", "The Mode Catalog system-prompt block."),
         "tools": _entry("tool-list", "Every tool's schema; ?toolFormat= picks a vendor's."),
-        "invokeTool": _entry("tool-invoke", "Run a tool, in a session if one is named.", "name", methods=["POST"]),
+        "invokeTool": _entry(
+            "tool-invoke", "Run a tool, in a session if one is named.", placeholders=["name"], methods=["POST"]
+        ),
         "sessions": _entry("session-list", "Your agent sessions; create one.", methods=["GET", "POST"]),
         "sessionContext": _entry(
             "session-context",
             "The system prompt and tools for a session's next LLM call; ?revision= rebuilds an earlier one.",
-            "sessionId",
+            placeholders=["sessionId"],
         ),
         "catalogRevisions": _entry(
             "catalog-revision-list", "Every revision of the catalog, newest first (staff only)."
         ),
-        "catalogRevision": _entry("catalog-revision-detail", "One revision's whole catalog (staff only).", "number"),
+        "catalogRevision": _entry(
+            "catalog-revision-detail", "One revision's whole catalog (staff only).", placeholders=["number"]
+        ),
         # The MCP routes take the trailing slash as optional (clients follow no redirects); shown, as docs/mcp.md does.
         "mcp": _entry(
             "mcp", "MCP (streamable HTTP): the catalog and the tools that need no session.", methods=["POST"], slash="/"
         ),
         "mcpSession": _entry(
-            "mcp-session", "MCP for one of your sessions: its mode's tools.", "sessionId", methods=["POST"], slash="/"
+            "mcp-session", "MCP for one of your sessions: its mode's tools.", placeholders=["sessionId"],
+            methods=["POST"], slash="/",
         ),
         "schema": _entry("api-schema", "The OpenAPI schema (YAML; ?format=json for JSON)."),
         "docs": _entry("api-docs", "The API documentation (Swagger UI)."),
