@@ -127,10 +127,12 @@ def rest_exception(error: ServiceError) -> exceptions.APIException:
     message = str(error)
     if isinstance(error, RateLimited):
         return exceptions.Throttled(wait=error.retry_after, detail=message)
-    answers = {NotFound: exceptions.NotFound, NotAllowed: exceptions.PermissionDenied, Conflict: ConflictError}
-    for kind, answer in answers.items():
-        if isinstance(error, kind):
-            return answer(message)
+    if isinstance(error, NotFound):
+        return exceptions.NotFound(message)
+    if isinstance(error, NotAllowed):
+        return exceptions.PermissionDenied(message)
+    if isinstance(error, Conflict):
+        return ConflictError(message)
     # InvalidInput, or a refusal of no narrower kind: a 400, naming the field if there is one.
     field = error.field if isinstance(error, InvalidInput) else None
     return exceptions.ValidationError({field: [message]} if field else {"detail": message})

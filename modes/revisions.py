@@ -42,7 +42,10 @@ def publish(head: CatalogHead, revision: CatalogRevision, *, by, unreviewed: boo
 def rows_differ_from_latest() -> str | None:
     """What the rows change against the newest revision (summarize's line), or None if that revision holds them."""
     latest = CatalogHead.objects.filter(pk=1).values_list("latest", flat=True).first()
-    return _changes_since(latest)[-1] if latest else None
+    if not latest:
+        return None
+    *_, summary = _changes_since(latest)
+    return summary
 
 
 def _changes_since(number: int):
