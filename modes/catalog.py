@@ -190,6 +190,12 @@ def catalog_at_revision(number: int) -> Catalog:
     return Catalog(number, *rows_of(entries_at(number)), was_published=published_at[0] is not None)
 
 
+def revision_number(text: str) -> int | None:
+    """The revision number text writes in ASCII digits (1, 2, 3, ... below 2**31, an integer column's), else None."""
+    number = int(text) if text.isascii() and text.isdigit() else 0
+    return number if 0 < number < 2**31 else None
+
+
 def no_such_revision(number: int) -> UnknownRevisionError:
     return UnknownRevisionError(number, CatalogHead.objects.filter(pk=1).values_list("latest", flat=True).first())
 

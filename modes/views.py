@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from aptix_site.api import CursorPagination, error_responses
 from aptix_site.service_errors import NotFound
 
-from .catalog import UnknownRevisionError, catalog_at_revision
+from .catalog import UnknownRevisionError, catalog_at_revision, revision_number
 from .listing import ModeDetailResponse, ModeListResponse, mode_detail_payload
 from .models import CatalogApproval, CatalogRevision
 from .portable import export_document
@@ -126,8 +126,7 @@ class RevisionNotFound(NotFound):
 
 def _revision_number(text: str) -> int:
     """The revision a URL names; 404 naming it if it is not a number of one."""
-    number = int(text) if text.isascii() and text.isdigit() else 0
-    if not 0 < number < 2**31:
+    if (number := revision_number(text)) is None:
         raise RevisionNotFound(text)
     return number
 

@@ -6,22 +6,18 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
 from aptix_site.commands import ServiceCommand
-from modes.catalog import Catalog, catalog_at_revision, published_catalog
+from modes.catalog import Catalog, catalog_at_revision, published_catalog, revision_number
 
 
-def revision_number(text: str) -> int:
-    try:
-        number = int(text)
-    except ValueError:
-        number = 0
-    if number < 1:
+def revision_argument(text: str) -> int:
+    if (number := revision_number(text)) is None:
         raise ArgumentTypeError(f"{text!r} is not a revision number (1, 2, 3, ...).")
     return number
 
 
 def add_revision_argument(parser, *, what: str) -> None:
     parser.add_argument(
-        "--revision", type=revision_number, help=f"Catalog revision to {what}; the current catalog if omitted."
+        "--revision", type=revision_argument, help=f"Catalog revision to {what}; the current catalog if omitted."
     )
 
 
@@ -37,7 +33,7 @@ class ReleaseCommand(ServiceCommand):
     done = ""  # what the command prints, formatted with the revision
 
     def add_arguments(self, parser):
-        parser.add_argument("number", type=revision_number, help="The catalog revision.")
+        parser.add_argument("number", type=revision_argument, help="The catalog revision.")
         parser.add_argument("--user", required=True, help="Username of the staff user acting; their permissions apply.")
 
     def handle(self, *args, number, user, **options):

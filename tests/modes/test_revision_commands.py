@@ -150,6 +150,13 @@ def test_export_refuses_an_unknown_revision_and_custom_only_with_a_revision():
         run("export_modes", "--revision", "1", "--custom-only")
 
 
+@pytest.mark.parametrize("text", ["0", "-1", " 1", "+1", "١", "99999999999999999999", "two"])
+def test_a_revision_option_takes_what_the_api_takes_as_a_revision_number(text):
+    # The same rule as GET /api/catalog/revisions/<n>/: ASCII digits, 1 to 2**31 - 1.
+    with pytest.raises(CommandError, match=r"is not a revision number \(1, 2, 3, \.\.\.\)\.$"):
+        run("export_modes", "--revision", text)
+
+
 def test_record_revision_records_a_change_made_past_the_services_and_then_finds_nothing():
     AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for anything at all.")
 
