@@ -7,6 +7,7 @@ from rest_framework import serializers
 from agent_tools.formats import TOOL_FORMATS
 from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField, StrictSerializer
 from aptix_site.shapes import Shape
+from sessions_app.confirmations import CHOICES
 
 
 TOOL_FORMAT_HELP = (
@@ -69,11 +70,33 @@ class Invocation(StrictSerializer):
     )
 
 
+class ConfirmationResponse(Shape):
+    id = serializers.UUIDField(help_text="The id to answer it with, at POST /api/sessions/{session_id}/confirmations/{id}/.")
+    question = serializers.CharField(help_text="TUL-007 §4.1's question, for the person (not the model) to answer.")
+    choices = serializers.ListField(child=serializers.ChoiceField(choices=CHOICES))
+    expires_at = serializers.DateTimeField(help_text="Ten minutes after it was asked; answered later, a 410.")
+
+
 # A tool's InvokeResult (TUL-011), as every answer of POST /api/tools/<name>/invoke/ and invoke_tool give it.
 class InvocationResponse(Shape):
     successful = serializers.BooleanField()
     result = serializers.CharField(allow_null=True, help_text="The tool's JSON result, as a string.")
     error_message = serializers.CharField(allow_null=True)
+    confirmation = ConfirmationResponse(
+        required=False,
+        help_text="Only while agent_change_mode waits for the user to confirm (MODE_CHANGE_CONFIRMATION): the "
+        "question to show them.",
+    )
+
+    def to_representation(self, instance):
+        envelope = super().to_representation(instance)
+        if envelope["confirmation"] is None:
+            del envelope["confirmation"]  # the envelope of TUL-011 otherwise
+        return envelope
+
+
+class ConfirmationAnswer(StrictSerializer):
+    choice = serializers.ChoiceField(choices=CHOICES, help_text="The person's answer: stay, switch or branch.")
 
 
 class ToolSchemaListResponse(Shape):

@@ -3,6 +3,8 @@
 import json
 from collections.abc import Callable
 
+from django.conf import settings
+
 from accounts.models import organization_of
 from agent_tools.contract import AgentToolExecutionContext, InvokeResult
 from agent_tools.formats import format_tools
@@ -59,7 +61,8 @@ def tool_list_payload(*, catalog: Catalog, tool_format: str | None) -> dict:
             {"tools": format_tools(tools, tool_format=tool_format), "client_tools": _client_tool_names(tools)}
         ).data
 
-    return catalog.memoized(("tool-list", tool_format), build)
+    # agent_change_mode's description depends on MODE_CHANGE_CONFIRMATION too (sessions_app.tools).
+    return catalog.memoized(("tool-list", tool_format, settings.MODE_CHANGE_CONFIRMATION), build)
 
 
 def llm_context(*, catalog: Catalog, mode_id: str, tool_format: str | None) -> dict:
@@ -88,7 +91,7 @@ def llm_context(*, catalog: Catalog, mode_id: str, tool_format: str | None) -> d
 
     if notice:
         return build()
-    return catalog.memoized(("llm-context", served.key, tool_format), build)
+    return catalog.memoized(("llm-context", served.key, tool_format, settings.MODE_CHANGE_CONFIRMATION), build)
 
 
 def llm_context_at_revision(*, session: AgentSession, revision: int, viewer, tool_format: str | None) -> dict:
@@ -115,11 +118,12 @@ def invocation_session(*, session_id, user) -> AgentSession | None:
 
 
 def invoke_tool(
-    *, load_catalog: Callable[[], Catalog], name: str, arguments, session: AgentSession | None, conversation_id, user
+    *, load_catalog: Callable[[], Catalog], name: str, arguments, session: AgentSession | None, conversation_id, user,
+    confirmation_channel: str | None = None,
 ) -> InvokeResult:
     """
     Run the named tool for user, in session (one of theirs, or None); arguments is a dict, a JSON string of one, or
-    None. The catalog is loaded only if needed (a registered tool that reads it reports a failure itself). Refusals
+    None; confirmation_channel: how the user can be asked to confirm (None: they cannot be). The catalog is loaded only if needed (a registered tool that reads it reports a failure itself). Refusals
     and RateLimited raise, nothing having run; the tool's own failures come back in the InvokeResult.
     """
     context = AgentToolExecutionContext(
@@ -128,6 +132,7 @@ def invoke_tool(
         user=user,
         session_id=str(session.pk) if session else None,
         conversation_id=conversation_id,
+        confirmation_channel=confirmation_channel,
     )
     tool = registry.get(name) if registry.has(name) else context.catalog.tool(name)
     if session is not None and not mode_enables(served := context.catalog.served(session.mode_id), tool):

@@ -8,9 +8,10 @@ from agent_tools.contract import InvokeResult
 from aptix_site.api import error_responses
 from aptix_site.throttling import WindowRateThrottle
 from sessions_app.ownership import owned_session
+from sessions_app.tools import answer_mode_change
 
 from .serializers import (
-    Invocation, InvocationResponse, SessionContextQuery, SessionContextResponse, ToolFormatQuery, ToolSchemaListResponse
+    ConfirmationAnswer, Invocation, InvocationResponse, SessionContextQuery, SessionContextResponse, ToolFormatQuery, ToolSchemaListResponse
 )
 from .services import invocation_session, invoke_tool, llm_context, llm_context_at_revision, tool_list_payload
 
@@ -30,7 +31,9 @@ class ToolListView(APIView):
 INVOKE_ERROR_CODES = (400, 401, 403, 404, 405, 409, 411, 413, 415, 429, 500, 503)
 
 
-class ToolInvokeView(APIView):
+class EnvelopeView(APIView):
+    """A view that answers with a tool's envelope, its refusals too; counted against the tool-invoke limit."""
+
     throttle_classes = [WindowRateThrottle]
     throttle_scope = "tool-invoke"
 
@@ -38,6 +41,8 @@ class ToolInvokeView(APIView):
     def error_body(message: str, status: int) -> dict:
         return InvocationResponse(InvokeResult.from_error(message)).data
 
+
+class ToolInvokeView(EnvelopeView):
     @extend_schema(
         operation_id="invokeTool",
         request=Invocation,
@@ -58,12 +63,41 @@ class ToolInvokeView(APIView):
             session=invocation_session(session_id=invocation["sessionId"], user=request.user),
             conversation_id=invocation["conversationId"],
             user=request.user,
+            confirmation_channel="rest",
         )
-        if result.retry_after:
-            headers = {"Retry-After": str(result.retry_after)}
-            return Response(InvocationResponse(result).data, status=503, headers=headers)
-        code = 200 if result.successful else 500 if result.server_fault else 400
-        return Response(InvocationResponse(result).data, status=code)
+        return envelope_response(result, asked=result.confirmation is not None)
+
+
+def envelope_response(result: InvokeResult, *, asked: bool = False) -> Response:
+    """A tool's envelope, with its status: 200 if it succeeded or asked (or took) the user's answer; else why not."""
+    if result.retry_after:
+        headers = {"Retry-After": str(result.retry_after)}
+        return Response(InvocationResponse(result).data, status=503, headers=headers)
+    code = 200 if result.successful or asked else 500 if result.server_fault else 400
+    return Response(InvocationResponse(result).data, status=code)
+
+
+class ConfirmationAnswerView(EnvelopeView):
+    """The person's answer to agent_change_mode's question (MODE_CHANGE_CONFIRMATION = "user")."""
+
+    @extend_schema(
+        operation_id="answerModeChangeConfirmation",
+        request=ConfirmationAnswer,
+        responses={200: InvocationResponse, **error_responses(400, 401, 404, 409, 410, 429, 503, body=InvocationResponse)},
+        description="Takes the person's answer to the question agent_change_mode asked, once, and answers with the "
+        "tool's envelope: the change they chose (switch, or branch: switch and start a new session), judged again "
+        "now; or, for stay, successful false with \"The user chose to stay in the current mode.\" (200 either way). "
+        "Someone else's confirmation is a 404, a second answer a 409, one past its ten minutes a 410; a branch over "
+        "the session-create limit is a 429 and leaves the question to be answered.",
+    )
+    def post(self, request, session_id, confirmation_id):
+        session = owned_session(session_id=session_id, user=request.user)  # another's is not found, whatever is sent
+        choice = ConfirmationAnswer.validated(request.data)["choice"]
+        result = answer_mode_change(
+            catalog=request.catalog, session_id=session.pk, confirmation_id=confirmation_id, user=request.user,
+            choice=choice,
+        )
+        return envelope_response(result, asked=choice == "stay")
 
 
 class SessionContextView(APIView):

@@ -27,14 +27,21 @@ class InvokeResult:
     # whether it is a passing one: the same call may succeed after retry_after seconds (HTTP 503).
     server_fault: bool = False
     retry_after: int | None = None
+    # A question the user must answer before the tool acts (agent_change_mode under MODE_CHANGE_CONFIRMATION "user").
+    confirmation: dict | None = None
 
     @classmethod
     def create(cls, json_text: str) -> "InvokeResult":
         return cls(successful=True, result=json_text)
 
     @classmethod
-    def from_error(cls, message: str, *, server_fault: bool = False, retry_after: int | None = None) -> "InvokeResult":
-        return cls(successful=False, error_message=message, server_fault=server_fault, retry_after=retry_after)
+    def from_error(
+        cls, message: str, *, server_fault: bool = False, retry_after: int | None = None, confirmation: dict | None = None
+    ) -> "InvokeResult":
+        return cls(
+            successful=False, error_message=message, server_fault=server_fault, retry_after=retry_after,
+            confirmation=confirmation,
+        )
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,8 @@ class AgentToolExecutionContext:
     user: Any
     session_id: str | None
     conversation_id: str | None
+    # How the user can be asked to confirm what a tool would do ("rest" or "mcp"); None: this caller cannot ask them.
+    confirmation_channel: str | None = None
     load_org: Callable[[], Any] = field(default=lambda: None, repr=False, compare=False)
     load_catalog: Callable[[], Any] = field(default=lambda: None, repr=False, compare=False)
 

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from .errors import SERVER_ERROR_DETAIL, database_unavailable_response, error_body, refusal_detail
-from .service_errors import Conflict, InvalidInput, NotAllowed, NotFound, RateLimited, ServiceError
+from .service_errors import Conflict, Expired, InvalidInput, NotAllowed, NotFound, RateLimited, ServiceError
 
 logger = logging.getLogger("aptix_site.api")
 
@@ -122,6 +122,11 @@ class ConflictError(exceptions.APIException):
     default_code = "conflict"
 
 
+class GoneError(exceptions.APIException):
+    status_code = status.HTTP_410_GONE
+    default_code = "gone"
+
+
 def rest_exception(error: ServiceError) -> exceptions.APIException:
     """The HTTP answer to a service's refusal: the one place REST translates them."""
     message = str(error)
@@ -133,6 +138,8 @@ def rest_exception(error: ServiceError) -> exceptions.APIException:
         return exceptions.PermissionDenied(message)
     if isinstance(error, Conflict):
         return ConflictError(message)
+    if isinstance(error, Expired):
+        return GoneError(message)
     # InvalidInput, or a refusal of no narrower kind: a 400, naming the field if there is one.
     field = error.field if isinstance(error, InvalidInput) else None
     return exceptions.ValidationError({field: [message]} if field else {"detail": message})
@@ -171,6 +178,7 @@ _ERROR_DESCRIPTIONS = {
     405: "The operation does not take this HTTP method.",
     409: "The state of things does not allow this now; the message says why (a tool that the agent's client "
     "executes, a revision that is not pending, a user who holds as many API tokens as allowed).",
+    410: "What the request answers has expired (a mode change's confirmation, after ten minutes).",
     411: "The body reached the app without a Content-Length (chunked, where no proxy read it whole first).",
     413: "The request body is too large.",
     415: "The body is not in a media type this operation reads (JSON).",

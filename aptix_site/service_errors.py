@@ -26,6 +26,10 @@ class Conflict(ServiceError):
     """The state of things does not allow this now."""
 
 
+class Expired(ServiceError):
+    """What the request names existed, but its time is over."""
+
+
 class InvalidInput(ServiceError):
     """A value the caller gave is not acceptable; field names it, if it is one of the request's fields."""
 

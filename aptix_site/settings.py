@@ -263,6 +263,8 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "ReleaseStatusEnum": "modes.releases.ReleaseStatus.values",
         "StatusEnum": "modes.models.ModeStatus.values",
+        "EntryConfirmationEnum": "modes.models.EntryConfirmation.values",
+        "ConfirmationChoiceEnum": "sessions_app.confirmations.CHOICES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -273,6 +275,13 @@ SPECTACULAR_SETTINGS = {
 }
 
 CATALOG_APPROVALS = env_int("CATALOG_APPROVALS", 0)
+# Who confirms a mode change (TUL-007 §4.3): "model", whose call counts as the user's yes, or "user", whom the server
+# asks itself before anything changes. A mode's entry_confirmation may say otherwise for switches into it.
+MODE_CHANGE_CONFIRMATION = env("MODE_CHANGE_CONFIRMATION") or "model"
+if MODE_CHANGE_CONFIRMATION not in {"model", "user"}:
+    raise ImproperlyConfigured(
+        f"MODE_CHANGE_CONFIRMATION must be 'model' or 'user'; it is {MODE_CHANGE_CONFIRMATION!r}."
+    )
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if REDIS_URL := env("REDIS_URL"):

@@ -22,7 +22,12 @@ class WindowRateThrottle(ScopedRateThrottle):
         self.scope = scope
         return self._allow(lambda: self.cache_format % {"scope": scope, "ident": user.pk})
 
-    def _allow(self, cache_key) -> bool:
+    def would_allow_user(self, *, scope: str, user) -> bool:
+        """Whether allow_user would allow one more now, counting nothing: for a check before the act that counts."""
+        self.scope = scope
+        return self._allow(lambda: self.cache_format % {"scope": scope, "ident": user.pk}, count=False)
+
+    def _allow(self, cache_key, *, count: bool = True) -> bool:
         self.rate = self.get_rate() if self.scope else None
         if self.rate is None:
             return True
@@ -33,6 +38,8 @@ class WindowRateThrottle(ScopedRateThrottle):
         key = f"{cache_key()}_{window}"
         # Started by the window's first request (add is atomic), and outliving the window, so that no increment during
         # the window finds it expired.
+        if not count:
+            return self.cache.get(key, 0) < self.num_requests
         self.cache.add(key, 0, 2 * self.duration)
         return self.cache.incr(key) <= self.num_requests
 

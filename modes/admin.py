@@ -166,7 +166,7 @@ class AgentModeAdmin(CatalogAdmin):
         ("Behaviour", {"fields": ["mode_instructions", "behavior_hints", "human_role_hints", "example_utterances"]}),
         ("Tools and retrieval", {"fields": ["associated_tool_ids", "tool_group_hints", "rag_scope_hints"]}),
         ("Recognition (advisory)", {"fields": ["strong_signals", "weak_signals"]}),
-        ("Mode graph", {"fields": ["switch_targets", "llm_can_enter"]}),
+        ("Mode graph", {"fields": ["switch_targets", "llm_can_enter", "entry_confirmation"]}),
         ("History", {"fields": ["created_at", "updated_at"]}),
     ]
     preview_fieldset = (

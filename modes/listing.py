@@ -116,6 +116,10 @@ class ModeDetailResponse(Shape):
     weak_signals = string_list()
     switch_targets = string_list(help_text=SWITCH_TARGETS_HELP)
     llm_can_enter = serializers.BooleanField(help_text=LLM_CAN_ENTER_HELP)
+    entry_confirmation = serializers.ChoiceField(
+        choices=AgentMode.EntryConfirmation.values,
+        help_text="Who confirms a switch into this mode: inherit (the MODE_CHANGE_CONFIRMATION setting), user or none.",
+    )
     created_at = IsoDateTimeField()
     updated_at = IsoDateTimeField()
 

@@ -50,8 +50,15 @@ class ModeStatus(models.TextChoices):  # AgentMode.Status; a class of its own so
     DEPRECATED = "deprecated"
 
 
+class EntryConfirmation(models.TextChoices):  # AgentMode.EntryConfirmation; a class of its own, as ModeStatus is
+    INHERIT = "inherit", "As MODE_CHANGE_CONFIRMATION says"
+    USER = "user", "The user confirms"
+    NONE = "none", "No confirmation"
+
+
 class AgentMode(models.Model):
     Status = ModeStatus
+    EntryConfirmation = EntryConfirmation
 
     class Source(models.TextChoices):
         BUILTIN = "builtin", "Built-in"
@@ -103,6 +110,14 @@ class AgentMode(models.Model):
         help_text="Whether the model may switch into this mode (agent_change_mode). Off: only an application "
         "starts a session in it (POST /api/sessions/ with this mode).",
     )
+    entry_confirmation = models.CharField(
+        max_length=16, choices=EntryConfirmation.choices, default=EntryConfirmation.INHERIT.value,
+        error_messages={
+            "invalid_choice": f"Entry confirmation %(value)r is not one of {one_of(EntryConfirmation.values)}."
+        },
+        help_text="Who confirms a switch into this mode: as the MODE_CHANGE_CONFIRMATION setting says (inherit), "
+        "always the user, or nobody (a harmless mode that needs no question).",
+    )
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.CUSTOM)
     position = models.PositiveIntegerField(
         blank=True, help_text="Catalog order, lowest first. Left empty, the mode goes last."
@@ -120,6 +135,11 @@ class AgentMode(models.Model):
             models.CheckConstraint(
                 condition=Q(status__in=ModeStatus.values), name="modes_agentmode_status_valid",
                 violation_error_message=f"Status must be {one_of(ModeStatus.values)}.",
+            ),
+            models.CheckConstraint(
+                condition=Q(entry_confirmation__in=EntryConfirmation.values),
+                name="modes_agentmode_entry_confirmation_valid",
+                violation_error_message=f"Entry confirmation must be {one_of(EntryConfirmation.values)}.",
             ),
             regex_check("id", MODE_ID_PATTERN, "modes_agentmode_id_format", validate_mode_id.message),
             regex_check("key", MODE_KEY_PATTERN, "modes_agentmode_key_format", validate_mode_key.message),

@@ -21,7 +21,7 @@ from .validators import is_string_list
 FORMAT_NAME = "aptix-modes"
 FORMAT_VERSION = 1
 
-TEXT_FIELDS = ("id", "key", "display_name", "description", "when_to_use", "status", "version")
+TEXT_FIELDS = ("id", "key", "display_name", "description", "when_to_use", "status", "version", "entry_confirmation")
 BOOLEAN_FIELDS = ("is_default", "llm_can_enter")
 PORTABLE_FIELDS = (*TEXT_FIELDS, *BOOLEAN_FIELDS, "position", *AgentMode.list_field_names())
 TOOL_FIELDS = ("name", "description", "parameters", "read_only")
@@ -47,7 +47,7 @@ def export_document(*, modes: list[AgentMode], declared_tools: list[DeclaredTool
 
 
 # Fields that revisions recorded before them lack: such a revision's modes had the fields' defaults.
-ADDED_MODE_FIELDS = ("llm_can_enter", "switch_targets")
+ADDED_MODE_FIELDS = ("llm_can_enter", "switch_targets", "entry_confirmation")
 
 
 def upgrade_document(document: dict) -> dict:

@@ -1,6 +1,7 @@
 """
-Agent sessions, the append-only audit of their mode changes (TUL-007), the switches the mode graph refused
-(issue 29), and the hourly sums of the audit that GET /api/catalog/transitions/ reads (sessions_app.transitions).
+Agent sessions, the append-only audit of their mode changes (TUL-007), the questions that asked the user to confirm
+one (issue 40), the switches the mode graph refused (issue 29), and the hourly sums of the audit that
+GET /api/catalog/transitions/ reads (sessions_app.transitions).
 """
 
 import uuid
@@ -47,6 +48,46 @@ class AgentSession(models.Model):
         return self.title or str(self.id)
 
 
+class ModeChangeConfirmation(models.Model):
+    """
+    A question that asked the user to confirm a switch the model proposed (TUL-007 §4.1), and their answer. Answered
+    once: a second answer is refused. stay, decline and cancel are declined proposals, which the transition counts show.
+    """
+
+    class Choice(models.TextChoices):
+        STAY = "stay"
+        SWITCH = "switch"
+        BRANCH = "branch"
+        DECLINE = "decline"  # the MCP client's person declined the form
+        CANCEL = "cancel"  # or dismissed it
+
+    class Channel(models.TextChoices):
+        MCP = "mcp", "MCP"
+        REST = "rest", "REST"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="+")
+    channel = models.CharField(max_length=8, choices=Channel.choices)
+    # Ids, as a refusal keeps them: the modes of the proposal, which an answer judges again.
+    from_mode_id = models.CharField(max_length=32, help_text="The id of the mode the session was in.")
+    to_mode_id = models.CharField(max_length=32, help_text="The id of the mode the model proposed.")
+    reason = models.TextField(help_text="The model's reason for the switch.")
+    branch = models.BooleanField(help_text="Whether the model proposed a new session; the user's choice decides.")
+    question = models.TextField()
+    asked_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    choice = models.CharField(max_length=8, choices=Choice.choices, blank=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["asked_at"]
+        # A period's declined proposals per pair, read from the index.
+        indexes = [models.Index(fields=["answered_at", "from_mode_id", "to_mode_id"], name="confirmation_answered")]
+
+    def __str__(self):
+        return f"{self.from_mode_id} → {self.to_mode_id}?"
+
+
 class ModeChange(models.Model):
     """
     One row per mode change; rows are only ever added. Every reference is PROTECT: deleting a session, mode, user
@@ -68,6 +109,14 @@ class ModeChange(models.Model):
     )
     # Given by set_session_mode: never before the session's last change, whichever host's clock made that one.
     changed_at = models.DateTimeField(default=timezone.now)
+    confirmed_by = models.CharField(
+        max_length=8, choices=[("user", "User"), ("model", "Model"), ("none", "None needed")], default="model",
+        help_text="Who confirmed the change: the user (answering confirmation), the model's call, or nobody (a mode "
+        "whose entry_confirmation is none).",
+    )
+    confirmation = models.ForeignKey(
+        ModeChangeConfirmation, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
 
     class Meta:
         ordering = ["id"]  # insertion order: ids are taken under the session lock

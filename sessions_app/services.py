@@ -6,9 +6,11 @@ from django.utils import timezone
 
 from accounts.models import Membership
 from modes.catalog import Catalog, ModeBeingRemovedError
+from modes.graph import ModeSwitchRefused
 from modes.models import AgentMode
 
-from .models import AgentSession, ModeChange, ModeChangeRefusal
+from .confirmations import new_confirmation
+from .models import AgentSession, ModeChange, ModeChangeConfirmation, ModeChangeRefusal
 from .selectors import parse_session_id
 
 
@@ -21,7 +23,8 @@ def create_session(*, catalog: Catalog, owner, org, mode_key: str | None = None,
 
 
 def set_session_mode(
-    *, catalog: Catalog, session_id, mode: AgentMode, reason: str, user, branch: bool = False
+    *, catalog: Catalog, session_id, mode: AgentMode, reason: str, user, branch: bool = False,
+    confirmed_by: str = "model", confirmation: ModeChangeConfirmation | None = None,
 ) -> ModeChange:
     """
     Move the user's session to mode (of catalog) and audit the change, with the user's organization then, atomically.
@@ -31,6 +34,7 @@ def set_session_mode(
     mode: ModeSwitchRefused, and nothing changes but the refusal's record, for a move it forbids. With branch=True a
     new session in the target mode is created as a child of this one. AgentSession.DoesNotExist for a session that
     is not the user's; ModeBeingRemovedError for a mode whose row a change not yet published has deleted.
+    confirmed_by and confirmation record who confirmed the change (sessions_app.confirmations).
     """
     sessions = AgentSession.objects.select_for_update().filter(owner=user).annotate(
         # Read with the lock, in its one query: whether the target's row is there, and the user's organization.
@@ -52,13 +56,31 @@ def set_session_mode(
             change = ModeChange.objects.create(
                 session=session, from_mode_id=session.mode_id, to_mode=mode, reason=reason, branch=branch,
                 branch_session=branch_session, changed_by=user, org_id=session.user_org,
-                catalog_revision=catalog.revision, changed_at=now,
+                catalog_revision=catalog.revision, changed_at=now, confirmed_by=confirmed_by, confirmation=confirmation,
             )
             AgentSession.objects.filter(pk=session.pk).update(mode=mode, updated_at=now)
             return change
     # Recorded once the transaction is over, so that raising the refusal does not roll the record back.
+    raise _refused(session, mode, refusal)
+
+
+def ask_mode_change(
+    *, catalog: Catalog, session_id, mode: AgentMode, reason: str, user, branch: bool, channel: str
+) -> ModeChangeConfirmation:
+    """
+    The question that asks the user to confirm moving their session to mode, once the mode graph allows the move
+    (ModeSwitchRefused, recorded as set_session_mode records it, if not). Nothing is locked while a person thinks:
+    their answer is judged again when it comes (sessions_app.tools.answer_mode_change).
+    """
+    session = AgentSession.objects.filter(owner=user).only("pk", "mode_id").get(pk=parse_session_id(session_id))
+    if refusal := catalog.switch_refusal(from_mode_id=session.mode_id, target=mode):
+        raise _refused(session, mode, refusal)
+    return new_confirmation(session=session, target=mode, reason=reason, branch=branch, channel=channel)
+
+
+def _refused(session: AgentSession, mode: AgentMode, refusal: ModeSwitchRefused) -> ModeSwitchRefused:
     ModeChangeRefusal.objects.create(session_id=session.pk, from_mode_id=session.mode_id, to_mode_id=mode.pk)
-    raise refusal
+    return refusal
 
 
 def _being_removed(catalog: Catalog, mode: AgentMode) -> ModeBeingRemovedError:

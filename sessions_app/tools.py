@@ -2,22 +2,42 @@
 
 import logging
 
+from django.conf import settings
+from django.db import transaction
+
 from agent_tools.contract import AgentTool, InvokeResult, function_schema, load_arguments, reject_unknown_arguments
 from agent_tools.registry import registry
 from aptix_site.database import BUSY_RETRY_SECONDS, database_busy
 from aptix_site.service_errors import RateLimited
 from aptix_site.text import compact_json
 from aptix_site.throttling import WindowRateThrottle
-from modes.catalog import UnknownModeError
+from modes.catalog import Catalog, UnknownModeError
 from modes.graph import ModeSwitchRefused
 
-from .services import set_session_mode
+from .confirmations import STAYED, WAITING, confirmation_payload, pending_confirmation, record_answer, who_confirms
+from .services import ask_mode_change, set_session_mode
 
 logger = logging.getLogger(__name__)
 
 LABEL = "ModeChangeTool"
 FAILED = f"{LABEL} failed to change the session mode."  # TUL-007 §3.6
 REASON_MAX_LENGTH = 1000
+
+
+# Under MODE_CHANGE_CONFIRMATION = "user" the server asks the user itself, so the model is told to propose by calling
+# once, not to ask in chat first (or the person would be asked twice): TUL-007 §5.3's description, changed under "user"
+# only. (TOOL_USAGE_METADATA, §5.2, is a registry field no answer serves; the description is what models read.)
+DESCRIPTION_WHEN_THE_USER_CONFIRMS = (
+    "Proposes changing the mode for the current agent session to the specified mode string; the user's client "
+    "asks the user to confirm before anything changes. Call it once, without asking in chat first, and provide a "
+    "short 'reason' describing why this mode fits the current request. Set branch=true to propose that the new work "
+    "start as a separate session; the user's choice decides."
+)
+CANNOT_ASK = (
+    f"{LABEL} needs the user's own confirmation for this change, and this client cannot ask the user: an MCP client "
+    "that speaks protocol version 2026-07-28 and declares elicitation can, and so can the REST API "
+    "(POST /api/tools/agent_change_mode/invoke/, then the session's confirmations). Nothing changed."
+)
 
 
 class ModeChangeTool(AgentTool):
@@ -36,13 +56,17 @@ class ModeChangeTool(AgentTool):
 
     @staticmethod
     def get_schema() -> dict:
-        return function_schema(
-            name=ModeChangeTool.TOOL_NAME,
-            # TUL-007 §5.3.
-            description="Changes the mode for the current agent session to the specified mode string. "
+        # TUL-007 §5.3, or its words for a server that asks the user itself.
+        description = (
+            DESCRIPTION_WHEN_THE_USER_CONFIRMS if settings.MODE_CHANGE_CONFIRMATION == "user"
+            else "Changes the mode for the current agent session to the specified mode string. "
             "Call only after the user confirms a mode change, and provide a short 'reason' describing why "
             "this mode fits the current request. Set branch=true when the user wants the new work to start "
-            "as a separate session.",
+            "as a separate session."
+        )
+        return function_schema(
+            name=ModeChangeTool.TOOL_NAME,
+            description=description,
             properties={
                 "mode": {"type": "string", "description": "Key of the mode to switch to, e.g. ddr_authoring."},
                 "branch": {
@@ -91,35 +115,93 @@ class ModeChangeTool(AgentTool):
             target = catalog.mode(mode)
         except UnknownModeError as error:
             return InvokeResult.from_error(str(error))
+        confirmed_by = who_confirms(target)
         if branch:
-            # A branch starts a session: it counts against the user's limit on creating sessions (the counter of
-            # POST /api/sessions/); over it, nothing changes.
-            throttle = WindowRateThrottle()
-            if not throttle.allow_user(scope="session-create", user=context.user):
-                raise RateLimited(
-                    f"{LABEL} cannot start a new session now (branch=true): you have created as many sessions as "
-                    f"{throttle.rate} allows.",
-                    retry_after=throttle.wait(),
-                )
-
-        try:
-            change = set_session_mode(
+            # A question only looks: the answer that branches counts.
+            _check_session_limit(context.user, count=confirmed_by != "user")
+        if confirmed_by != "user":
+            return change_mode(
                 catalog=catalog, session_id=context.session_id, mode=target, reason=reason, user=context.user,
-                branch=branch,
+                branch=branch, confirmed_by=confirmed_by,
             )
-        except (ModeSwitchRefused, UnknownModeError) as refusal:  # UnknownModeError: a mode being removed
+        if context.confirmation_channel is None:
+            return InvokeResult.from_error(CANNOT_ASK)
+        try:
+            confirmation = ask_mode_change(
+                catalog=catalog, session_id=context.session_id, mode=target, reason=reason, user=context.user,
+                branch=branch, channel=context.confirmation_channel,
+            )
+        except ModeSwitchRefused as refusal:
             return InvokeResult.from_error(str(refusal))
-        except Exception as error:
-            if database_busy(error):  # a row lock held past DATABASE_LOCK_TIMEOUT_MS: passing, not a fault
-                logger.warning("agent_change_mode: the database was busy for session %s: %s", context.session_id, error)
-                return InvokeResult.from_error(FAILED, retry_after=BUSY_RETRY_SECONDS)
-            logger.exception("agent_change_mode: set_session_mode failed for session %s", context.session_id)
-            return InvokeResult.from_error(FAILED, server_fault=True)
+        return InvokeResult.from_error(WAITING, confirmation=confirmation_payload(confirmation))
 
-        result = {"success": True, "mode": mode, "branch": branch, "reason": reason}
-        if change.branch_session_id is not None:
-            result["branchSessionId"] = str(change.branch_session_id)
-        return InvokeResult.create(compact_json(result))
+
+def answer_mode_change(*, catalog: Catalog, session_id, confirmation_id, user, choice: str) -> InvokeResult:
+    """
+    The user's answer to a question agent_change_mode asked: TUL-007's result of the change they chose (their choice
+    decides whether it branches), judged again now against catalog; STAYED for stay, decline or cancel. The answer is
+    taken once (sessions_app.confirmations.pending_confirmation); a branch over the session-create limit raises
+    RateLimited and leaves the question unanswered, as does a database too busy to finish the change.
+    """
+    with transaction.atomic():
+        confirmation = pending_confirmation(confirmation_id=confirmation_id, session_id=session_id, user=user)
+        if choice == "branch":
+            _check_session_limit(user, count=True)
+        record_answer(confirmation, choice)
+        if choice not in ("switch", "branch"):
+            return InvokeResult.from_error(STAYED)
+        target = catalog.by_id.get(confirmation.to_mode_id)
+        if target is None:
+            return InvokeResult.from_error(
+                f"{LABEL} cannot switch: the proposed mode is no longer in the published catalog. Nothing changed."
+            )
+        result = change_mode(
+            catalog=catalog, session_id=session_id, mode=target, reason=confirmation.reason, user=user,
+            branch=choice == "branch", confirmed_by="user", confirmation=confirmation,
+        )
+        if result.retry_after or result.server_fault:
+            transaction.set_rollback(True)  # the answer stays to be given again
+        return result
+
+
+def change_mode(
+    *, catalog: Catalog, session_id, mode, reason: str, user, branch: bool, confirmed_by: str, confirmation=None
+) -> InvokeResult:
+    """set_session_mode, answered as TUL-007 §3.6 says: its result JSON, or the failure the model is told."""
+    try:
+        change = set_session_mode(
+            catalog=catalog, session_id=session_id, mode=mode, reason=reason, user=user, branch=branch,
+            confirmed_by=confirmed_by, confirmation=confirmation,
+        )
+    except (ModeSwitchRefused, UnknownModeError) as refusal:  # UnknownModeError: a mode being removed
+        return InvokeResult.from_error(str(refusal))
+    except Exception as error:
+        if database_busy(error):  # a row lock held past DATABASE_LOCK_TIMEOUT_MS: passing, not a fault
+            logger.warning("agent_change_mode: the database was busy for session %s: %s", session_id, error)
+            return InvokeResult.from_error(FAILED, retry_after=BUSY_RETRY_SECONDS)
+        logger.exception("agent_change_mode: set_session_mode failed for session %s", session_id)
+        return InvokeResult.from_error(FAILED, server_fault=True)
+
+    # TUL-007 §3.6, but branch says what was done: the user's choice, where they confirmed, overrides the model's.
+    result = {"success": True, "mode": mode.key, "branch": branch, "reason": reason}
+    if change.branch_session_id is not None:
+        result["branchSessionId"] = str(change.branch_session_id)
+    return InvokeResult.create(compact_json(result))
+
+
+def _check_session_limit(user, *, count: bool) -> None:
+    """
+    A branch starts a session: it counts against the user's limit on creating sessions (the counter of
+    POST /api/sessions/); over it, RateLimited and nothing changes. count=False looks without counting.
+    """
+    throttle = WindowRateThrottle()
+    allowed = throttle.allow_user if count else throttle.would_allow_user
+    if not allowed(scope="session-create", user=user):
+        raise RateLimited(
+            f"{LABEL} cannot start a new session now (branch=true): you have created as many sessions as "
+            f"{throttle.rate} allows.",
+            retry_after=throttle.wait(),
+        )
 
 
 registry.register(ModeChangeTool)

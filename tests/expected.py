@@ -25,9 +25,9 @@ def tool_error(message):
 def refusal_at(url, body):
     """
     What a refusal at url looks like, given DRF's usual body for it: that body, except on a tool
-    invocation, where every refusal is the envelope with the same words in errorMessage.
+    invocation or a confirmation's answer, where every refusal is the envelope with the same words in errorMessage.
     """
-    if not (url.startswith("/api/tools/") and url.endswith("/invoke/")):
+    if not (url.startswith("/api/tools/") and url.endswith("/invoke/") or "/confirmations/" in url):
         return body
     words = []
     for field, messages in body.items():
@@ -189,6 +189,7 @@ SEED_MODES = {
         "weakSignals": ["question", "help"],
         "switchTargets": [],
         "llmCanEnter": True,
+        "entryConfirmation": "inherit",
     },
     "ddr_authoring": {
         "id": DDR_ID,
@@ -221,6 +222,7 @@ SEED_MODES = {
         "weakSignals": ["spec", "requirements", "approval"],
         "switchTargets": [],
         "llmCanEnter": True,
+        "entryConfirmation": "inherit",
     },
     "workflow_authoring": {
         "id": WORKFLOW_ID,
@@ -258,6 +260,7 @@ SEED_MODES = {
         "weakSignals": ["process", "automation", "pipeline"],
         "switchTargets": [],
         "llmCanEnter": True,
+        "entryConfirmation": "inherit",
     },
 }
 SEED_WHEN_TO_USE = [(key, mode["whenToUse"]) for key, mode in SEED_MODES.items()]

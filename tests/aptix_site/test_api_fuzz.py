@@ -41,6 +41,7 @@ from modes.catalog import get_mode
 from sessions_app.models import AgentSession
 from sessions_app.services import set_session_mode
 from modes.catalog import published_catalog
+from ..expected import refusal_at
 
 # Tokens and ids are fixed, so that the hooks below can draw them while the cases are generated.
 ALICE_TOKEN = "a11ce" * 8
@@ -180,7 +181,9 @@ def flatmap_case(context, case):
     """For part of the cases, real session ids, mode keys and tool names instead of random text."""
     path = case.operation.path
     if "{session_id}" in path and _positive_at(case, ParameterLocation.PATH):
-        return st.one_of(st.just(case), SESSION_IDS.map(lambda value: _with(case, path_parameters={"session_id": value})))
+        return st.one_of(st.just(case), SESSION_IDS.map(
+            lambda value: _with(case, path_parameters={**case.path_parameters, "session_id": value})
+        ))
     if "{key}" in path and _positive_at(case, ParameterLocation.PATH):
         return st.one_of(st.just(case), st.sampled_from(MODE_KEYS).map(lambda key: _with(case, path_parameters={"key": key})))
     if path == "/api/system-prompt/" and _positive_at(case, ParameterLocation.QUERY):
@@ -274,7 +277,8 @@ def test_every_operation_answers_as_the_published_schema_says(case, fuzz_world):
     response = case.call_and_validate()
     bobs = str(BOB_SESSION)
     if bobs in case.formatted_path:
-        assert (response.status_code, response.json()) == (404, {"detail": f"No session {bobs} was found for you."})
+        expected = refusal_at(case.formatted_path, {"detail": f"No session {bobs} was found for you."})
+        assert (response.status_code, response.json()) == (404, expected)
     if bobs in case.formatted_path or (isinstance(case.body, dict) and case.body.get("sessionId") == bobs):
         # Whatever else the case gets right or wrong, alice learns no more than a session that does not exist tells.
         assert (response.status_code, response.text) == answer_for_a_missing_session(case)

@@ -43,6 +43,7 @@ REQUIRED_ERRORS = {
     "getSession": {400, 401, 404},
     "listSessionModeChanges": {400, 401, 404},
     "getSessionContext": {400, 401, 404},
+    "answerModeChangeConfirmation": {400, 401, 404, 409, 410, 429, 503},
     "obtainToken": {400, 409, 411, 413, 415, 429},
 }
 
@@ -227,7 +228,8 @@ def test_every_write_documents_its_real_request_body(schema):
         operation["operationId"]: operation for path, method, operation in operations(schema) if method == "post"
     }
     assert set(writes) == {
-        "invokeTool", "createSession", "obtainToken", "approveCatalogRevision", "publishCatalogRevision"
+        "invokeTool", "createSession", "obtainToken", "approveCatalogRevision", "publishCatalogRevision",
+        "answerModeChangeConfirmation",
     }
     for release in ("approveCatalogRevision", "publishCatalogRevision"):  # the revision is in the path; no body
         assert "requestBody" not in writes[release]
@@ -269,7 +271,8 @@ def test_query_parameters_carry_their_limits(schema):
 @pytest.mark.django_db
 def test_methods_the_schema_does_not_list_are_answered_405_with_the_documented_methods_in_allow(schema, staff_api_client):
     # As staff, whom every endpoint serves (a caller an endpoint refuses is answered 401 or 403 first).
-    concrete = {"{key}": "general", "{session_id}": "00000000-0000-4000-8000-000000000000", "{name}": "agent_list_modes"}
+    concrete = {"{key}": "general", "{session_id}": "00000000-0000-4000-8000-000000000000", "{name}": "agent_list_modes",
+                "{confirmation_id}": "00000000-0000-4000-8000-000000000000"}
     for path, methods in schema["paths"].items():
         url = path
         for placeholder, value in concrete.items():

@@ -30,6 +30,7 @@ def form_data(mode=None, **overrides):
         "position": "",
         **{name: "" for name in LIST_FIELDS},
         "llm_can_enter": "on",  # a checked checkbox; an unchecked one is left out of the body
+        "entry_confirmation": "inherit",
     }
     if mode is not None:
         if not mode.llm_can_enter:
@@ -41,6 +42,7 @@ def form_data(mode=None, **overrides):
             when_to_use=mode.when_to_use,
             status=mode.status,
             version=mode.version,
+            entry_confirmation=mode.entry_confirmation,
             position=str(mode.position),
             **{name: "\n".join(getattr(mode, name)) for name in LIST_FIELDS},
         )

@@ -24,6 +24,7 @@ PORTABLE_FIELDS = [
     "when_to_use",
     "status",
     "version",
+    "entry_confirmation",
     "is_default",
     "llm_can_enter",
     "position",

@@ -32,6 +32,7 @@ SCOUT_EXPORTED = {
     "when_to_use": "Use this mode when the user wants something looked up.",
     "status": "active",
     "version": "v1",
+    "entry_confirmation": "inherit",
     "is_default": False,
     "llm_can_enter": True,
     "position": 4,

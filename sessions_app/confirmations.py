@@ -1,0 +1,101 @@
+"""
+The user's own confirmation of a mode change (TUL-007 §4.1 and §4.3, issue 40): who must confirm a switch into a
+mode, the question the server asks in their name, and taking their answer, once. sessions_app.tools asks and acts
+on the answer; REST (agent_api, sessions_app.views) and MCP (mcp_server) carry the question and the answer.
+"""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from aptix_site.service_errors import Conflict, Expired, NotFound
+from modes.models import AgentMode
+
+from .models import ModeChangeConfirmation
+from .selectors import parse_session_id
+
+QUESTION_LIFETIME = timedelta(minutes=10)
+CHOICES = ("stay", "switch", "branch")
+WAITING = "Waiting for the user to confirm this mode change."
+STAYED = "The user chose to stay in the current mode."
+DECLINED = {"stay", "decline", "cancel"}
+
+
+class ConfirmationNotFound(NotFound):
+    """A confirmation that is not one of this session's (another user's session is not found at all)."""
+
+    def __init__(self, confirmation_id, session_id):
+        super().__init__(f"No confirmation {confirmation_id} was found for session {session_id}.")
+
+
+class ConfirmationAnswered(Conflict):
+    def __init__(self, confirmation: ModeChangeConfirmation):
+        super().__init__(
+            f"Confirmation {confirmation.pk} was answered already ({confirmation.choice}); an answer is taken once. "
+            "Call agent_change_mode again to ask anew."
+        )
+
+
+class ConfirmationExpired(Expired):
+    def __init__(self, confirmation: ModeChangeConfirmation):
+        super().__init__(
+            f"Confirmation {confirmation.pk} expired at {confirmation.expires_at.isoformat()}, unanswered; nothing "
+            "changed. Call agent_change_mode again to ask anew."
+        )
+
+
+def who_confirms(mode: AgentMode) -> str:
+    """Who confirms a switch into mode, as ModeChange.confirmed_by records it: user, model or none."""
+    if mode.entry_confirmation == AgentMode.EntryConfirmation.INHERIT:
+        return settings.MODE_CHANGE_CONFIRMATION
+    return mode.entry_confirmation
+
+
+def question_text(display_name: str) -> str:
+    """TUL-007 §4.1's question, for a switch to the mode of this display name."""
+    return "\n".join((
+        f"It seems like what you are asking for would be better served by **{display_name}** mode.",
+        "Would you like to:",
+        "1) Stay in the current mode,",
+        f"2) Switch this session to **{display_name}**, or",
+        f"3) Switch to **{display_name}** and start a new session for this work?",
+    ))
+
+
+def new_confirmation(*, session, target: AgentMode, reason: str, branch: bool, channel: str) -> ModeChangeConfirmation:
+    return ModeChangeConfirmation.objects.create(
+        session=session, channel=channel, from_mode_id=session.mode_id, to_mode_id=target.pk, reason=reason,
+        branch=branch, question=question_text(target.display_name), expires_at=timezone.now() + QUESTION_LIFETIME,
+    )
+
+
+def confirmation_payload(confirmation: ModeChangeConfirmation) -> dict:
+    """What a client shows the person: the question, the choices, until when it may be answered."""
+    return {
+        "id": str(confirmation.pk), "question": confirmation.question, "choices": list(CHOICES),
+        "expiresAt": confirmation.expires_at.isoformat().replace("+00:00", "Z"),
+    }
+
+
+def pending_confirmation(*, confirmation_id, session_id, user) -> ModeChangeConfirmation:
+    """
+    The user's unanswered question, locked until the transaction this runs in ends, so that two answers sent at once
+    are taken one after the other. ConfirmationNotFound, ConfirmationAnswered or ConfirmationExpired otherwise.
+    """
+    try:
+        confirmation = ModeChangeConfirmation.objects.select_for_update().get(
+            pk=parse_session_id(confirmation_id), session_id=parse_session_id(session_id), session__owner=user
+        )
+    except (ValueError, ModeChangeConfirmation.DoesNotExist):  # InvalidSessionId is a ValueError
+        raise ConfirmationNotFound(confirmation_id, session_id) from None
+    if confirmation.answered_at is not None:
+        raise ConfirmationAnswered(confirmation)
+    if confirmation.expires_at <= timezone.now():
+        raise ConfirmationExpired(confirmation)
+    return confirmation
+
+
+def record_answer(confirmation: ModeChangeConfirmation, choice: str) -> None:
+    confirmation.choice, confirmation.answered_at = choice, timezone.now()
+    confirmation.save(update_fields=["choice", "answered_at"])
