@@ -71,10 +71,11 @@ def new_confirmation(*, session, target: AgentMode, reason: str, branch: bool, c
 
 
 def confirmation_payload(confirmation: ModeChangeConfirmation) -> dict:
-    """What a client shows the person: the question, the choices, until when it may be answered."""
+    """What a client shows the person: the question, the choices, until when it may be answered (REST's shape of it:
+    agent_api.serializers.ConfirmationResponse)."""
     return {
         "id": str(confirmation.pk), "question": confirmation.question, "choices": list(CHOICES),
-        "expiresAt": confirmation.expires_at.isoformat().replace("+00:00", "Z"),
+        "expires_at": confirmation.expires_at,
     }
 
 
