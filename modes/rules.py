@@ -60,6 +60,13 @@ MODE_RULES = (
         f"Mode {{mode.key!r}} has status {{mode.status!r}}, which is not one of {', '.join(AgentMode.Status.values)}.",
         f"Set the status to {one_of(AgentMode.Status.values)}.",
     ),
+    (
+        "modes.E011",
+        lambda mode: mode.entry_confirmation in AgentMode.EntryConfirmation.values,
+        "Mode {mode.key!r} has entry confirmation {mode.entry_confirmation!r}, which is not one of "
+        f"{', '.join(AgentMode.EntryConfirmation.values)}.",
+        f"Set its entry confirmation to {one_of(AgentMode.EntryConfirmation.values)}.",
+    ),
 )
 
 

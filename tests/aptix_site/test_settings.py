@@ -1,4 +1,5 @@
-"""aptix_site/settings.py reads the environment: SECRET_KEY, DEBUG, DATABASE_URL and DATABASE_PREPARED_STATEMENTS."""
+"""aptix_site/settings.py reads the environment: SECRET_KEY, DEBUG, DATABASE_URL, DATABASE_PREPARED_STATEMENTS and
+MODE_CHANGE_CONFIRMATION."""
 
 import os
 import runpy
@@ -112,3 +113,15 @@ def test_a_development_key_file_that_is_a_link_is_refused(load_settings, tmp_pat
     (tmp_path / "key").symlink_to(published)
     with pytest.raises(ImproperlyConfigured, match="it must be a file of this checkout's own, not a link"):
         make_key(tmp_path / "key")
+
+
+@pytest.mark.parametrize(("value", "loaded"), [(None, "model"), ("user", "user"), ("model", "model")])
+def test_mode_change_confirmation_is_model_unless_the_environment_says_user(load_settings, monkeypatch, value, loaded):
+    monkeypatch.delenv("MODE_CHANGE_CONFIRMATION", raising=False)
+    env = {"MODE_CHANGE_CONFIRMATION": value} if value else {}
+    assert load_settings(SECRET_KEY="x", **env)["MODE_CHANGE_CONFIRMATION"] == loaded
+
+
+def test_an_unknown_mode_change_confirmation_stops_the_settings_from_loading(load_settings):
+    with pytest.raises(ImproperlyConfigured, match=r"^MODE_CHANGE_CONFIRMATION must be 'model' or 'user'; it is 'users'\.$"):
+        load_settings(SECRET_KEY="x", MODE_CHANGE_CONFIRMATION="users")

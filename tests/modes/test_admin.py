@@ -220,6 +220,10 @@ def test_custom_mode_key_is_editable(admin_client, custom_mode):
             "These are not valid tool names (letters, digits, '_' and '-', at most 64 characters): 'list modes!'.",
         ),
         ({"status": "retired"}, "status", "Select a valid choice. retired is not one of the available choices."),
+        (
+            {"entry_confirmation": "always"}, "entry_confirmation",
+            "Select a valid choice. always is not one of the available choices.",
+        ),
         ({"position": "-1"}, "position", "Ensure this value is greater than or equal to 0."),
         ({"display_name": ""}, "display_name", "This field is required."),
     ],

@@ -242,3 +242,10 @@ def test_catalog_errors_on_valid_unsaved_modes_is_empty():
 def test_catalog_errors_flags_a_missing_id():
     errors = catalog_errors([mode(id="", is_default=True)])
     assert check_ids(errors) == ["modes.E001"]
+
+
+@pytest.mark.parametrize("value", ["always", "", "USER"])
+def test_e011_unknown_entry_confirmation_names_the_mode(unconstrained_catalog, break_ddr, value):
+    break_ddr("modes.E011", entry_confirmation=value)
+    message = f"Mode 'ddr_authoring' has entry confirmation '{value}', which is not one of inherit, user, none."
+    assert_database_check("modes.E011", message)

@@ -362,6 +362,11 @@ def test_dry_run_reports_and_changes_nothing(write_file, custom_mode):
     assert catalog() == before
 
 
+def test_an_unknown_entry_confirmation_is_refused_naming_the_valid_ones(write_file):
+    message = import_error(write_file(document({**SCOUT, "entry_confirmation": "always"})))
+    assert "modes[0] (key 'scout'): entry_confirmation: Entry confirmation 'always' is not one of inherit, user or none." in message
+
+
 def test_dry_run_still_reports_problems(write_file):
     message = import_error(write_file(document({**SCOUT, "status": "retired"})), "--dry-run")
     assert "modes[0] (key 'scout'): status: Status 'retired' is not one of active, experimental or deprecated." in message
