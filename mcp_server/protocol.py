@@ -216,7 +216,8 @@ def result_response(message: Message, result: dict) -> dict:
     """The response to a request, its result in the shapes of the request's version."""
     # server/discover exists only in 2026-07-28, whatever the request said of its version.
     if message.version == STATELESS_VERSION or message.method == "server/discover":
-        result = {**result, "resultType": "complete", "_meta": {SERVER_INFO_META: SERVER_INFO}}
+        # A result that is not final (input_required: mcp_server.confirmation) says so itself.
+        result = {"resultType": "complete", **result, "_meta": {SERVER_INFO_META: SERVER_INFO}}
         if message.method in CACHEABLE_METHODS:
             # What is listed depends on the caller's session and on the catalog, which admins edit at any time.
             result.update(ttlMs=0, cacheScope="private")

@@ -14,9 +14,9 @@ from aptix_site.text import compact_json
 from modes.catalog import Catalog, UnknownModeError
 from modes.listing import mode_detail_payload, render_markdown
 from sessions_app.selectors import InvalidSessionId, parse_session_id
-from sessions_app.tools import ModeChangeTool
+from sessions_app.tools import ModeChangeTool, answer_mode_change
 
-from . import protocol
+from . import confirmation, protocol
 from .protocol import INVALID_PARAMS, METHOD_NOT_FOUND, RESOURCE_NOT_FOUND, JsonRpcError, Message
 
 CATALOG_URI = "modes://catalog"
@@ -47,7 +47,7 @@ def answer(message: Message, *, catalog: Catalog, user, session, before_tool_cal
         mode_keys = catalog.switch_target_keys(catalog.served(session.mode_id)) if session else None
         return {"tools": format_tools(served_tools(catalog, session), tool_format="mcp", mode_keys=mode_keys)}
     if method == "tools/call":
-        return call_tool(message.params, catalog=catalog, user=user, session=session, before_tool_call=before_tool_call)
+        return call_tool(message, catalog=catalog, user=user, session=session, before_tool_call=before_tool_call)
     if method == "resources/list":
         return {"resources": catalog_resources(catalog)}
     if method == "resources/templates/list":
@@ -63,7 +63,8 @@ def served_tools(catalog: Catalog, session) -> list:
     return [tool for tool in tools if tool.is_tool_fully_executed_on_server and (session or not tool.requires_session)]
 
 
-def call_tool(params: dict, *, catalog: Catalog, user, session, before_tool_call) -> dict:
+def call_tool(message: Message, *, catalog: Catalog, user, session, before_tool_call) -> dict:
+    params = message.params
     name, arguments = params.get("name"), params.get("arguments", {})
     if not isinstance(name, str):
         raise JsonRpcError(INVALID_PARAMS, "tools/call needs the tool's name, as a string.")
@@ -81,14 +82,30 @@ def call_tool(params: dict, *, catalog: Catalog, user, session, before_tool_call
             return protocol.tool_error_result(
                 f"This MCP endpoint serves session {session.pk}; {name} cannot work on another session here."
             )
+    # Only a 2026-07-28 client that declares elicitation can be asked (confirmation.can_ask); any other is refused
+    # a change the user must confirm (the tool's CANNOT_ASK), never given it unasked.
+    answering = confirmation.is_answer(message)
+    if answering:  # the retry with the user's answer: its requestState is checked before anything runs
+        confirmation_id, choice = confirmation.read_answer(
+            params, user=user, session=session, name=name, arguments=arguments
+        )
     try:
         before_tool_call()
-        result = invoke_tool(
-            load_catalog=lambda: catalog, name=name, arguments=arguments, session=session, conversation_id=None,
-            user=user,
-        )
-    except ServiceError as error:
+        if answering:
+            result = answer_mode_change(
+                catalog=catalog, session_id=session.pk, confirmation_id=confirmation_id, user=user, choice=choice
+            )
+        else:
+            result = invoke_tool(
+                load_catalog=lambda: catalog, name=name, arguments=arguments, session=session, conversation_id=None,
+                user=user, confirmation_channel="mcp" if confirmation.can_ask(message) else None,
+            )
+    except ServiceError as error:  # an answer given already (a replayed state), expired, ...: tool_refusal's
         return tool_refusal(error)
+    if result.confirmation is not None:
+        return confirmation.input_required(
+            result.confirmation, user=user, session=session, name=name, arguments=arguments
+        )
     if not result.successful:
         return protocol.tool_error_result(result.error_message)
     payload = json.loads(result.result)
