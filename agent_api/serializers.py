@@ -76,6 +76,13 @@ class ConfirmationResponse(Shape):
     choices = serializers.ListField(child=serializers.ChoiceField(choices=CHOICES))
     expires_at = serializers.DateTimeField(help_text="Ten minutes after it was asked; answered later, a 410.")
 
+    def to_representation(self, instance):
+        # sessions_app.confirmations.confirmation_payload names it expiresAt already (as MCP sends it), while a
+        # Shape reads Python names.
+        if isinstance(instance, dict) and "expiresAt" in instance:
+            instance = {**instance, "expires_at": instance["expiresAt"]}
+        return super().to_representation(instance)
+
 
 # A tool's InvokeResult (TUL-011), as every answer of POST /api/tools/<name>/invoke/ and invoke_tool give it.
 class InvocationResponse(Shape):
