@@ -4,7 +4,7 @@ from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
 from aptix_site.api import RequestSerializer, StrictCharField, StrictSerializer
-from aptix_site.shapes import ModelShape
+from aptix_site.shapes import ModelShape, Shape
 
 from .models import AgentSession, ModeChange
 from .transitions import MAX_DAYS
@@ -31,8 +31,26 @@ class AgentSessionSerializer(ModelShape):
         read_only_fields = fields
 
 
+class HowConfirmed(Shape):
+    # Read from the ModeChange itself (source="*"): its confirmed_by, its confirmation's id, and the channel
+    # mode_changes_of annotates it with.
+    by = serializers.ChoiceField(
+        source="confirmed_by", choices=["user", "model", "none"],
+        help_text="Who confirmed the change: the user (answering the question the server asked), the model's call, "
+        "or nobody (a mode whose entry_confirmation is none).",
+    )
+    channel = serializers.ChoiceField(
+        source="confirmation_channel", choices=["mcp", "rest"], allow_null=True,
+        help_text="Where the user answered the question: over MCP or REST; null unless the user confirmed.",
+    )
+    id = serializers.UUIDField(
+        source="confirmation_id", allow_null=True, help_text="The question's id; null unless the user confirmed."
+    )
+
+
 class ModeChangeSerializer(ModelShape):
-    # The mode keys and the user's name are annotations of selectors.mode_changes_of, its only source of rows.
+    # The mode keys, the user's name and the confirmation's channel are annotations of selectors.mode_changes_of,
+    # its only source of rows.
     from_mode = serializers.CharField(source="from_mode_key")
     to_mode = serializers.CharField(source="to_mode_key")
     branch_session_id = serializers.UUIDField(allow_null=True)
@@ -41,12 +59,13 @@ class ModeChangeSerializer(ModelShape):
         allow_null=True, help_text="The catalog revision in force at the change."
     )
     changed_at = serializers.DateTimeField()
+    confirmation = HowConfirmed(source="*", help_text="How the change was confirmed (issue 40).")
 
     class Meta:
         model = ModeChange
         fields = [
             "id", "from_mode", "to_mode", "reason", "branch", "branch_session_id", "changed_by", "catalog_revision",
-            "changed_at",
+            "changed_at", "confirmation",
         ]
         read_only_fields = fields
 
