@@ -98,9 +98,19 @@ TRANSITIONS_RESPONSE = inline_serializer(
             branches=serializers.IntegerField(help_text="How many of them started a new session."),
         ),
         "refusals": _pairs("Refusal", "The switches the model asked for and the mode graph refused, most first."),
+        "declined": _pairs(
+            "DeclinedProposal",
+            "The switches the model proposed and the user declined (issue 40: a question answered stay, decline or "
+            "cancel, by the day of the answer; an unanswered question that expired is not counted), most first. A "
+            "deleted mode is named by its id.",
+        ),
         "byDay": inline_serializer(
             name="TransitionsOnDay",
-            fields={"date": serializers.DateField(), "count": serializers.IntegerField()},
+            fields={
+                "date": serializers.DateField(),
+                "count": serializers.IntegerField(),
+                "declined": serializers.IntegerField(help_text="The proposals the user declined that day."),
+            },
             many=True,
             help_text="The switches taken on each day of the period, oldest first.",
         ),
