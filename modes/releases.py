@@ -25,6 +25,7 @@ from .services import ModeDeletionRefused, restore_revision_rows
 
 # The diff's warning for a mode whose entry_confirmation becomes none (issue 40).
 ENTERED_UNCONFIRMED = "entryConfirmationNone"
+DIFF_WARNING_CODES = (ENTERED_UNCONFIRMED,)
 
 
 class ReleaseStatus(models.TextChoices):

@@ -11,7 +11,7 @@ from aptix_site.shapes import ModelShape, Shape
 
 from .listing import string_list
 from .models import CatalogRevision
-from .releases import ENTERED_UNCONFIRMED, ReleaseStatus, revision_status
+from .releases import DIFF_WARNING_CODES, ReleaseStatus, revision_status
 from .tools import FILTER_MAX_LENGTH
 from .validators import one_of
 
@@ -91,7 +91,7 @@ class ToolChanges(serializers.Serializer):
 
 
 class DiffWarning(serializers.Serializer):
-    code = serializers.ChoiceField(choices=[ENTERED_UNCONFIRMED])
+    code = serializers.ChoiceField(choices=DIFF_WARNING_CODES)
     message = serializers.CharField()
 
 
