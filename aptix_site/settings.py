@@ -265,6 +265,9 @@ SPECTACULAR_SETTINGS = {
         "StatusEnum": "modes.models.ModeStatus.values",
         "EntryConfirmationEnum": "modes.models.EntryConfirmation.values",
         "ConfirmationChoiceEnum": "sessions_app.confirmations.CHOICES",
+        "ConfirmedByEnum": "sessions_app.serializers.CONFIRMED_BY",
+        "ConfirmationChannelEnum": "sessions_app.serializers.CONFIRMATION_CHANNELS",
+        "DiffWarningCodeEnum": "modes.releases.DIFF_WARNING_CODES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

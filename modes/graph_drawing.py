@@ -3,8 +3,9 @@ The mode graph as a picture (issue 29): the published catalog's modes and the sw
 Graphviz's DOT language, laid out by `dot -Tsvg` into an SVG the admin page embeds. Each allowed switch is an arrow
 labelled with how often agents took it in the period, 0 included: an allowed switch nobody takes is worth seeing.
 A mode without switch targets may switch to any mode the model may enter: n x n arrows (870 for 30 modes), so its box
-says so, and only the switches taken from it are drawn, dashed. Refusals are red, dotted. Labels are admin text:
-escaped for DOT and by dot for XML, they are text only in the SVG. Graphviz is unpacked into .venv/graphviz by `make
+says so, and only the switches taken from it are drawn, dashed. Refusals are red, dotted; the switches the model
+proposed and the user declined (issue 40) orange, dotted, beside them. Labels are admin text: escaped for DOT and
+by dot for XML, they are text only in the SVG. Graphviz is unpacked into .venv/graphviz by `make
 install`; when it is missing or fails, GraphUnavailable says why, and modes.W006 warns at `manage.py check`.
 """
 
@@ -65,6 +66,9 @@ def mode_graph_dot(*, modes, default, counts: dict) -> str:
     for refusal in counts["refusals"]:
         red_dotted = {"style": "dotted", "color": "#ba2121", "fontcolor": "#ba2121"}
         edge(refusal["from"], refusal["to"], label=f"refused {refusal['count']}", **red_dotted)
+    for declined in counts.get("declined", ()):  # proposals the user declined (issue 40)
+        amber_dotted = {"style": "dotted", "color": "#b35c00", "fontcolor": "#b35c00"}
+        edge(declined["from"], declined["to"], label=f"declined {declined['count']}", **amber_dotted)
     lines.append("}")
     return "\n".join(lines) + "\n"
 

@@ -16,11 +16,16 @@ from django.db import models, transaction
 from aptix_site.service_errors import Conflict, NotAllowed
 
 from .catalog import Catalog, catalog_at_revision, no_such_revision
-from .models import CatalogApproval, CatalogHead, CatalogRevision
+from .models import AgentMode, CatalogApproval, CatalogHead, CatalogRevision
 from .portable import PORTABLE_FIELDS, TOOL_FIELDS
 from .revisions import publish, rows_differ_from_latest
 from .rules import InvalidCatalog, validate_catalog
 from .services import ModeDeletionRefused, restore_revision_rows
+
+
+# The diff's warning for a mode whose entry_confirmation becomes none (issue 40).
+ENTERED_UNCONFIRMED = "entryConfirmationNone"
+DIFF_WARNING_CODES = (ENTERED_UNCONFIRMED,)
 
 
 class ReleaseStatus(models.TextChoices):
@@ -215,7 +220,21 @@ def _mode_diff(before: Catalog, after: Catalog, pk: str, old: int, new: int) -> 
         **_changes(old_mode, new_mode, PORTABLE_FIELDS),  # about the mode's own fields
         "prompt": _line_diff(old_lines, new_lines, old, new),  # the block's lines that are this mode's own
         "tools": {"added": sorted(new_tools - old_tools), "removed": sorted(old_tools - new_tools)},
+        "warnings": _warnings(old_mode, new_mode),
     }
+
+
+def _warnings(old_mode, new_mode) -> list[dict]:
+    """What a reviewer should not miss in a mode's change, each {code, message}."""
+    warnings, none = [], AgentMode.EntryConfirmation.NONE
+    was_none = old_mode is not None and old_mode.entry_confirmation == none
+    if new_mode is not None and new_mode.entry_confirmation == none and not was_none:
+        warnings.append({
+            "code": ENTERED_UNCONFIRMED,
+            "message": f"Nobody will confirm a switch into {new_mode.key!r}: its entry_confirmation becomes none, so "
+            "the model moves sessions into it without asking the user, whatever MODE_CHANGE_CONFIRMATION says.",
+        })
+    return warnings
 
 
 def pending_release() -> tuple[int, int, int] | None:

@@ -11,7 +11,7 @@ from aptix_site.shapes import ModelShape, Shape
 
 from .listing import string_list
 from .models import CatalogRevision
-from .releases import ReleaseStatus, revision_status
+from .releases import DIFF_WARNING_CODES, ReleaseStatus, revision_status
 from .tools import FILTER_MAX_LENGTH
 from .validators import one_of
 
@@ -90,6 +90,11 @@ class ToolChanges(serializers.Serializer):
     removed = string_list()
 
 
+class DiffWarning(serializers.Serializer):
+    code = serializers.ChoiceField(choices=DIFF_WARNING_CODES)
+    message = serializers.CharField()
+
+
 class ModeDiffResponse(serializers.Serializer):
     key = serializers.CharField()
     change = serializers.ChoiceField(choices=["added", "removed", "changed", "unchanged"])
@@ -97,6 +102,10 @@ class ModeDiffResponse(serializers.Serializer):
     prompt = string_list(help_text="The block's lines that are this mode's own (its Current Mode and its when-to-use "
                          "lines), as unified-diff lines.")
     tools = ToolChanges()
+    warnings = DiffWarning(
+        many=True, help_text="What a reviewer should not miss: entryConfirmationNone, a mode whose entry_confirmation "
+        "becomes none (added so, or changed to it), which the model then enters without asking the user."
+    )
 
 
 class DeclaredToolDiffResponse(serializers.Serializer):

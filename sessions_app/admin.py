@@ -1,6 +1,6 @@
 """
-Admin for agent sessions, each with its latest mode changes and a link to all (never edited), in the same number of
-queries however many it has; and the mode graph page: the published catalog's graph, the last 30 days' switches on it.
+Admin for agent sessions, each with its latest mode changes (and how each was confirmed) and a link to all (never
+edited), in the same number of queries however many it has; and the mode graph page: the published catalog's graph, the last 30 days' switches on it.
 """
 
 from django.contrib import admin
@@ -58,14 +58,17 @@ class AgentSessionAdmin(LargeTableAdmin):
 
     def render_change_form(self, request, context, add=False, change=False, form_url="", obj=None):
         if obj is not None:  # shown under the form by admin/sessions_app/agentsession/change_form.html
-            changes = obj.mode_changes.select_related("from_mode", "to_mode", "changed_by", "org").order_by("-id")
+            related = ("from_mode", "to_mode", "changed_by", "org", "confirmation")
+            changes = obj.mode_changes.select_related(*related).order_by("-id")
             context.update(latest_mode_changes=list(changes[:LATEST_MODE_CHANGES]), mode_change_count=changes.count())
         return super().render_change_form(request, context, add, change, form_url, obj)
 
 
 @admin.register(ModeChange)
 class ModeChangeAdmin(ReadOnlyAdmin, LargeTableAdmin):
-    list_display = ["changed_at", "session", "from_mode", "to_mode", "branch", "changed_by", "catalog_revision"]
+    list_display = [
+        "changed_at", "session", "from_mode", "to_mode", "branch", "changed_by", "confirmed_by", "catalog_revision"
+    ]
     list_select_related = ["session", "from_mode", "to_mode", "changed_by"]
     list_filter = [SessionFilter, "to_mode", "branch"]
     search_fields = ["session__id", "reason", "changed_by__username"]

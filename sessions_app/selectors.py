@@ -8,7 +8,7 @@ from django.db.models import OuterRef, Subquery
 from aptix_site.service_errors import InvalidInput
 from modes.models import AgentMode
 
-from .models import AgentSession, ModeChange
+from .models import AgentSession, ModeChange, ModeChangeConfirmation
 
 
 class InvalidSessionId(InvalidInput, ValueError):
@@ -44,9 +44,10 @@ def sessions_of(*, user):
 
 def mode_changes_of(*, session: AgentSession):
     """
-    The session's changes, each with from_mode_key, to_mode_key and changed_by_name. Those are read by subqueries,
-    not joins: once psycopg prepares the query, PostgreSQL may plan it for an average session of a few changes,
-    and with joins that plan sorts every change of a long session to return a page (benchmarks/RESULTS.md).
+    The session's changes, each with from_mode_key, to_mode_key, changed_by_name and confirmation_channel (where the
+    user answered the question, for a change they confirmed). Those are read by subqueries, not joins: once psycopg
+    prepares the query, PostgreSQL may plan it for an average session of a few changes, and with joins that plan
+    sorts every change of a long session to return a page (benchmarks/RESULTS.md).
     """
     User = get_user_model()
     modes, users = AgentMode._default_manager.order_by(), User._default_manager.order_by()  # one row each: no ordering
@@ -54,6 +55,9 @@ def mode_changes_of(*, session: AgentSession):
         from_mode_key=Subquery(modes.filter(pk=OuterRef("from_mode")).values("key")),
         to_mode_key=Subquery(modes.filter(pk=OuterRef("to_mode")).values("key")),
         changed_by_name=Subquery(users.filter(pk=OuterRef("changed_by")).values(User.USERNAME_FIELD)),
+        confirmation_channel=Subquery(
+            ModeChangeConfirmation.objects.order_by().filter(pk=OuterRef("confirmation")).values("channel")
+        ),
     )
 
 

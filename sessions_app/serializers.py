@@ -4,9 +4,9 @@ from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
 from aptix_site.api import RequestSerializer, StrictCharField, StrictSerializer
-from aptix_site.shapes import ModelShape
+from aptix_site.shapes import ModelShape, Shape
 
-from .models import AgentSession, ModeChange
+from .models import AgentSession, ModeChange, ModeChangeConfirmation
 from .transitions import MAX_DAYS
 
 
@@ -31,8 +31,30 @@ class AgentSessionSerializer(ModelShape):
         read_only_fields = fields
 
 
+CONFIRMED_BY = ("user", "model", "none")  # ModeChange.confirmed_by's values
+CONFIRMATION_CHANNELS = tuple(ModeChangeConfirmation.Channel.values)
+
+
+class HowConfirmed(Shape):
+    # Read from the ModeChange itself (source="*"): its confirmed_by, its confirmation's id, and the channel
+    # mode_changes_of annotates it with.
+    by = serializers.ChoiceField(
+        source="confirmed_by", choices=CONFIRMED_BY,
+        help_text="Who confirmed the change: the user (answering the question the server asked), the model's call, "
+        "or nobody (a mode whose entry_confirmation is none).",
+    )
+    channel = serializers.ChoiceField(
+        source="confirmation_channel", choices=CONFIRMATION_CHANNELS, allow_null=True,
+        help_text="Where the user answered the question: over MCP or REST; null unless the user confirmed.",
+    )
+    id = serializers.UUIDField(
+        source="confirmation_id", allow_null=True, help_text="The question's id; null unless the user confirmed."
+    )
+
+
 class ModeChangeSerializer(ModelShape):
-    # The mode keys and the user's name are annotations of selectors.mode_changes_of, its only source of rows.
+    # The mode keys, the user's name and the confirmation's channel are annotations of selectors.mode_changes_of,
+    # its only source of rows.
     from_mode = serializers.CharField(source="from_mode_key")
     to_mode = serializers.CharField(source="to_mode_key")
     branch_session_id = serializers.UUIDField(allow_null=True)
@@ -41,12 +63,13 @@ class ModeChangeSerializer(ModelShape):
         allow_null=True, help_text="The catalog revision in force at the change."
     )
     changed_at = serializers.DateTimeField()
+    confirmation = HowConfirmed(source="*", help_text="How the change was confirmed (issue 40).")
 
     class Meta:
         model = ModeChange
         fields = [
             "id", "from_mode", "to_mode", "reason", "branch", "branch_session_id", "changed_by", "catalog_revision",
-            "changed_at",
+            "changed_at", "confirmation",
         ]
         read_only_fields = fields
 
@@ -79,9 +102,19 @@ TRANSITIONS_RESPONSE = inline_serializer(
             branches=serializers.IntegerField(help_text="How many of them started a new session."),
         ),
         "refusals": _pairs("Refusal", "The switches the model asked for and the mode graph refused, most first."),
+        "declined": _pairs(
+            "DeclinedProposal",
+            "The switches the model proposed and the user declined (issue 40: a question answered stay, decline or "
+            "cancel, by the day of the answer; an unanswered question that expired is not counted), most first. A "
+            "deleted mode is named by its id.",
+        ),
         "byDay": inline_serializer(
             name="TransitionsOnDay",
-            fields={"date": serializers.DateField(), "count": serializers.IntegerField()},
+            fields={
+                "date": serializers.DateField(),
+                "count": serializers.IntegerField(),
+                "declined": serializers.IntegerField(help_text="The proposals the user declined that day."),
+            },
             many=True,
             help_text="The switches taken on each day of the period, oldest first.",
         ),

@@ -1,15 +1,17 @@
 """
 How agents moved between modes over the last days (issue 29): the switches taken (and how many branched), those
-the mode graph refused, and the switches per day, for GET /api/catalog/transitions/ and the admin's mode graph.
+the mode graph refused, those the user declined (issue 40: a question answered stay, decline or cancel; one left to
+expire is neither), and the switches per day, for GET /api/catalog/transitions/ and the admin's mode graph.
 
 Summing a 30-day period of the audit trail at each request took 10 s at ten million rows (benchmarks/RESULTS.md).
 So the first request after an hour ends sums every complete hour not summed yet into TransitionHour, and a request
 sums the hours' rows plus the audit rows since. An hour is summed once it ended ROLLUP_MARGIN ago: a change's time
-is read under its session's lock and committed within seconds (DATABASE_STATEMENT_TIMEOUT_MS). Refusals are few,
-and counted from their rows.
+is read under its session's lock and committed within seconds (DATABASE_STATEMENT_TIMEOUT_MS). Refusals and
+declined proposals are few, and counted from their rows.
 
 Days are UTC dates; a period of n days is today and the n - 1 days before it. Modes are named by their current
-keys; a deleted mode, which only a refusal can name (the audit keeps its modes from deletion), by its id.
+keys; a deleted mode, which only a refusal or a declined proposal can name (the audit keeps its modes from
+deletion), by its id.
 """
 
 from collections import Counter
@@ -22,7 +24,8 @@ from django.utils import timezone
 
 from modes.models import AgentMode
 
-from .models import ModeChange, ModeChangeRefusal, TransitionHour, TransitionRollup
+from .confirmations import DECLINED
+from .models import ModeChange, ModeChangeConfirmation, ModeChangeRefusal, TransitionHour, TransitionRollup
 
 MAX_DAYS = 365
 ROLLUP_MARGIN = timedelta(minutes=5)
@@ -31,7 +34,7 @@ ROLLUP_CHUNK = timedelta(hours=6)
 
 
 def transition_counts(*, days: int) -> dict:
-    """The switches of the last `days` days: {days, transitions, refusals, byDay}, as the endpoint answers."""
+    """The switches of the last `days` days: {days, transitions, refusals, declined, byDay}, as the endpoint answers."""
     now = timezone.now()
     first_day = now.astimezone(UTC).date() - timedelta(days=days - 1)
     since = datetime.combine(first_day, time.min, tzinfo=UTC)
@@ -49,6 +52,13 @@ def transition_counts(*, days: int) -> dict:
         per_day[row["day"]] += row["n"]
     refused = ModeChangeRefusal.objects.filter(refused_at__gte=since).values("from_mode_id", "to_mode_id")
     refusals = Counter({(row["from_mode_id"], row["to_mode_id"]): row["n"] for row in refused.annotate(n=Count("id"))})
+    # Questions answered stay, decline or cancel: by the day of the answer. An unanswered one has no answered_at.
+    answered = ModeChangeConfirmation.objects.filter(answered_at__gte=since, choice__in=DECLINED).order_by()
+    declined, declined_per_day = Counter(), Counter()
+    per_pair_and_day = answered.annotate(day=TruncDate("answered_at", tzinfo=UTC))
+    for row in per_pair_and_day.values("day", "from_mode_id", "to_mode_id").annotate(n=Count("id")):
+        declined[row["from_mode_id"], row["to_mode_id"]] += row["n"]
+        declined_per_day[row["day"]] += row["n"]
 
     keys = dict(AgentMode.objects.values_list("id", "key"))
     named = lambda mode_id: keys.get(mode_id, mode_id)  # noqa: E731 - a deleted mode is named by its id
@@ -59,8 +69,9 @@ def transition_counts(*, days: int) -> dict:
             for (a, b), n in _most_first(pairs, named)
         ],
         "refusals": [{"from": named(a), "to": named(b), "count": n} for (a, b), n in _most_first(refusals, named)],
+        "declined": [{"from": named(a), "to": named(b), "count": n} for (a, b), n in _most_first(declined, named)],
         "byDay": [
-            {"date": day.isoformat(), "count": per_day[day]}
+            {"date": day.isoformat(), "count": per_day[day], "declined": declined_per_day[day]}
             for day in (first_day + timedelta(days=n) for n in range(days))
         ],
     }

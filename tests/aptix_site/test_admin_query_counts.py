@@ -25,7 +25,7 @@ from accounts.models import Membership, Organization
 from modes.catalog import published_catalog
 from modes.models import AgentMode, ArchivedHistory, CatalogRevision, DeclaredTool
 from modes.services import catalog_change, delete_modes, revert_row
-from sessions_app.models import ModeChange
+from sessions_app.models import ModeChange, ModeChangeConfirmation
 from sessions_app.services import create_session
 
 from ..conftest import valid_mode
@@ -52,13 +52,19 @@ def add_sessions(count, rows):
 
 
 def add_mode_changes(count, rows):
-    """Mode changes of one session, each by a user of its own, every other one a branch to a new session."""
+    """Mode changes of one session, each by a user of its own, every other one a branch to a new session and
+    confirmed by the user answering a question of its own."""
     for index in range(count):
         user, org = a_member()
         branch = create_session(catalog=published_catalog(), owner=rows.session.owner, org=org) if index % 2 else None
+        confirmation = ModeChangeConfirmation.objects.create(
+            session=rows.session, channel="rest", from_mode_id=GENERAL_ID, to_mode_id=DDR_ID, reason="r",
+            branch=True, question="?", expires_at=timezone.now(), choice="branch", answered_at=timezone.now(),
+        ) if branch else None
         ModeChange.objects.create(
             session=rows.session, from_mode_id=GENERAL_ID, to_mode_id=DDR_ID, reason=f"Change {index}.",
             branch=branch is not None, branch_session=branch, changed_by=user, org=org, catalog_revision=1,
+            confirmed_by="user" if confirmation else "model", confirmation=confirmation,
         )
     rows.first_change = rows.session.mode_changes.earliest("id")
 
@@ -170,8 +176,8 @@ PAGES = {
     # + the modes and the organizations (the list's filters), the count of the page, the page with each session's
     # owner, organization and mode.
     "session list": Page("sessions_app_agentsession_changelist", add_sessions, 2 + 4, estimated=True),
-    # More mode changes than the 20 the page shows. + the session, its latest 20 changes (each with its modes, user
-    # and organization), their count, and the session's owner, organization and mode shown read-only.
+    # More mode changes than the 20 the page shows. + the session, its latest 20 changes (each with its modes, user,
+    # organization and confirmation), their count, and the session's owner, organization and mode shown read-only.
     "session page": Page(
         "sessions_app_agentsession_change", add_mode_changes, 2 + 6, lambda rows: rows.session, more=25
     ),

@@ -1,7 +1,8 @@
 """
 The mode graph in the admin (issue 29): the published catalog drawn by Graphviz as an SVG on a staff page, the
 default and the modes the model cannot enter marked, each allowed switch an arrow with its count of the last 30
-days; mode names are text, never markup; without dot the page says so and a check warns.
+days, refusals and declined proposals beside them; mode names are text, never markup; without dot the page says
+so and a check warns.
 """
 
 import re
@@ -13,7 +14,9 @@ from django.urls import reverse
 from modes import graph_drawing
 from modes.catalog import published_catalog
 from modes.models import AgentMode
-from sessions_app.services import create_session, set_session_mode
+from modes.graph import ModeSwitchRefused
+from sessions_app.services import ask_mode_change, create_session, set_session_mode
+from sessions_app.tools import answer_mode_change
 
 pytestmark = pytest.mark.django_db
 
@@ -45,6 +48,34 @@ def test_the_page_draws_each_mode_marked_and_each_allowed_switch_with_its_count(
     # review -> general and review -> review_notes, review_notes -> review: the explicit targets, nothing else.
     assert dot.count("->") == 3
     assert texts.count("2") == 1 and texts.count("1") == 1  # review -> review_notes twice, back once
+
+
+def test_refusals_and_the_proposals_the_user_declined_are_drawn_beside_the_switches(
+    settings, admin_client, alice, graph
+):
+    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="review")
+    catalog = published_catalog()
+    with pytest.raises(ModeSwitchRefused):
+        set_session_mode(catalog=catalog, session_id=session.pk, mode=catalog.mode("deploy"), reason="r", user=alice)
+    settings.MODE_CHANGE_CONFIRMATION = "user"
+    for choice in ("stay", "cancel"):
+        question = ask_mode_change(
+            catalog=catalog, session_id=session.pk, mode=catalog.mode("review_notes"), reason="Fits.", user=alice,
+            branch=False, channel="mcp",
+        )
+        answer_mode_change(
+            catalog=catalog, session_id=session.pk, confirmation_id=question.pk, user=alice, choice=choice
+        )
+
+    texts = svg_texts(admin_client.get(GRAPH_URL).content.decode())
+    assert "refused 1" in texts and "declined 2" in texts
+    dot = graph_drawing.mode_graph_dot(
+        modes=catalog.modes, default=catalog.default,
+        counts={"transitions": [], "refusals": [], "declined": [{"from": "review", "to": "review_notes", "count": 2}]},
+    )
+    review, notes = (f"m{[mode.key for mode in catalog.modes].index(key)}" for key in ("review", "review_notes"))
+    assert f'{review} -> {notes} [label="declined 2", style="dotted", color="#b35c00", fontcolor="#b35c00"];' in dot
+    assert f'{review} -> {notes} [label="0"];' in dot  # the allowed switch itself, nobody took it
 
 
 def test_modes_that_may_switch_anywhere_draw_no_arrow_but_those_taken(alice):

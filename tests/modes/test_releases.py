@@ -245,6 +245,32 @@ def test_the_diff_shows_fields_prompt_lines_and_tools_of_each_mode(reviewed, aut
     assert client.get("/api/catalog/revisions/2/diff/", {"against": 9}).status_code == 404
 
 
+def test_the_diff_and_the_releases_page_flag_a_mode_whose_entry_confirmation_becomes_none(reviewed, author, new_mode):
+    _, client = author
+    new_mode("scratch", entry_confirmation="none")  # revision 2, pending: added so
+    general = AgentMode.objects.get(pk=GENERAL_ID)
+    response = client.post(change_url(GENERAL_ID), form_data(general, entry_confirmation="none"))  # revision 3
+    assert response.status_code == 302, response.content
+    ddr = AgentMode.objects.get(key="ddr_authoring")
+    response = client.post(change_url(ddr.pk), form_data(ddr, entry_confirmation="user"))  # revision 4
+    assert response.status_code == 302, response.content
+
+    modes = {mode["key"]: mode for mode in client.get("/api/catalog/revisions/4/diff/").json()["modes"]}
+    flagged = {key: [warning["code"] for warning in mode["warnings"]] for key, mode in modes.items()}
+    assert flagged == {
+        "general": ["entryConfirmationNone"], "ddr_authoring": [], "workflow_authoring": [],
+        "scratch": ["entryConfirmationNone"],
+    }
+    assert modes["general"]["fields"]["entry_confirmation"] == {"before": "inherit", "after": "none"}
+    assert modes["general"]["warnings"][0]["message"].startswith("Nobody will confirm a switch into 'general'")
+    # Against revision 2, scratch was none already: only general's change is flagged.
+    since_2 = client.get("/api/catalog/revisions/4/diff/", {"against": 2}).json()["modes"]
+    assert [mode["key"] for mode in since_2 if mode["warnings"]] == ["general"]
+
+    page = client.get(RELEASES_URL).content.decode()
+    assert page.count('<p class="aptix-warning" data-code="entryConfirmationNone">Nobody will confirm') == 2
+
+
 def test_the_diff_pages_through_the_modes_by_their_keys(reviewed, author):
     _, client = author
     edit_general(client)

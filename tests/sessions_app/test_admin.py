@@ -10,7 +10,8 @@ from django.urls import reverse
 
 from modes.catalog import get_mode, published_catalog
 from sessions_app.models import AgentSession, ModeChange
-from sessions_app.services import set_session_mode
+from sessions_app.services import ask_mode_change, set_session_mode
+from sessions_app.tools import answer_mode_change
 
 from ..expected import GENERAL_ID
 
@@ -46,6 +47,27 @@ def test_a_sessions_change_page_shows_its_mode_changes_newest_first(admin_client
     assert "Reason two: a workflow." in content
     assert content.index("Reason two") < content.index("Reason one")
     assert "All 2 mode changes of this session" in content
+
+
+def test_a_session_page_shows_how_each_mode_change_was_confirmed(settings, admin_client, alice, alice_session, new_mode):
+    new_mode("scratch", entry_confirmation="none")
+    settings.MODE_CHANGE_CONFIRMATION = "user"
+    catalog = published_catalog()
+    question = ask_mode_change(
+        catalog=catalog, session_id=alice_session.pk, mode=catalog.mode("ddr_authoring"), reason="Asked.", user=alice,
+        branch=False, channel="mcp",
+    )
+    assert answer_mode_change(
+        catalog=catalog, session_id=alice_session.pk, confirmation_id=question.pk, user=alice, choice="switch"
+    ).successful
+    for key, confirmed_by in (("scratch", "none"), ("general", "model")):
+        set_session_mode(
+            catalog=catalog, session_id=alice_session.pk, mode=catalog.mode(key), reason="r", user=alice,
+            confirmed_by=confirmed_by,
+        )
+    content = admin_client.get(change_url(alice_session)).content.decode()
+    shown = re.findall(r'<td class="confirmation">(.*?)</td>', content)
+    assert shown == ["by model", "by none", f"by user, over mcp, question <code>{question.pk}</code>"]  # newest first
 
 
 def test_a_session_page_shows_the_latest_20_mode_changes_and_links_to_all(admin_client, alice, alice_session):

@@ -9,7 +9,10 @@ from django.core.management import call_command
 from modes.catalog import get_mode, published_catalog
 from modes.models import AgentMode
 from sessions_app.models import AgentSession
-from sessions_app.services import create_session, set_session_mode
+from sessions_app.services import ask_mode_change, create_session, set_session_mode
+from sessions_app.tools import answer_mode_change
+
+from ..agent_calls import change
 
 from ..conftest import through_the_services
 from ..expected import (
@@ -185,9 +188,13 @@ def test_mode_changes_are_listed_oldest_first(alice, alice_client, alice_session
     assert (body["next"], body["previous"]) == (None, None)
     results = body["results"]
     assert list(results[0]) == [
-        "id", "fromMode", "toMode", "reason", "branch", "branchSessionId", "changedBy", "catalogRevision", "changedAt"
+        "id", "fromMode", "toMode", "reason", "branch", "branchSessionId", "changedBy", "catalogRevision", "changedAt",
+        "confirmation",
     ]
-    row = {"branch": False, "branchSessionId": None, "changedBy": "alice", "catalogRevision": SEED_REVISION}
+    row = {
+        "branch": False, "branchSessionId": None, "changedBy": "alice", "catalogRevision": SEED_REVISION,
+        "confirmation": MODEL_CONFIRMED,
+    }
     assert [{key: value for key, value in item.items() if key not in ("id", "changedAt")} for item in results] == [
         {"fromMode": "general", "toMode": "ddr_authoring", "reason": "first", **row},
         {"fromMode": "ddr_authoring", "toMode": "workflow_authoring", "reason": "second", **row},
@@ -214,6 +221,88 @@ def test_mode_changes_made_through_the_tool_endpoint_show_up(alice_client, alice
 def test_a_session_without_changes_has_an_empty_history(alice_client, alice_session):
     body = alice_client.get(f"/api/sessions/{alice_session.pk}/mode-changes/").json()
     assert body == {"next": None, "previous": None, "results": []}
+
+
+MODEL_CONFIRMED = {"by": "model", "channel": None, "id": None}
+
+
+def confirmations_listed(client, session_id):
+    response = client.get(f"/api/sessions/{session_id}/mode-changes/")
+    assert response.status_code == 200, response.content
+    return [(item["toMode"], item["confirmation"]) for item in response.json()["results"]]
+
+
+def test_a_change_the_user_confirmed_over_rest_names_the_question_they_answered(settings, alice_client, alice_session):
+    settings.MODE_CHANGE_CONFIRMATION = "user"
+    asked = change(alice_client, alice_session.pk, "ddr_authoring", branch=False)
+    assert asked.status_code == 200, asked.content
+    question = asked.json()["confirmation"]["id"]
+    answered = alice_client.post(
+        f"/api/sessions/{alice_session.pk}/confirmations/{question}/", {"choice": "switch"}, format="json"
+    )
+    assert answered.status_code == 200, answered.content
+    assert confirmations_listed(alice_client, alice_session.pk) == [
+        ("ddr_authoring", {"by": "user", "channel": "rest", "id": question}),
+    ]
+    # A question answered "stay" changed nothing, so the list shows no row for it.
+    asked = change(alice_client, alice_session.pk, "general")
+    stay = asked.json()["confirmation"]["id"]
+    assert alice_client.post(
+        f"/api/sessions/{alice_session.pk}/confirmations/{stay}/", {"choice": "stay"}, format="json"
+    ).status_code == 200
+    assert len(confirmations_listed(alice_client, alice_session.pk)) == 1
+
+
+def test_a_change_confirmed_over_mcp_by_the_model_or_by_nobody_says_so(settings, alice, alice_client, alice_session,
+                                                                        new_mode):
+    new_mode("scratch", entry_confirmation="none")  # nobody confirms entering it, whatever the setting
+    settings.MODE_CHANGE_CONFIRMATION = "user"
+    catalog = published_catalog()
+    question = ask_mode_change(
+        catalog=catalog, session_id=alice_session.pk, mode=catalog.mode("ddr_authoring"), reason="Agreed.",
+        user=alice, branch=False, channel="mcp",
+    )
+    answer = answer_mode_change(
+        catalog=catalog, session_id=alice_session.pk, confirmation_id=question.pk, user=alice, choice="switch"
+    )
+    assert answer.successful, answer.error_message
+    assert change(alice_client, alice_session.pk, "scratch").status_code == 200  # asks nobody
+    settings.MODE_CHANGE_CONFIRMATION = "model"
+    assert change(alice_client, alice_session.pk, "general").status_code == 200
+
+    assert confirmations_listed(alice_client, alice_session.pk) == [
+        ("ddr_authoring", {"by": "user", "channel": "mcp", "id": str(question.pk)}),
+        ("scratch", {"by": "none", "channel": None, "id": None}),
+        ("general", MODEL_CONFIRMED),
+    ]
+
+
+def test_the_mode_change_list_costs_the_same_queries_for_one_change_or_a_page_of_confirmed_ones(
+    settings, alice, alice_client, alice_session, django_assert_num_queries
+):
+    settings.MODE_CHANGE_CONFIRMATION = "user"
+    url = f"/api/sessions/{alice_session.pk}/mode-changes/"
+
+    def confirmed_change(key):
+        catalog = published_catalog()
+        question = ask_mode_change(
+            catalog=catalog, session_id=alice_session.pk, mode=catalog.mode(key), reason="Agreed.", user=alice,
+            branch=False, channel="rest",
+        )
+        answer_mode_change(
+            catalog=catalog, session_id=alice_session.pk, confirmation_id=question.pk, user=alice, choice="switch"
+        )
+
+    confirmed_change("ddr_authoring")
+    alice_client.get(url)
+    # The token with its user, the session, the page (its keys, names and channels by subqueries).
+    with django_assert_num_queries(3):
+        assert len(alice_client.get(url).json()["results"]) == 1
+    for key in ("general", "workflow_authoring", "general") * 3:
+        confirmed_change(key)
+    with django_assert_num_queries(3):
+        results = alice_client.get(url).json()["results"]
+    assert len(results) == 10 and {item["confirmation"]["channel"] for item in results} == {"rest"}
 
 
 # --- GET /api/sessions/<id>/context/ -----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """
 The numbers behind the mode graph (issue 29): switches the graph refuses are recorded (never the session or its
-audit), and GET /api/catalog/transitions/ counts, for staff, the switches taken, branched and refused, per pair
-of modes and per day, as the audit rows the test made say.
+audit), and GET /api/catalog/transitions/ counts, for staff, the switches taken, branched and refused, and the
+proposals the user declined (issue 40), per pair of modes and per day, as the rows the test made say.
 """
 
 import json
@@ -12,9 +12,12 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db.models import F
 
+from modes.catalog import published_catalog
 from modes.models import AgentMode
 from modes.services import delete_modes
-from sessions_app.models import AgentSession, ModeChange, ModeChangeRefusal, TransitionHour
+from sessions_app.models import AgentSession, ModeChange, ModeChangeConfirmation, ModeChangeRefusal, TransitionHour
+from sessions_app.services import ask_mode_change
+from sessions_app.tools import answer_mode_change
 from sessions_app.transitions import transition_counts
 
 from ..agent_calls import change, session_in
@@ -95,10 +98,84 @@ def test_the_counts_match_the_switches_the_refusals_and_the_days_of_the_audit_ro
             {"from": "review_notes", "to": "deploy", "count": 2},
             {"from": "review_notes", "to": "general", "count": 1},
         ],
+        "declined": [],
         "byDay": [
-            {"date": (today - timedelta(days=n)).isoformat(), "count": 5 if n == 0 else 0} for n in range(6, -1, -1)
+            {"date": (today - timedelta(days=n)).isoformat(), "count": 5 if n == 0 else 0, "declined": 0}
+            for n in range(6, -1, -1)
         ],
     }
+
+
+# --- Declined proposals (issue 40) ---------------------------------------------------------------------------
+
+
+def ask(user, session_id, key, channel="mcp"):
+    catalog = published_catalog()
+    return ask_mode_change(
+        catalog=catalog, session_id=session_id, mode=catalog.mode(key), reason="Fits better.", user=user,
+        branch=False, channel=channel,
+    )
+
+
+def answer(user, session_id, question, choice):
+    return answer_mode_change(
+        catalog=published_catalog(), session_id=session_id, confirmation_id=question.pk, user=user, choice=choice
+    )
+
+
+def test_questions_answered_stay_decline_or_cancel_are_counted_as_declined_per_pair_and_per_day(
+    settings, alice, alice_client, staff_token_client, graph
+):
+    settings.MODE_CHANGE_CONFIRMATION = "user"
+    review, general = session_in(alice_client, "review"), session_in(alice_client, "general")
+    for session_id, key, choice in [
+        (review, "review_notes", "stay"),
+        (review, "review_notes", "decline"),
+        (review, "general", "cancel"),
+        (general, "review", "stay"),
+    ]:
+        assert not answer(alice, session_id, ask(alice, session_id, key), choice).successful
+    # Yesterday's answer counts on yesterday.
+    yesterday = ModeChangeConfirmation.objects.get(session_id=general)
+    ModeChangeConfirmation.objects.filter(pk=yesterday.pk).update(answered_at=F("answered_at") - timedelta(days=1))
+    # Neither a question left unanswered (expired or not) nor one answered switch or branch is declined.
+    ModeChangeConfirmation.objects.filter(pk=ask(alice, review, "review_notes").pk).update(
+        expires_at=F("asked_at") - timedelta(seconds=1)
+    )
+    ask(alice, general, "review")
+    assert answer(alice, general, ask(alice, general, "review", channel="rest"), "branch").successful
+    assert answer(alice, review, ask(alice, review, "review_notes"), "switch").successful
+
+    body = staff_token_client.get(URL, {"days": 3}).json()
+    assert body["declined"] == [
+        {"from": "review", "to": "review_notes", "count": 2},
+        {"from": "general", "to": "review", "count": 1},
+        {"from": "review", "to": "general", "count": 1},
+    ]
+    today = datetime.now(UTC).date()
+    assert [(day["date"], day["count"], day["declined"]) for day in body["byDay"]] == [
+        ((today - timedelta(days=2)).isoformat(), 0, 0),
+        ((today - timedelta(days=1)).isoformat(), 0, 1),
+        (today.isoformat(), 2, 3),  # the two switches taken, the three proposals declined
+    ]
+    assert body["transitions"] == [
+        {"from": "general", "to": "review", "count": 1, "branches": 1},
+        {"from": "review", "to": "review_notes", "count": 1, "branches": 0},
+    ]
+    assert body["refusals"] == []
+    assert staff_token_client.get(URL, {"days": 1}).json()["declined"] == [
+        {"from": "review", "to": "review_notes", "count": 2},
+        {"from": "review", "to": "general", "count": 1},
+    ]
+
+
+def test_a_declined_proposal_naming_a_deleted_mode_shows_its_id(settings, alice, alice_client, new_mode):
+    scratch = new_mode("scratch")
+    settings.MODE_CHANGE_CONFIRMATION = "user"
+    session_id = session_in(alice_client, "general")
+    answer(alice, session_id, ask(alice, session_id, "scratch"), "stay")
+    delete_modes(modes=[scratch])
+    assert transition_counts(days=1)["declined"] == [{"from": "general", "to": scratch.pk, "count": 1}]
 
 
 def test_changes_before_the_period_are_left_out_and_30_days_is_the_default(
