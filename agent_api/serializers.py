@@ -71,7 +71,9 @@ class Invocation(StrictSerializer):
 
 
 class ConfirmationResponse(Shape):
-    id = serializers.UUIDField(help_text="The id to answer it with, at POST /api/sessions/{session_id}/confirmations/{id}/.")
+    id = serializers.UUIDField(
+        help_text="The id to answer it with, at POST /api/sessions/{session_id}/confirmations/{id}/."
+    )
     question = serializers.CharField(help_text="TUL-007 §4.1's question, for the person (not the model) to answer.")
     choices = serializers.ListField(child=serializers.ChoiceField(choices=CHOICES))
     expires_at = serializers.DateTimeField(help_text="Ten minutes after it was asked; answered later, a 410.")

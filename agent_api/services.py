@@ -123,8 +123,9 @@ def invoke_tool(
 ) -> InvokeResult:
     """
     Run the named tool for user, in session (one of theirs, or None); arguments is a dict, a JSON string of one, or
-    None; confirmation_channel: how the user can be asked to confirm (None: they cannot be). The catalog is loaded only if needed (a registered tool that reads it reports a failure itself). Refusals
-    and RateLimited raise, nothing having run; the tool's own failures come back in the InvokeResult.
+    None; confirmation_channel: how the user can be asked to confirm (None: they cannot be). The catalog is loaded
+    only if needed (a registered tool that reads it reports a failure itself). Refusals and RateLimited raise,
+    nothing having run; the tool's own failures come back in the InvokeResult.
     """
     context = AgentToolExecutionContext(
         load_org=lambda: organization_of(user),

@@ -11,7 +11,8 @@ from sessions_app.ownership import owned_session
 from sessions_app.tools import answer_mode_change
 
 from .serializers import (
-    ConfirmationAnswer, Invocation, InvocationResponse, SessionContextQuery, SessionContextResponse, ToolFormatQuery, ToolSchemaListResponse
+    ConfirmationAnswer, Invocation, InvocationResponse, SessionContextQuery, SessionContextResponse, ToolFormatQuery,
+    ToolSchemaListResponse
 )
 from .services import invocation_session, invoke_tool, llm_context, llm_context_at_revision, tool_list_payload
 
@@ -65,15 +66,18 @@ class ToolInvokeView(EnvelopeView):
             user=request.user,
             confirmation_channel="rest",
         )
-        return envelope_response(result, asked=result.confirmation is not None)
+        return envelope_response(result, done=result.confirmation is not None)
 
 
-def envelope_response(result: InvokeResult, *, asked: bool = False) -> Response:
-    """A tool's envelope, with its status: 200 if it succeeded or asked (or took) the user's answer; else why not."""
+def envelope_response(result: InvokeResult, *, done: bool = False) -> Response:
+    """
+    A tool's envelope, with its status: 200 if the tool succeeded, or if the request did what it asks though no mode
+    changed (done: a question asked, a stay answered); else the status of why not.
+    """
     if result.retry_after:
         headers = {"Retry-After": str(result.retry_after)}
         return Response(InvocationResponse(result).data, status=503, headers=headers)
-    code = 200 if result.successful or asked else 500 if result.server_fault else 400
+    code = 200 if result.successful or done else 500 if result.server_fault else 400
     return Response(InvocationResponse(result).data, status=code)
 
 
@@ -83,7 +87,10 @@ class ConfirmationAnswerView(EnvelopeView):
     @extend_schema(
         operation_id="answerModeChangeConfirmation",
         request=ConfirmationAnswer,
-        responses={200: InvocationResponse, **error_responses(400, 401, 404, 409, 410, 429, 503, body=InvocationResponse)},
+        responses={
+            200: InvocationResponse,
+            **error_responses(400, 401, 404, 409, 410, 429, 500, 503, body=InvocationResponse),
+        },
         description="Takes the person's answer to the question agent_change_mode asked, once, and answers with the "
         "tool's envelope: the change they chose (switch, or branch: switch and start a new session), judged again "
         "now; or, for stay, successful false with \"The user chose to stay in the current mode.\" (200 either way). "
@@ -95,9 +102,9 @@ class ConfirmationAnswerView(EnvelopeView):
         choice = ConfirmationAnswer.validated(request.data)["choice"]
         result = answer_mode_change(
             catalog=request.catalog, session_id=session.pk, confirmation_id=confirmation_id, user=request.user,
-            choice=choice,
+            choice=choice, channel="rest",
         )
-        return envelope_response(result, asked=choice == "stay")
+        return envelope_response(result, done=choice == "stay")
 
 
 class SessionContextView(APIView):

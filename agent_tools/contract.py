@@ -36,7 +36,8 @@ class InvokeResult:
 
     @classmethod
     def from_error(
-        cls, message: str, *, server_fault: bool = False, retry_after: int | None = None, confirmation: dict | None = None
+        cls, message: str, *, server_fault: bool = False, retry_after: int | None = None,
+        confirmation: dict | None = None,
     ) -> "InvokeResult":
         return cls(
             successful=False, error_message=message, server_fault=server_fault, retry_after=retry_after,

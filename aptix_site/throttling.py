@@ -36,10 +36,10 @@ class WindowRateThrottle(ScopedRateThrottle):
         window = int(self.now // self.duration)
         self.window_ends = (window + 1) * self.duration
         key = f"{cache_key()}_{window}"
-        # Started by the window's first request (add is atomic), and outliving the window, so that no increment during
-        # the window finds it expired.
         if not count:
             return self.cache.get(key, 0) < self.num_requests
+        # Started by the window's first request (add is atomic), and outliving the window, so that no increment during
+        # the window finds it expired.
         self.cache.add(key, 0, 2 * self.duration)
         return self.cache.incr(key) <= self.num_requests
 

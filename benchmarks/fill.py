@@ -100,9 +100,9 @@ def _fill_steps(scale):
     others = scale.mode_changes - scale.hot_session_changes
     yield f"{others:,} mode changes over the sessions", [
         "INSERT INTO sessions_app_modechange (reason, branch, changed_at, branch_session_id, changed_by_id, "
-        "from_mode_id, org_id, session_id, to_mode_id, catalog_revision) "
+        "from_mode_id, org_id, session_id, to_mode_id, catalog_revision, confirmed_by) "
         "SELECT 'Volume.', false, s.created_at + g * interval '1 millisecond', NULL, s.owner_id, a.id, s.org_id, "
-        "s.id, b.id, 1 FROM generate_series(1, %(mode_changes)s - %(hot_session_changes)s) g "
+        "s.id, b.id, 1, 'model' FROM generate_series(1, %(mode_changes)s - %(hot_session_changes)s) g "
         "JOIN volume_sessions s ON s.n = g %% %(sessions)s "
         "JOIN volume_modes a ON a.n = g %% (SELECT count(*) FROM volume_modes) "
         "JOIN volume_modes b ON b.n = (g + 1) %% (SELECT count(*) FROM volume_modes)",
@@ -127,10 +127,10 @@ def _fill_steps(scale):
     ]
     yield f"{scale.hot_session_changes:,} mode changes of the benchmark's session", [
         "INSERT INTO sessions_app_modechange (reason, branch, changed_at, branch_session_id, changed_by_id, "
-        "from_mode_id, org_id, session_id, to_mode_id, catalog_revision) "
+        "from_mode_id, org_id, session_id, to_mode_id, catalog_revision, confirmed_by) "
         "SELECT 'Volume.', false, now() - (%(hot_session_changes)s - g) * interval '1 second', NULL, s.owner_id, "
         "CASE WHEN g %% 2 = 0 THEN general.id ELSE ddr.id END, s.org_id, s.id, "
-        "CASE WHEN g %% 2 = 0 THEN ddr.id ELSE general.id END, 1 "
+        "CASE WHEN g %% 2 = 0 THEN ddr.id ELSE general.id END, 1, 'model' "
         "FROM generate_series(1, %(hot_session_changes)s) g, "
         "(SELECT id, org_id, owner_id FROM sessions_app_agentsession WHERE id = %(hot_session)s) s, "
         "(SELECT id FROM modes_agentmode WHERE key = 'general') general, "

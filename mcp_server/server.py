@@ -93,7 +93,8 @@ def call_tool(message: Message, *, catalog: Catalog, user, session, before_tool_
         before_tool_call()
         if answering:
             result = answer_mode_change(
-                catalog=catalog, session_id=session.pk, confirmation_id=confirmation_id, user=user, choice=choice
+                catalog=catalog, session_id=session.pk, confirmation_id=confirmation_id, user=user, choice=choice,
+                channel="mcp",
             )
         else:
             result = invoke_tool(

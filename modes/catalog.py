@@ -192,7 +192,8 @@ def catalog_at_revision(number: int) -> Catalog:
 
 def revision_number(text: str) -> int | None:
     """The revision number text writes in ASCII digits (1, 2, 3, ... below 2**31, an integer column's), else None."""
-    number = int(text) if text.isascii() and text.isdigit() else 0
+    # The length first: int() refuses strings of thousands of digits with a ValueError.
+    number = int(text) if text.isascii() and text.isdigit() and len(text) <= 10 else 0
     return number if 0 < number < 2**31 else None
 
 

@@ -1,6 +1,7 @@
 """
 Admin for agent sessions, each with its latest mode changes (and how each was confirmed) and a link to all (never
-edited), in the same number of queries however many it has; and the mode graph page: the published catalog's graph, the last 30 days' switches on it.
+edited), in the same number of queries however many it has; and the mode graph page: the published catalog's graph,
+the last 30 days' switches on it.
 """
 
 from django.contrib import admin

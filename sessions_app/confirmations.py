@@ -1,7 +1,7 @@
 """
 The user's own confirmation of a mode change (TUL-007 §4.1 and §4.3, issue 40): who must confirm a switch into a
 mode, the question the server asks in their name, and taking their answer, once. sessions_app.tools asks and acts
-on the answer; REST (agent_api, sessions_app.views) and MCP (mcp_server) carry the question and the answer.
+on the answer; REST (agent_api) and MCP (mcp_server) carry the question and the answer.
 """
 
 from datetime import timedelta
@@ -13,7 +13,7 @@ from aptix_site.service_errors import Conflict, Expired, NotFound
 from modes.models import AgentMode
 
 from .models import ModeChangeConfirmation
-from .selectors import parse_session_id
+from .selectors import parse_uuid
 
 QUESTION_LIFETIME = timedelta(minutes=10)
 CHOICES = ("stay", "switch", "branch")
@@ -45,11 +45,31 @@ class ConfirmationExpired(Expired):
         )
 
 
+class ConfirmationElsewhere(Conflict):
+    def __init__(self, confirmation: ModeChangeConfirmation):
+        super().__init__(
+            f"Confirmation {confirmation.pk} was asked over {confirmation.get_channel_display()}: answer it there, "
+            "where the question was put to the user. Nothing changed."
+        )
+
+
+class ConfirmationOutdated(Conflict):
+    def __init__(self, confirmation: ModeChangeConfirmation):
+        super().__init__(
+            f"Confirmation {confirmation.pk} asked about leaving a mode that the session has left since; nothing "
+            "changed. Call agent_change_mode again to ask anew."
+        )
+
+
 def who_confirms(mode: AgentMode) -> str:
-    """Who confirms a switch into mode, as ModeChange.confirmed_by records it: user, model or none."""
-    if mode.entry_confirmation == AgentMode.EntryConfirmation.INHERIT:
-        return settings.MODE_CHANGE_CONFIRMATION
-    return mode.entry_confirmation
+    """
+    Who confirms a switch into mode, as ModeChange.confirmed_by records it: user, model or none. Anything but the
+    values that spare the question (a value modes.E011 reports) asks it: never a change unasked by mistake.
+    """
+    if mode.entry_confirmation == AgentMode.EntryConfirmation.NONE:
+        return "none"
+    inherits = mode.entry_confirmation == AgentMode.EntryConfirmation.INHERIT
+    return "model" if inherits and settings.MODE_CHANGE_CONFIRMATION == "model" else "user"
 
 
 def question_text(display_name: str) -> str:
@@ -79,21 +99,28 @@ def confirmation_payload(confirmation: ModeChangeConfirmation) -> dict:
     }
 
 
-def pending_confirmation(*, confirmation_id, session_id, user) -> ModeChangeConfirmation:
+def pending_confirmation(*, confirmation_id, session_id, user, channel: str) -> ModeChangeConfirmation:
     """
-    The user's unanswered question, locked until the transaction this runs in ends, so that two answers sent at once
-    are taken one after the other. ConfirmationNotFound, ConfirmationAnswered or ConfirmationExpired otherwise.
+    The user's unanswered question, asked over channel, with its session: both rows locked until the transaction this
+    runs in ends, so that two answers sent at once are taken one after the other and the session keeps its mode
+    meanwhile. ConfirmationNotFound, ConfirmationAnswered or ConfirmationExpired otherwise; ConfirmationElsewhere
+    for one asked over another channel (whose answer has its own checks: MCP binds it to the call); and
+    ConfirmationOutdated for one about leaving a mode the session has left since (the person never saw that switch).
     """
     try:
-        confirmation = ModeChangeConfirmation.objects.select_for_update().get(
-            pk=parse_session_id(confirmation_id), session_id=parse_session_id(session_id), session__owner=user
+        confirmation = ModeChangeConfirmation.objects.select_for_update().select_related("session").get(
+            pk=parse_uuid(confirmation_id), session_id=parse_uuid(session_id), session__owner=user
         )
-    except (ValueError, ModeChangeConfirmation.DoesNotExist):  # InvalidSessionId is a ValueError
+    except (ValueError, ModeChangeConfirmation.DoesNotExist):
         raise ConfirmationNotFound(confirmation_id, session_id) from None
     if confirmation.answered_at is not None:
         raise ConfirmationAnswered(confirmation)
     if confirmation.expires_at <= timezone.now():
         raise ConfirmationExpired(confirmation)
+    if confirmation.channel != channel:
+        raise ConfirmationElsewhere(confirmation)
+    if confirmation.session.mode_id != confirmation.from_mode_id:
+        raise ConfirmationOutdated(confirmation)
     return confirmation
 
 

@@ -18,10 +18,15 @@ class InvalidSessionId(InvalidInput, ValueError):
         super().__init__(f"{value!r} is not a session id; session ids are UUIDs.")
 
 
+def parse_uuid(text) -> uuid.UUID:
+    """A UUID, given as one or as text; ValueError for anything else."""
+    return uuid.UUID(str(text))
+
+
 def parse_session_id(session_id) -> uuid.UUID:
     """A session id, given as a UUID or as text; InvalidSessionId for anything else."""
     try:
-        return uuid.UUID(str(session_id))
+        return parse_uuid(session_id)
     except ValueError:
         raise InvalidSessionId(session_id) from None
 

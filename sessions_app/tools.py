@@ -136,15 +136,19 @@ class ModeChangeTool(AgentTool):
         return InvokeResult.from_error(WAITING, confirmation=confirmation_payload(confirmation))
 
 
-def answer_mode_change(*, catalog: Catalog, session_id, confirmation_id, user, choice: str) -> InvokeResult:
+def answer_mode_change(
+    *, catalog: Catalog, session_id, confirmation_id, user, choice: str, channel: str
+) -> InvokeResult:
     """
-    The user's answer to a question agent_change_mode asked: TUL-007's result of the change they chose (their choice
-    decides whether it branches), judged again now against catalog; STAYED for stay, decline or cancel. The answer is
-    taken once (sessions_app.confirmations.pending_confirmation); a branch over the session-create limit raises
+    The user's answer, over channel, to a question agent_change_mode asked: TUL-007's result of the change they chose
+    (their choice decides whether it branches), judged again now against catalog; STAYED for stay, decline or cancel.
+    The answer is taken once (sessions_app.confirmations.pending_confirmation); a branch over the session-create limit raises
     RateLimited and leaves the question unanswered, as does a database too busy to finish the change.
     """
     with transaction.atomic():
-        confirmation = pending_confirmation(confirmation_id=confirmation_id, session_id=session_id, user=user)
+        confirmation = pending_confirmation(
+            confirmation_id=confirmation_id, session_id=session_id, user=user, channel=channel
+        )
         if choice == "branch":
             _check_session_limit(user, count=True)
         record_answer(confirmation, choice)

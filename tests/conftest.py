@@ -63,6 +63,7 @@ def unconstrained_catalog(db):
                 "modes_agentmode_id_format",
                 "modes_agentmode_key_format",
                 "modes_agentmode_when_to_use_one_line",
+                "modes_agentmode_entry_confirmation_valid",
             ):
                 cursor.execute(f"ALTER TABLE modes_agentmode DROP CONSTRAINT {name}")
         else:

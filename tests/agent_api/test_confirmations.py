@@ -13,11 +13,14 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
+from modes.catalog import published_catalog
 from modes.models import AgentMode
+from sessions_app.confirmations import who_confirms
 from sessions_app.models import AgentSession, ModeChange, ModeChangeConfirmation
+from sessions_app.services import ask_mode_change
 
 from ..conftest import through_the_services
-from ..expected import DDR_ID, GENERAL_ID
+from ..expected import DDR_ID, GENERAL_ID, WORKFLOW_ID
 
 pytestmark = pytest.mark.django_db
 
@@ -182,7 +185,7 @@ def test_a_branch_over_the_session_limit_is_a_429_and_the_question_stays(
 ):
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "session-create": "1/min"},
+        "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "session-create": "1/day"},
     }
     confirmation_id = asked(alice_client, alice_session)
     assert alice_client.post("/api/sessions/", {}, format="json").status_code == 201  # the minute's one session
@@ -192,6 +195,31 @@ def test_a_branch_over_the_session_limit_is_a_429_and_the_question_stays(
     assert refused.status_code == 429
     assert ModeChangeConfirmation.objects.get().answered_at is None
     assert answer(alice_client, alice_session, confirmation_id, "switch").json()["successful"] is True
+
+
+def test_a_question_about_leaving_a_mode_the_session_has_left_is_refused(user_confirms, alice_client, alice_session):
+    to_ddr = asked(alice_client, alice_session)
+    to_workflow = asked(alice_client, alice_session, {**PROPOSAL, "mode": "workflow_authoring"})
+    assert answer(alice_client, alice_session, to_workflow, "switch").json()["successful"] is True
+
+    stale = answer(alice_client, alice_session, to_ddr, "switch")
+
+    assert stale.status_code == 409
+    assert "asked about leaving a mode that the session has left since" in stale.json()["errorMessage"]
+    assert (mode_of(alice_session), ModeChange.objects.count()) == (WORKFLOW_ID, 1)
+
+
+def test_a_question_asked_over_mcp_is_not_answered_over_rest(user_confirms, alice, alice_client, alice_session):
+    question = ask_mode_change(
+        catalog=published_catalog(), session_id=alice_session.pk, mode=published_catalog().mode("ddr_authoring"),
+        reason="DDR.", user=alice, branch=False, channel="mcp",
+    )
+
+    response = answer(alice_client, alice_session, question.pk, "switch")
+
+    assert response.status_code == 409
+    assert response.json()["errorMessage"].startswith(f"Confirmation {question.pk} was asked over MCP: answer it there")
+    assert (mode_of(alice_session), ModeChangeConfirmation.objects.get().answered_at) == (GENERAL_ID, None)
 
 
 def test_a_switch_the_mode_graph_forbids_is_refused_without_a_question(user_confirms, graph, alice_client, alice_session):
@@ -227,6 +255,14 @@ def test_a_modes_entry_confirmation_overrides_the_setting(settings, alice_client
     assert ("confirmation" in body, mode_of(alice_session) == DDR_ID) == (asks, not asks)
     if by:
         assert ModeChange.objects.get().confirmed_by == by
+
+
+@pytest.mark.parametrize("setting", ["model", "user"])
+@pytest.mark.parametrize("value", ["USER", "", "model", "always"])
+def test_an_entry_confirmation_no_rule_allows_asks_the_user(settings, setting, value):
+    # A value modes.E011 reports, in a catalog served past the rules: the user is asked, never a change unasked.
+    settings.MODE_CHANGE_CONFIRMATION = setting
+    assert who_confirms(AgentMode(entry_confirmation=value)) == "user"
 
 
 def test_a_command_cannot_ask_the_user_and_refuses_in_one_line(user_confirms, alice, alice_session):

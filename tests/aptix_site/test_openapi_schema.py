@@ -43,7 +43,7 @@ REQUIRED_ERRORS = {
     "getSession": {400, 401, 404},
     "listSessionModeChanges": {400, 401, 404},
     "getSessionContext": {400, 401, 404},
-    "answerModeChangeConfirmation": {400, 401, 404, 409, 410, 429, 503},
+    "answerModeChangeConfirmation": {400, 401, 404, 409, 410, 429, 500, 503},
     "obtainToken": {400, 409, 411, 413, 415, 429},
 }
 

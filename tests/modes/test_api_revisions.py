@@ -56,7 +56,7 @@ def test_a_revision_is_its_whole_catalog_in_the_portable_format_with_its_release
     assert body["modes"][0]["when_to_use"] == "Use this mode for everyday Q&A, explanation, and lightweight assistance."
 
 
-@pytest.mark.parametrize("number", ["2", "0", "99999999999999999999", "two", "-1"])
+@pytest.mark.parametrize("number", ["2", "0", "99999999999999999999", "two", "-1", "9" * 4301])
 def test_an_unknown_revision_is_a_404_naming_it(staff_api_client, number):
     response = staff_api_client.get(f"/api/catalog/revisions/{number}/")
     assert (response.status_code, response.json()) == (404, {"detail": f"There is no catalog revision {number}."})
