@@ -64,7 +64,8 @@ def test_refusals_and_the_proposals_the_user_declined_are_drawn_beside_the_switc
             branch=False, channel="mcp",
         )
         answer_mode_change(
-            catalog=catalog, session_id=session.pk, confirmation_id=question.pk, user=alice, choice=choice
+            catalog=catalog, session_id=session.pk, confirmation_id=question.pk, user=alice, choice=choice,
+            channel=question.channel,
         )
 
     texts = svg_texts(admin_client.get(GRAPH_URL).content.decode())

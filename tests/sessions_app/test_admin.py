@@ -58,7 +58,8 @@ def test_a_session_page_shows_how_each_mode_change_was_confirmed(settings, admin
         branch=False, channel="mcp",
     )
     assert answer_mode_change(
-        catalog=catalog, session_id=alice_session.pk, confirmation_id=question.pk, user=alice, choice="switch"
+        catalog=catalog, session_id=alice_session.pk, confirmation_id=question.pk, user=alice, choice="switch",
+        channel=question.channel,
     ).successful
     for key, confirmed_by in (("scratch", "none"), ("general", "model")):
         set_session_mode(

@@ -263,7 +263,8 @@ def test_a_change_confirmed_over_mcp_by_the_model_or_by_nobody_says_so(settings,
         user=alice, branch=False, channel="mcp",
     )
     answer = answer_mode_change(
-        catalog=catalog, session_id=alice_session.pk, confirmation_id=question.pk, user=alice, choice="switch"
+        catalog=catalog, session_id=alice_session.pk, confirmation_id=question.pk, user=alice, choice="switch",
+        channel=question.channel,
     )
     assert answer.successful, answer.error_message
     assert change(alice_client, alice_session.pk, "scratch").status_code == 200  # asks nobody
@@ -290,7 +291,8 @@ def test_the_mode_change_list_costs_the_same_queries_for_one_change_or_a_page_of
             branch=False, channel="rest",
         )
         answer_mode_change(
-            catalog=catalog, session_id=alice_session.pk, confirmation_id=question.pk, user=alice, choice="switch"
+            catalog=catalog, session_id=alice_session.pk, confirmation_id=question.pk, user=alice, choice="switch",
+            channel=question.channel,
         )
 
     confirmed_change("ddr_authoring")

@@ -119,7 +119,8 @@ def ask(user, session_id, key, channel="mcp"):
 
 def answer(user, session_id, question, choice):
     return answer_mode_change(
-        catalog=published_catalog(), session_id=session_id, confirmation_id=question.pk, user=user, choice=choice
+        catalog=published_catalog(), session_id=session_id, confirmation_id=question.pk, user=user, choice=choice,
+        channel=question.channel,
     )
 
 
