@@ -265,8 +265,8 @@ SPECTACULAR_SETTINGS = {
         "StatusEnum": "modes.models.ModeStatus.values",
         "EntryConfirmationEnum": "modes.models.EntryConfirmation.values",
         "ConfirmationChoiceEnum": "sessions_app.confirmations.CHOICES",
-        "ConfirmedByEnum": "sessions_app.serializers.CONFIRMED_BY",
-        "ConfirmationChannelEnum": "sessions_app.serializers.CONFIRMATION_CHANNELS",
+        "ConfirmedByEnum": "sessions_app.models.ConfirmedBy.values",
+        "ConfirmationChannelEnum": "sessions_app.models.ConfirmationChannel.values",
         "DiffWarningCodeEnum": "modes.releases.DIFF_WARNING_CODES",
     },
     "POSTPROCESSING_HOOKS": [

@@ -189,11 +189,8 @@ def revision_diff(*, number: int, against: int | None = None) -> dict:
 
 
 def _line_diff(old: str, new: str, old_number: int, new_number: int) -> list[str]:
-    lines = difflib.unified_diff(
-        old.splitlines(), new.splitlines(), fromfile=f"revision {old_number}", tofile=f"revision {new_number}",
-        lineterm="",
-    )
-    return list(lines)
+    names = f"revision {old_number}", f"revision {new_number}"
+    return list(difflib.unified_diff(old.splitlines(), new.splitlines(), *names, lineterm=""))
 
 
 def _changes(old, new, fields) -> dict:

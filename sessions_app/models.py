@@ -48,6 +48,17 @@ class AgentSession(models.Model):
         return self.title or str(self.id)
 
 
+class ConfirmationChannel(models.TextChoices):  # ModeChangeConfirmation.Channel; a class of its own for the schema
+    MCP = "mcp", "MCP"
+    REST = "rest", "REST"
+
+
+class ConfirmedBy(models.TextChoices):  # ModeChange.ConfirmedBy, as sessions_app.confirmations.who_confirms says
+    USER = "user", "User"
+    MODEL = "model", "Model"
+    NONE = "none", "None needed"
+
+
 class ModeChangeConfirmation(models.Model):
     """
     A question that asked the user to confirm a switch the model proposed (TUL-007 §4.1), and their answer. Answered
@@ -61,9 +72,7 @@ class ModeChangeConfirmation(models.Model):
         DECLINE = "decline"  # the MCP client's person declined the form
         CANCEL = "cancel"  # or dismissed it
 
-    class Channel(models.TextChoices):
-        MCP = "mcp", "MCP"
-        REST = "rest", "REST"
+    Channel = ConfirmationChannel
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="+")
@@ -94,6 +103,8 @@ class ModeChange(models.Model):
     or organization that the audit names is refused rather than erasing or blanking the record.
     """
 
+    ConfirmedBy = ConfirmedBy
+
     # Indexed by modechange_session_id, which leads with it.
     session = models.ForeignKey(AgentSession, on_delete=models.PROTECT, related_name="mode_changes", db_index=False)
     # Indexed in Meta, as AgentSession.mode is.
@@ -110,7 +121,7 @@ class ModeChange(models.Model):
     # Given by set_session_mode: never before the session's last change, whichever host's clock made that one.
     changed_at = models.DateTimeField(default=timezone.now)
     confirmed_by = models.CharField(
-        max_length=8, choices=[("user", "User"), ("model", "Model"), ("none", "None needed")], default="model",
+        max_length=8, choices=ConfirmedBy.choices, default=ConfirmedBy.MODEL.value,
         help_text="Who confirmed the change: the user (answering confirmation), the model's call, or nobody (a mode "
         "whose entry_confirmation is none).",
     )

@@ -31,20 +31,18 @@ class AgentSessionSerializer(ModelShape):
         read_only_fields = fields
 
 
-CONFIRMED_BY = ("user", "model", "none")  # ModeChange.confirmed_by's values
-CONFIRMATION_CHANNELS = tuple(ModeChangeConfirmation.Channel.values)
 
 
 class HowConfirmed(Shape):
     # Read from the ModeChange itself (source="*"): its confirmed_by, its confirmation's id, and the channel
     # mode_changes_of annotates it with.
     by = serializers.ChoiceField(
-        source="confirmed_by", choices=CONFIRMED_BY,
+        source="confirmed_by", choices=ModeChange.ConfirmedBy.values,
         help_text="Who confirmed the change: the user (answering the question the server asked), the model's call, "
         "or nobody (a mode whose entry_confirmation is none).",
     )
     channel = serializers.ChoiceField(
-        source="confirmation_channel", choices=CONFIRMATION_CHANNELS, allow_null=True,
+        source="confirmation_channel", choices=ModeChangeConfirmation.Channel.values, allow_null=True,
         help_text="Where the user answered the question: over MCP or REST; null unless the user confirmed.",
     )
     id = serializers.UUIDField(
