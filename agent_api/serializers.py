@@ -127,6 +127,12 @@ class SessionContextQuery(ToolFormatQuery):
 class SessionContextResponse(Shape):
     catalog_revision = serializers.IntegerField(help_text="The catalog revision this context was built from.")
     system_prompt = serializers.CharField(help_text="The Mode Catalog block for the session's current mode.")
+    mode_instructions = serializers.CharField(
+        allow_blank=True,
+        help_text="What the current mode tells the model, to send beside the Mode Catalog block (AGN-014 §6.1): its "
+        "prompt, its instruction lines and its custom instructions, in that order, a blank line between them; empty "
+        "when the mode has none.",
+    )
     tools = serializers.ListField(
         child=serializers.DictField(),
         help_text="The tools the mode enables, always agent_change_mode (whose 'mode' lists the catalog's keys), "

@@ -82,6 +82,7 @@ def llm_context(*, catalog: Catalog, mode_id: str, tool_format: str | None) -> d
             {
                 "catalog_revision": catalog.revision,
                 "system_prompt": catalog.system_prompt(served.key),
+                "mode_instructions": served.instructions(),
                 "tools": format_tools(tools, tool_format=tool_format, mode_keys=catalog.switch_target_keys(served)),
                 "client_tools": _client_tool_names(tools),
                 "unresolved_tool_ids": catalog.unresolved_tool_ids(served.associated_tool_ids),

@@ -34,8 +34,8 @@ def answer(message: Message, *, catalog: Catalog, user, session, before_tool_cal
     """The result of a request, from catalog; JsonRpcError for one that has none. before_tool_call() runs first."""
     method = message.method
     if method in ("initialize", "server/discover"):
-        instructions = catalog.system_prompt(catalog.served(session.mode_id).key if session else None)
-        shared = {"capabilities": protocol.CAPABILITIES, "instructions": instructions}
+        mode = catalog.served(session.mode_id) if session else catalog.default
+        shared = {"capabilities": protocol.CAPABILITIES, "instructions": session_instructions(catalog, mode)}
         if method == "initialize":
             # What the handshake settled (read_message): the client's version, or the server's newest to take or leave.
             return {"protocolVersion": message.version, "serverInfo": protocol.SERVER_INFO, **shared}
@@ -55,6 +55,12 @@ def answer(message: Message, *, catalog: Catalog, user, session, before_tool_cal
     if method == "resources/read":
         return {"contents": [read_resource(catalog, message.params.get("uri"))]}
     raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {method}.")
+
+
+def session_instructions(catalog: Catalog, mode) -> str:
+    """What a session in mode tells the model, as one text (MCP has one place for it): what the mode itself says (the
+    REST context's modeInstructions), if anything, then the Mode Catalog block, appended as AGN-014 §6.1 asks."""
+    return "\n\n".join(part for part in (mode.instructions(), catalog.system_prompt(mode.key)) if part)
 
 
 def served_tools(catalog: Catalog, session) -> list:
@@ -111,8 +117,9 @@ def call_tool(message: Message, *, catalog: Catalog, user, session, before_tool_
         return protocol.tool_error_result(result.error_message)
     payload = json.loads(result.result)
     if name == ModeChangeTool.TOOL_NAME:
-        # A client keeps the instructions it read when it connected: the new mode's block tells the model now.
-        return protocol.text_result(result.result, payload, more_text=(catalog.system_prompt(payload["mode"]),))
+        # A client keeps the instructions it read when it connected: the new mode's tell the model now.
+        instructions = session_instructions(catalog, catalog.by_key.get(payload["mode"], catalog.default))
+        return protocol.text_result(result.result, payload, more_text=(instructions,))
     return protocol.text_result(result.result, payload)
 
 

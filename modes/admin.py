@@ -122,6 +122,19 @@ class CatalogAdmin(admin.ModelAdmin):
         return self.has_change_permission(request, live) if live else self.has_add_permission(request)
 
 
+class PromptField(forms.CharField):
+    """A prompt kept as written (an export gives it back to the coding agent it came from): not stripped, and with
+    the line breaks a browser sends (CR LF) as the LF they were."""
+
+    widget = forms.Textarea(attrs={"rows": 12, "class": "aptix-wide aptix-code"})
+
+    def __init__(self, **kwargs):
+        super().__init__(**{**kwargs, "strip": False})
+
+    def to_python(self, value):
+        return super().to_python(value).replace("\r\n", "\n")
+
+
 class AgentModeForm(forms.ModelForm):
     """The change form, which also keeps the mode graph's invariants for the catalog the save would leave."""
 
@@ -136,6 +149,7 @@ class AgentModeForm(forms.ModelForm):
         }
         # A textarea, so that the whole sentence shows; a line break in it is refused with the field's error.
         widgets = {"when_to_use": forms.Textarea(attrs={"rows": 2, "class": "aptix-wide"})}
+        field_classes = {"prompt": PromptField, "custom_instructions": PromptField}
 
     def clean(self):
         cleaned = super().clean()
@@ -159,11 +173,16 @@ class AgentModeAdmin(CatalogAdmin):
     list_filter = ["status", "source", "is_default"]
     search_fields = ["key", "display_name", "description", "when_to_use", *AgentMode.list_field_names()]
     actions = ["make_default", "delete_selected"]
-    readonly_fields = ["id", "is_default", "source", "system_prompt", "enabled_tools", "created_at", "updated_at"]
+    readonly_fields = [
+        "id", "is_default", "source", "system_prompt", "instructions", "enabled_tools", "created_at", "updated_at"
+    ]
     fieldsets = [
         (None, {"fields": ["id", "key", "display_name", "description", "when_to_use"]}),
         ("Catalog", {"fields": ["is_default", "status", "version", "position", "source"]}),
-        ("Behaviour", {"fields": ["mode_instructions", "behavior_hints", "human_role_hints", "example_utterances"]}),
+        ("Behaviour", {"fields": [
+            "prompt", "mode_instructions", "custom_instructions", "behavior_hints", "human_role_hints",
+            "example_utterances",
+        ]}),
         ("Tools and retrieval", {"fields": ["associated_tool_ids", "tool_group_hints", "rag_scope_hints"]}),
         ("Recognition (advisory)", {"fields": ["strong_signals", "weak_signals"]}),
         ("Mode graph", {"fields": ["switch_targets", "llm_can_enter", "entry_confirmation"]}),
@@ -171,7 +190,7 @@ class AgentModeAdmin(CatalogAdmin):
     ]
     preview_fieldset = (
         "Preview: what a session in this mode receives, as saved",
-        {"fields": ["system_prompt", "enabled_tools"]},
+        {"fields": ["system_prompt", "instructions", "enabled_tools"]},
     )
 
     def get_fieldsets(self, request, obj=None):
@@ -186,6 +205,10 @@ class AgentModeAdmin(CatalogAdmin):
     @admin.display(description="System prompt block")
     def system_prompt(self, mode):
         return format_html('<pre class="aptix-preview">{}</pre>', working_catalog().system_prompt(mode.key))
+
+    @admin.display(description="Mode instructions")
+    def instructions(self, mode):
+        return format_html('<pre class="aptix-preview">{}</pre>', mode.instructions() or "None.")
 
     @admin.display(description="Tools")
     def enabled_tools(self, mode):

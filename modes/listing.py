@@ -105,7 +105,11 @@ class ModeDetailResponse(Shape):
     version = serializers.CharField()
     source = serializers.ChoiceField(choices=AgentMode.Source.values)
     position = serializers.IntegerField()
+    prompt = serializers.CharField(allow_blank=True, help_text=AgentMode.prompt.field.help_text)
     mode_instructions = string_list()
+    custom_instructions = serializers.CharField(
+        allow_blank=True, help_text=AgentMode.custom_instructions.field.help_text
+    )
     behavior_hints = string_list()
     human_role_hints = string_list()
     example_utterances = string_list()

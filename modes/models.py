@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import ProhibitNullCharactersValidator
 from django.db import models
 from django.db.models import Max, Q
 
@@ -89,6 +90,11 @@ class AgentMode(models.Model):
         error_messages={"invalid_choice": f"Status %(value)r is not one of {one_of(Status.values)}."},
     )
     version = models.CharField(max_length=32, default="v1")
+    prompt = models.TextField(
+        blank=True, validators=[ProhibitNullCharactersValidator()],
+        help_text="What the model is told while this mode is active, before the instruction lines: Markdown of any "
+        "length, such as a coding agent's role definition or agent prompt, kept as written.",
+    )
     mode_instructions = StringListField()
     behavior_hints = StringListField()
     human_role_hints = StringListField()
@@ -96,6 +102,11 @@ class AgentMode(models.Model):
     associated_tool_ids = StringListField(
         validators=[validate_tool_names],
         help_text="Names of the tools enabled while this mode is active, one per line.",
+    )
+    custom_instructions = models.TextField(
+        blank=True, validators=[ProhibitNullCharactersValidator()],
+        help_text="Told after the instruction lines: Markdown of any length, such as Roo Code's custom instructions "
+        "and rules.",
     )
     tool_group_hints = StringListField()
     rag_scope_hints = StringListField()
@@ -160,6 +171,12 @@ class AgentMode(models.Model):
     @classmethod
     def list_field_names(cls) -> list[str]:
         return [field.name for field in cls._meta.fields if isinstance(field, StringListField)]
+
+    def instructions(self) -> str:
+        """What the model is told while this mode is active, beside the Mode Catalog block (AGN-014 §6.1), in the
+        mode's order: its prompt, its instruction lines (ModeInstructions, §3), its custom instructions."""
+        parts = (self.prompt.strip(), "\n".join(self.mode_instructions), self.custom_instructions.strip())
+        return "\n\n".join(part for part in parts if part)
 
     def create_summary(self) -> AgentModeSummary:
         return AgentModeSummary(

@@ -21,7 +21,10 @@ from .validators import is_string_list
 FORMAT_NAME = "aptix-modes"
 FORMAT_VERSION = 1
 
-TEXT_FIELDS = ("id", "key", "display_name", "description", "when_to_use", "status", "version", "entry_confirmation")
+TEXT_FIELDS = (
+    "id", "key", "display_name", "description", "when_to_use", "status", "version", "entry_confirmation", "prompt",
+    "custom_instructions",
+)
 BOOLEAN_FIELDS = ("is_default", "llm_can_enter")
 PORTABLE_FIELDS = (*TEXT_FIELDS, *BOOLEAN_FIELDS, "position", *AgentMode.list_field_names())
 TOOL_FIELDS = ("name", "description", "parameters", "read_only")
@@ -47,7 +50,7 @@ def export_document(*, modes: list[AgentMode], declared_tools: list[DeclaredTool
 
 
 # Fields that revisions recorded before them lack: such a revision's modes had the fields' defaults.
-ADDED_MODE_FIELDS = ("llm_can_enter", "switch_targets", "entry_confirmation")
+ADDED_MODE_FIELDS = ("llm_can_enter", "switch_targets", "entry_confirmation", "prompt", "custom_instructions")
 
 
 def upgrade_document(document: dict) -> dict:
@@ -90,13 +93,7 @@ class ModeFile:
 
 def read_document(text: str) -> ModeFile:
     """A mode file's entries, type-checked; the import reports their problems, only a file with no 'modes' raises."""
-    try:
-        document = _parse(text)
-    except RecursionError:
-        raise PortableFileError(["The file is nested too deeply to be a mode file."]) from None
-    if _expands_past(document, MAX_VALUES):  # before any walk of it: YAML aliases can make 1 KB stand for 10^9 values
-        expands = f"The file expands, through its YAML aliases, to more than {MAX_VALUES:,} values"
-        raise PortableFileError([f"{expands}; a mode file is far smaller."])
+    document = load_text(text)
     if not isinstance(document, dict) or not isinstance(document.get("modes"), list):
         raise PortableFileError(["The file must be a mapping with a 'modes' list."])
     problems = []
@@ -114,6 +111,19 @@ def read_document(text: str) -> ModeFile:
         tools=tuple(_check_entry(index, entry, TOOL_SECTION) for index, entry in enumerate(tools)),
         problems=tuple(problems),
     )
+
+
+def load_text(text: str):
+    """The value a YAML or JSON text holds: plain data only (no YAML tag constructs an object), refused with a
+    PortableFileError when it is not YAML or JSON, repeats a key, nests too deeply or expands past MAX_VALUES."""
+    try:
+        document = _parse(text)
+    except RecursionError:
+        raise PortableFileError(["The file is nested too deeply to be a mode file."]) from None
+    if _expands_past(document, MAX_VALUES):  # before any walk of it: YAML aliases can make 1 KB stand for 10^9 values
+        expands = f"The file expands, through its YAML aliases, to more than {MAX_VALUES:,} values"
+        raise PortableFileError([f"{expands}; a mode file is far smaller."])
+    return document
 
 
 def _parse(text: str):

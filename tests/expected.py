@@ -129,6 +129,16 @@ def seed_prompt(current_mode_key):
     return prompt_with(current_mode_key, *SEED_WHEN_TO_USE)
 
 
+def seed_instructions(key):
+    """What a seed mode tells the model beside the Mode Catalog block (modeInstructions): its instruction lines."""
+    return "\n".join(SEED_MODES[key]["modeInstructions"])
+
+
+def seed_mcp_instructions(key):
+    """MCP's instructions for a session in a seed mode: the mode's own, a blank line, the Mode Catalog block."""
+    return f"{seed_instructions(key)}\n\n{seed_prompt(key)}"
+
+
 def prompt_with(current_mode_key, *modes):
     """
     The Mode Catalog block of AGN-014 §6.2 for a catalog whose modes are given as (key, when-to-use) pairs, in
@@ -190,6 +200,8 @@ SEED_MODES = {
         "switchTargets": [],
         "llmCanEnter": True,
         "entryConfirmation": "inherit",
+        "prompt": "",
+        "customInstructions": "",
     },
     "ddr_authoring": {
         "id": DDR_ID,
@@ -223,6 +235,8 @@ SEED_MODES = {
         "switchTargets": [],
         "llmCanEnter": True,
         "entryConfirmation": "inherit",
+        "prompt": "",
+        "customInstructions": "",
     },
     "workflow_authoring": {
         "id": WORKFLOW_ID,
@@ -261,6 +275,8 @@ SEED_MODES = {
         "switchTargets": [],
         "llmCanEnter": True,
         "entryConfirmation": "inherit",
+        "prompt": "",
+        "customInstructions": "",
     },
 }
 SEED_WHEN_TO_USE = [(key, mode["whenToUse"]) for key, mode in SEED_MODES.items()]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ..expected import seed_prompt
+from ..expected import seed_mcp_instructions
 from ..servers import make_users, production_env, scratch_database, serving
 from .live import mode_changes, new_session
 
@@ -65,7 +65,7 @@ def test_each_mcp_sdk_keeps_its_connection_through_refusals_and_is_told_the_new_
     assert report["sdk"].startswith(sdk)
     # Each SDK is answered in the newest version it speaks: 1.22 knows nothing after 2025-06-18.
     assert report["initialize"]["protocolVersion"] == ("2025-06-18" if sdk == "1.22" else "2025-11-25")
-    assert report["initialize"]["instructions"] == seed_prompt("general")
+    assert report["initialize"]["instructions"] == seed_mcp_instructions("general")
     names = [tool["name"] for tool in report["tools"]["result"]["tools"]]
     assert names == ["agent_change_mode", "agent_hello_world", "agent_list_modes"]
     assert report["prompts"] == {"error": {"code": -32601, "message": "Method not found: prompts/list."}}
@@ -77,7 +77,7 @@ def test_each_mcp_sdk_keeps_its_connection_through_refusals_and_is_told_the_new_
     change = report["change"]["result"]
     assert change["structuredContent"] == CHANGED
     assert [item["text"] for item in change["content"]] == [json.dumps(CHANGED, separators=(",", ":")),
-                                                            seed_prompt("ddr_authoring")]
+                                                            seed_mcp_instructions("ddr_authoring")]
     # The tool list the model holds is stale: its call of agent_hello_world is refused, readably.
     assert report["unserved"] == {"error": {"code": -32602, "message": UNSERVED}}
     refused_branch = report["branch_over_limit"]["error"]
@@ -118,7 +118,9 @@ def test_agent_frameworks_on_mcp_1_30_list_convert_call_and_read_and_survive_a_s
         assert parameters["additionalProperties"] is False
         assert sorted(parameters["required"]) == sorted(parameters["properties"])
     texts = {"langchain": lambda: report["change"]["content"], "agents": lambda: report["change"]["output"]}[framework]()
-    assert [item["text"] for item in texts] == [json.dumps(CHANGED, separators=(",", ":")), seed_prompt("ddr_authoring")]
+    assert [item["text"] for item in texts] == [
+        json.dumps(CHANGED, separators=(",", ":")), seed_mcp_instructions("ddr_authoring")
+    ]
     if framework == "langchain":
         assert report["change"]["artifact"] == {"structured_content": CHANGED}
         # Raised from the tool as the JSON-RPC error it is, not as a broken transport (HTTPStatusError): an agent's

@@ -22,7 +22,7 @@ from ..expected import (
     SEED_MODE_KEYS,
     SEED_MODES,
     seed_listing,
-    seed_prompt,
+    seed_mcp_instructions,
 )
 from ..servers import make_users, production_env, run_django, scratch_database, serving
 from .live import in_session, mode_changes, new_session
@@ -99,7 +99,7 @@ def test_each_version_is_answered_with_itself_and_the_default_modes_prompt(serve
         assert opened.server_info.name == "aptix-modes"
     else:
         assert opened.supported_versions == ["2026-07-28"]
-    assert opened.instructions == seed_prompt("general")
+    assert opened.instructions == seed_mcp_instructions("general")
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto", "2026-07-28"])
@@ -126,7 +126,7 @@ def test_a_session_endpoints_instructions_are_its_current_modes_prompt(server, a
 
     for version in ("2025-11-25", "2026-07-28"):
         opened, _ = run(in_session(f"{server.base}/mcp/sessions/{session_id}/", alice_token, nothing, version=version))
-        assert opened.instructions == seed_prompt("workflow_authoring")
+        assert opened.instructions == seed_mcp_instructions("workflow_authoring")
 
 
 @pytest.mark.parametrize(
@@ -310,9 +310,9 @@ def test_a_session_lists_exactly_what_its_mode_enables_and_follows_a_mode_change
     assert changed.structured_content == {
         "success": True, "mode": "ddr_authoring", "branch": False, "reason": "The user wants a DDR."
     }
-    # TUL-007's JSON first, then the new mode's Mode Catalog block: the instructions read at connection are stale.
+    # TUL-007's JSON first, then the new mode's instructions and block: those read at connection are stale.
     assert [json.loads(changed.content[0].text), changed.content[1].text] == [
-        changed.structured_content, seed_prompt("ddr_authoring")
+        changed.structured_content, seed_mcp_instructions("ddr_authoring")
     ]
     # ddr_authoring enables agent_list_modes (and tools nobody declared, which are not served).
     assert [tool.name for tool in after.tools] == ["agent_change_mode", "agent_list_modes"]
@@ -604,7 +604,7 @@ def test_the_mcp_server_works_under_asgi_and_runserver(database, alice_token, ki
 
     with serving(kind, env) as other:
         opened, result = run(in_session(f"{other.base}/mcp/", alice_token, call))
-    assert opened.instructions == seed_prompt("general")
+    assert opened.instructions == seed_mcp_instructions("general")
     assert [mode["key"] for mode in result.structured_content["modes"]] == SEED_MODE_KEYS
 
 

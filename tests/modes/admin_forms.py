@@ -31,6 +31,8 @@ def form_data(mode=None, **overrides):
         **{name: "" for name in LIST_FIELDS},
         "llm_can_enter": "on",  # a checked checkbox; an unchecked one is left out of the body
         "entry_confirmation": "inherit",
+        "prompt": "",
+        "custom_instructions": "",
     }
     if mode is not None:
         if not mode.llm_can_enter:
@@ -43,6 +45,8 @@ def form_data(mode=None, **overrides):
             status=mode.status,
             version=mode.version,
             entry_confirmation=mode.entry_confirmation,
+            prompt=mode.prompt,
+            custom_instructions=mode.custom_instructions,
             position=str(mode.position),
             **{name: "\n".join(getattr(mode, name)) for name in LIST_FIELDS},
         )

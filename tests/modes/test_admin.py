@@ -237,6 +237,14 @@ def test_invalid_custom_mode_gets_a_form_error_not_a_500(admin_client, custom_mo
     assert list(AgentMode.objects.values()) == before
 
 
+def test_a_prompt_is_kept_as_written_with_the_browsers_line_breaks_read_as_lf(admin_client, custom_mode):
+    prompt = "  # Research\r\n\r\n    indented code\r\n\r\n"
+    data = form_data(custom_mode, prompt=prompt, custom_instructions="Cite.\r\nAlways.")
+    assert admin_client.post(change_url(custom_mode.pk), data).status_code == 302
+    custom_mode.refresh_from_db()
+    assert (custom_mode.prompt, custom_mode.custom_instructions) == ("  # Research\n\n    indented code\n\n", "Cite.\nAlways.")
+
+
 def test_invalid_new_mode_gets_a_form_error_and_is_not_created(admin_client):
     response = admin_client.post(ADD, form_data(key="two words", when_to_use="a\nb"))
     assert response.status_code == 200

@@ -25,6 +25,8 @@ PORTABLE_FIELDS = [
     "status",
     "version",
     "entry_confirmation",
+    "prompt",
+    "custom_instructions",
     "is_default",
     "llm_can_enter",
     "position",
@@ -95,6 +97,9 @@ def awkward_custom_mode(db):
         status="experimental",
         mode_instructions=["on", "null", "'quoted'", '"double"', "@at", "100", "delete \x7f, C1 control \x9b"],
         strong_signals=["\u00e9t\u00e9", "\u2603", "\U0001f600"],
+        # Markdown prompts as coding agents write them: blank lines, indentation, fences, spaces at line ends.
+        prompt="# Role \U0001f3d7\ufe0f\n\n  indented: yes\n- not a list\n\n```yaml\nkey: value\n```\n",
+        custom_instructions="Trailing spaces   \n\tTabbed\n\n\n",
     ))
 
 

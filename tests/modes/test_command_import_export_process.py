@@ -33,6 +33,8 @@ SCOUT_EXPORTED = {
     "status": "active",
     "version": "v1",
     "entry_confirmation": "inherit",
+    "prompt": "",
+    "custom_instructions": "",
     "is_default": False,
     "llm_can_enter": True,
     "position": 4,

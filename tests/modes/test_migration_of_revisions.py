@@ -52,6 +52,7 @@ seed = list(old.get_model("modes", "AgentMode").objects.order_by("position", "ke
 def old_document(modes):  # the portable document as the code of 0007 wrote it: without the fields added since
     for mode in modes:
         mode.llm_can_enter, mode.switch_targets, mode.entry_confirmation = True, [], "inherit"
+        mode.prompt = mode.custom_instructions = ""
     document = export_document(modes=modes, declared_tools=[])
     for entry in document["modes"]:
         for name in ADDED_MODE_FIELDS:
@@ -142,9 +143,10 @@ def stamp(mode):
     return {"source": mode.source, "created_at": mode.created_at.isoformat(), "updated_at": mode.updated_at.isoformat()}
 
 def entry(revision, mode):  # as the code of 0010 wrote it: without the fields added since
-    mode.entry_confirmation = "inherit"
+    mode.entry_confirmation, mode.prompt, mode.custom_instructions = "inherit", "", ""
     content = export_document(modes=[mode], declared_tools=[])["modes"][0]
-    del content["entry_confirmation"]
+    for name in ("entry_confirmation", "prompt", "custom_instructions"):
+        del content[name]
     return Entry(
         revision=revision, kind="mode", identity=mode.pk, position=mode.position, name=mode.key, content=content,
         stamp=stamp(mode),

@@ -175,7 +175,9 @@ def test_a_context_rebuilt_at_an_old_revision_is_byte_for_byte_the_one_served_th
     alice, alice_client, alice_session, custom_mode
 ):
     through_the_services(lambda: DeclaredTool.objects.create(name="agent_ddr_manager", description="Manages DDRs."))
-    AgentMode.objects.filter(key="research").update(associated_tool_ids=["agent_list_modes", "agent_ddr_manager"])
+    AgentMode.objects.filter(key="research").update(
+        associated_tool_ids=["agent_list_modes", "agent_ddr_manager"], prompt="# Research\n\n  Cite every source.\n"
+    )
     record_unrecorded_changes()  # a change made past the services, recorded as record_revision does
     change_mode(alice_client, alice_session, "research")
     formats = {"registry": {}, "openai-chat": {"toolFormat": "openai-chat"}}
@@ -185,6 +187,7 @@ def test_a_context_rebuilt_at_an_old_revision_is_byte_for_byte_the_one_served_th
     assert json.loads(served["registry"]) == {
         "catalogRevision": then,
         "systemPrompt": prompt_with("research", *SEED_WHEN_TO_USE, ("research", custom_mode.when_to_use)),
+        "modeInstructions": "# Research\n\n  Cite every source.",
         "tools": [
             change_mode_schema_in_session([*SEED_MODE_KEYS, "research"]),
             {
@@ -200,7 +203,9 @@ def test_a_context_rebuilt_at_an_old_revision_is_byte_for_byte_the_one_served_th
     }
 
     # Everything the context depends on changes afterwards: the mode's sentence and tools, the tool, the mode.
-    AgentMode.objects.filter(key="research").update(when_to_use="Use this mode for research.", associated_tool_ids=[])
+    AgentMode.objects.filter(key="research").update(
+        when_to_use="Use this mode for research.", associated_tool_ids=[], prompt="Cite nothing."
+    )
     record_unrecorded_changes()  # a change made past the services, recorded as record_revision does
     DeclaredTool.objects.filter(name="agent_ddr_manager").update(description="Does something else now.")
     record_unrecorded_changes()  # a change made past the services, recorded as record_revision does

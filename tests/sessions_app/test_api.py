@@ -6,6 +6,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from agent_tools.formats import TOOL_FORMATS
 from modes.catalog import get_mode, published_catalog
 from modes.models import AgentMode
 from sessions_app.models import AgentSession
@@ -22,6 +23,7 @@ from ..expected import (
     SEED_REVISION,
     SEED_WHEN_TO_USE,
     prompt_with,
+    seed_instructions,
     seed_prompt,
     session_schemas,
 )
@@ -314,10 +316,13 @@ def test_context_is_the_system_prompt_and_the_tools_of_the_sessions_mode(alice_c
     response = alice_client.get(f"/api/sessions/{alice_session.pk}/context/")
     assert response.status_code == 200
     body = response.json()
-    assert list(body) == ["catalogRevision", "systemPrompt", "tools", "clientTools", "unresolvedToolIds"]
+    assert list(body) == [
+        "catalogRevision", "systemPrompt", "modeInstructions", "tools", "clientTools", "unresolvedToolIds"
+    ]
     assert body == {
         "catalogRevision": SEED_REVISION,
         "systemPrompt": seed_prompt("general"),
+        "modeInstructions": seed_instructions("general"),
         # general enables agent_change_mode, agent_list_modes, agent_hello_world and a tool nobody declared.
         "tools": session_schemas("agent_change_mode", "agent_hello_world", "agent_list_modes"),
         "clientTools": [],
@@ -333,6 +338,7 @@ def test_context_follows_the_sessions_current_mode(alice, alice_client, alice_se
     assert body == {
         "catalogRevision": SEED_REVISION,
         "systemPrompt": seed_prompt("ddr_authoring"),
+        "modeInstructions": seed_instructions("ddr_authoring"),
         "tools": session_schemas("agent_change_mode", "agent_list_modes"),
         "clientTools": [],
         "unresolvedToolIds": ["agent_workflow_registry", "agent_ddr_manager"],
@@ -356,6 +362,25 @@ def test_context_always_includes_agent_change_mode(alice, alice_client, new_mode
     assert body["tools"] == session_schemas(*expected, mode_keys=[*SEED_MODE_KEYS, "narrow"])
     assert body["unresolvedToolIds"] == [name for name in tool_ids if name == "not_a_registered_tool"]
     assert body["systemPrompt"] == prompt_with("narrow", *SEED_WHEN_TO_USE, ("narrow", "Use this mode for tests."))
+
+
+@pytest.mark.parametrize("tool_format", [None, *TOOL_FORMATS])
+def test_context_carries_the_modes_own_instructions_beside_an_unchanged_mode_catalog_block(
+    alice, alice_client, new_mode, tool_format
+):
+    prompt = "# Architect\n\nPlan first.\n\n```python\n    indented()\n```\n"
+    new_mode(
+        "architect", prompt=prompt, mode_instructions=["Name the trade-offs."], custom_instructions="Write ADRs.\n"
+    )
+    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="architect")
+    query = {"toolFormat": tool_format} if tool_format else {}
+    body = alice_client.get(f"/api/sessions/{session.pk}/context/", query).json()
+    # In the mode's order: the prompt as written (its ends trimmed), the instruction lines, the custom instructions.
+    assert body["modeInstructions"] == (
+        "# Architect\n\nPlan first.\n\n```python\n    indented()\n```\n\nName the trade-offs.\n\nWrite ADRs."
+    )
+    when_to_use = ("architect", "Use this mode for architect.")
+    assert body["systemPrompt"] == prompt_with("architect", *SEED_WHEN_TO_USE, when_to_use)
 
 
 def test_context_follows_a_published_edit_on_the_next_request(alice_client, alice_session):
