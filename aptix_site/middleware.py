@@ -13,7 +13,8 @@ LENGTH_REQUIRED = "Send the request body with a Content-Length header; chunked b
 
 
 class RequestBodyLimitMiddleware(MiddlewareMixin):
-    """Under /api/ and /mcp, a request that sends a body must say how long it is, and stay under the limit."""
+    """Under /api/ and /mcp, a request that sends a body must say how long it is, and stay under the limit (its
+    path's, in API_BODY_LIMITS, or API_MAX_BODY_BYTES)."""
 
     def process_request(self, request):
         if not request.path.startswith((API_PREFIX, MCP_PREFIX)) or request.method in ("GET", "HEAD", "OPTIONS"):
@@ -23,7 +24,7 @@ class RequestBodyLimitMiddleware(MiddlewareMixin):
         raw = request.META.get("CONTENT_LENGTH") or "0"
         if not (raw.isascii() and raw.isdigit()):
             return api_error_response(request, f"Content-Length must be a number of bytes, not {raw[:20]!r}.", 400)
-        limit = settings.API_MAX_BODY_BYTES
+        limit = settings.API_BODY_LIMITS.get(request.path, settings.API_MAX_BODY_BYTES)
         # The length first: int() refuses a string of thousands of digits.
         if len(raw.lstrip("0")) > len(str(limit)) or int(raw) > limit:
             shown = raw if len(raw) <= 20 else f"{raw[:20]}... ({len(raw)} digits)"

@@ -28,8 +28,11 @@ from aptix_site.text import unstorable_text
 
 from .catalog import published_catalog, working_catalog
 from .checks import UNRESOLVED_TOOLS_HINT, unresolved_tools_message
+from .coding_agents.importing import import_agent_files
+from .coding_agents.uploads import ImportForm, uploaded_files
 from .graph import GRAPH_HINT, catalog_graph_problems
 from .models import AgentMode, ArchivedHistory, CatalogRevision, DeclaredTool
+from .portable import PortableFileError
 from .releases import (
     approve_revision, pending_release, publish_revision, release_actions, release_summary, revision_diff
 )
@@ -192,6 +195,31 @@ class AgentModeAdmin(CatalogAdmin):
         "Preview: what a session in this mode receives, as saved",
         {"fields": ["system_prompt", "instructions", "enabled_tools"]},
     )
+
+    def get_urls(self):
+        page = self.admin_site.admin_view(self.import_view)
+        return [path("import/", page, name="modes_agentmode_import"), *super().get_urls()]
+
+    def import_view(self, request):
+        """Coding agents' files imported (modes.coding_agents), as import_modes does it, with the same report."""
+        if not (self.has_add_permission(request) and self.has_change_permission(request)):
+            raise PermissionDenied
+        form = ImportForm(request.POST, request.FILES) if request.method == "POST" else ImportForm()
+        context = {"title": "Import coding agents' files", "form": form}
+        if form.is_bound and form.is_valid():
+            files, problems = uploaded_files(form.cleaned_data["files"])
+            try:
+                if problems:
+                    raise PortableFileError(problems)
+                imported = import_agent_files(
+                    files=files, from_format=form.cleaned_data["format"] or None, update=form.cleaned_data["update"],
+                    dry_run=form.cleaned_data["dry_run"], imported_by=request.user,
+                )
+            except PortableFileError as error:
+                context["problems"] = error.problems
+            else:
+                context.update(result=imported.result, report=imported.report)
+        return admin_page(self, request, "admin/modes/import_agent_files.html", **context)
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)

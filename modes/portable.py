@@ -107,8 +107,8 @@ def read_document(text: str) -> ModeFile:
         problems.append("declared_tools: must be a list of tool mappings.")
         tools = []
     return ModeFile(
-        entries=tuple(_check_entry(index, entry, MODE_SECTION) for index, entry in enumerate(document["modes"])),
-        tools=tuple(_check_entry(index, entry, TOOL_SECTION) for index, entry in enumerate(tools)),
+        entries=tuple(check_entry(index, entry, MODE_SECTION) for index, entry in enumerate(document["modes"])),
+        tools=tuple(check_entry(index, entry, TOOL_SECTION) for index, entry in enumerate(tools)),
         problems=tuple(problems),
     )
 
@@ -190,9 +190,11 @@ TOOL_SECTION = Section(
 )
 
 
-def _check_entry(index: int, entry, section: Section) -> FileEntry:
+def check_entry(index: int, entry, section: Section, *, where: str | None = None) -> FileEntry:
+    """One entry of a section, type-checked; where names it in problems (by default, by its index and name)."""
     name = entry.get(section.naming_field) if isinstance(entry, dict) else None
-    where = f"{section.name}[{index}]" + (f" ({section.naming_field} {name!r})" if isinstance(name, str) else "")
+    if where is None:
+        where = f"{section.name}[{index}]" + (f" ({section.naming_field} {name!r})" if isinstance(name, str) else "")
     if not isinstance(entry, dict):
         problem = f"each {section.noun} must be a mapping of field names to values."
         return FileEntry(index=index, where=where, fields=None, problems=(problem,))

@@ -6,9 +6,11 @@ answers (the listing, a mode's detail) are shaped in modes.listing, which agent_
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField
+from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField, StrictSerializer
 from aptix_site.shapes import ModelShape, Shape
 
+from .coding_agents.base import APPROXIMATED, CARRIED, DROPPED
+from .coding_agents.formats import FORMATS as AGENT_FORMATS
 from .listing import string_list
 from .models import CatalogRevision
 from .releases import DIFF_WARNING_CODES, ReleaseStatus, revision_status
@@ -127,3 +129,59 @@ class RevisionDiffResponse(Shape):
 class ModeToolsResponse(serializers.Serializer):
     mode = serializers.CharField()
     tools = string_list()
+
+
+class AgentFileShape(Shape):
+    path = serializers.CharField(max_length=1000, help_text="Relative to the repository's folder, with '/'.")
+    content = serializers.CharField(allow_blank=True, trim_whitespace=False, help_text="The file's text.")
+
+
+class CatalogImportRequest(StrictSerializer):
+    files = serializers.ListField(
+        child=AgentFileShape(), min_length=1, max_length=10_000,
+        help_text="A repository's mode files; each one's format is known by its path, or as format says.",
+    )
+    format = serializers.ChoiceField(
+        choices=list(AGENT_FORMATS), required=False, default=None, help_text="Read every file as this agent's."
+    )
+    dryRun = serializers.BooleanField(default=False, help_text="Plan and report; change nothing.")
+    update = serializers.BooleanField(default=False, help_text="Update modes whose key exists already.")
+
+
+class FidelityShape(Shape):
+    path = serializers.CharField(help_text="The file read or written.")
+    mode = serializers.CharField(help_text="The mode's key in the catalog.")
+    field = serializers.CharField(help_text="The field, named as the side it comes from names it.")
+    fate = serializers.ChoiceField(choices=[CARRIED, APPROXIMATED, DROPPED])
+    how = serializers.CharField(allow_blank=True, help_text="For approximated and dropped: what was done.")
+
+
+class PlannedEntryShape(Shape):
+    kind = serializers.CharField()
+    name = serializers.CharField()
+    action = serializers.ChoiceField(choices=["created", "updated", "unchanged"])
+    fields = string_list(help_text="For updated: the fields that change.")
+
+
+class CatalogImportResponse(Shape):
+    entries = PlannedEntryShape(many=True, source="result.entries")
+    default = serializers.CharField(
+        source="result.default", allow_null=True, help_text="The mode that became the default, if one did."
+    )
+    revision = serializers.IntegerField(
+        source="result.revision", allow_null=True, help_text="The catalog revision the import made; null for a dry run."
+    )
+    unresolved_tool_ids = serializers.DictField(
+        child=string_list(), source="result.unresolved_tool_ids",
+        help_text="Per mode key, the tool ids it lists that name no tool (modes.W001): warnings.",
+    )
+    report = FidelityShape(many=True)
+
+
+class CatalogExportQuery(RequestSerializer):
+    format = serializers.ChoiceField(choices=list(AGENT_FORMATS), help_text="The coding agent whose files to write.")
+
+
+class CatalogExportResponse(Shape):
+    files = AgentFileShape(many=True)
+    report = FidelityShape(many=True)

@@ -1,6 +1,7 @@
 """
-REST endpoints over the mode catalog: the published catalog for agents, read-only; for staff, its revisions,
-what each changes, and their release (approve, publish). The catalog's rows are never written through the API.
+REST endpoints over the mode catalog: the published catalog for agents, read-only, and as coding agents' files; for
+staff, its revisions, what each changes, their release (approve, publish), and the import of coding agents' files,
+the one way the API writes the catalog's rows.
 """
 
 from django.db.models import Prefetch
@@ -10,6 +11,7 @@ from django.views.decorators.http import condition
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import BasePermission, IsAdminUser
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
@@ -19,12 +21,16 @@ from aptix_site.api import CursorPagination, error_responses
 from aptix_site.service_errors import NotFound
 
 from .catalog import UnknownRevisionError, catalog_at_revision, revision_number
+from .coding_agents.base import AgentFile
+from .coding_agents.formats import FORMATS as AGENT_FORMATS
+from .coding_agents.importing import import_agent_files
 from .listing import ModeDetailResponse, ModeListResponse, mode_detail_payload
 from .models import CatalogApproval, CatalogRevision
-from .portable import export_document
+from .portable import PortableFileError, export_document
 from .releases import approve_revision, catalog_head, get_revision, may, publish_revision, revision_diff
 from .serializers import (
-    CatalogRevisionSummary, ModeListQuery, ModeToolsResponse, RevisionDiffQuery, RevisionDiffResponse, SystemPromptQuery
+    CatalogExportQuery, CatalogExportResponse, CatalogImportRequest, CatalogImportResponse, CatalogRevisionSummary,
+    ModeListQuery, ModeToolsResponse, RevisionDiffQuery, RevisionDiffResponse, SystemPromptQuery
 )
 
 
@@ -224,3 +230,47 @@ class ApproveRevisionView(ReleaseActionView):
 )
 class PublishRevisionView(ReleaseActionView):
     action = staticmethod(publish_revision)
+
+
+class MayImportModes(BasePermission):
+    """Staff who may add and change modes, as the admin's import page asks."""
+
+    def has_permission(self, request, view):
+        return may(request.user, "add_agentmode") and may(request.user, "change_agentmode")
+
+
+class CatalogImportView(APIView):
+    permission_classes = [MayImportModes]
+
+    @extend_schema(
+        operation_id="importCodingAgentFiles",
+        request=CatalogImportRequest,
+        responses={200: CatalogImportResponse, **error_responses(400, 401, 403, 411, 413, 415)},
+        description="Import the modes of coding agents' files (Roo Code, Kilo, OpenCode, Claude Code), all or none, "
+        "as one revision: 400 lists every problem (files.N), each naming its file and mode. The body may be "
+        "API_MAX_IMPORT_BYTES (5 MiB). Needs modes.add_agentmode and modes.change_agentmode.",
+    )
+    def post(self, request):
+        query = CatalogImportRequest.validated(request.data)
+        files = [AgentFile(file["path"], file["content"]) for file in query["files"]]
+        try:
+            imported = import_agent_files(
+                files=files, from_format=query["format"], update=query["update"], dry_run=query["dryRun"],
+                imported_by=request.user,
+            )
+        except PortableFileError as error:
+            raise ValidationError({"files": error.problems}) from None
+        return Response(CatalogImportResponse(imported).data)
+
+
+class CatalogExportView(APIView):
+    @extend_schema(
+        operation_id="exportCodingAgentFiles",
+        parameters=[CatalogExportQuery],
+        responses={200: CatalogExportResponse, **error_responses(400, 401)},
+        description="The published catalog's modes as one coding agent's files, with the fidelity report.",
+    )
+    def get(self, request):
+        query = CatalogExportQuery.validated(request.query_params)
+        writing = AGENT_FORMATS[query["format"]].write(list(request.catalog.modes))
+        return Response(CatalogExportResponse(writing).data)

@@ -18,6 +18,7 @@ from django.contrib.admin.utils import quote
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.contrib.sessions.models import Session
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import RequestFactory
 from django.urls import resolve, reverse
 
@@ -274,6 +275,17 @@ def test_a_view_only_user_cannot_post_an_admins_other_views(view_only_client, ad
     assert database_rows() == before
 
 
+# The import of coding agents' files: the add and change mode permissions, both (tests/modes/coding_agents too).
+IMPORT_VIEW = "modes_agentmode_import"
+
+
+def test_a_view_only_user_cannot_import_coding_agents_files(view_only_client):
+    before = database_rows()
+    upload = SimpleUploadedFile(".claude/agents/x.md", b"---\nname: x\ndescription: Use it for x.\n---\n\nDo x.\n")
+    assert view_only_client.post(reverse(f"admin:{IMPORT_VIEW}"), {"files": [upload]}).status_code == 403
+    assert database_rows() == before
+
+
 # The Catalog releases page and its actions, tested below; the actions are the release services' to refuse.
 RELEASE_VIEWS = {"modes_catalogrevision_releases", "modes_catalogrevision_release_action"}
 
@@ -307,7 +319,7 @@ def test_every_admin_view_is_tested(model_admin):
     prefix = f"{model_admin.opts.app_label}_{model_admin.opts.model_name}_"
     tested_here = STANDARD_VIEWS | {REVERT_VIEW}  # the revert: by every admin of REVERTING_ADMINS
     untested = {name for name in admin_url_names(model_admin) if name.removeprefix(prefix) not in tested_here}
-    tested = set(OTHER_VIEWS) | RELEASE_VIEWS | {GRAPH_VIEW}
+    tested = set(OTHER_VIEWS) | RELEASE_VIEWS | {GRAPH_VIEW, IMPORT_VIEW}
     assert untested <= tested, f"test what a view-only user can POST to {untested - tested}"
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 from markdown_it import MarkdownIt
+from django.contrib.auth.models import Permission
 from django.contrib.staticfiles import finders
 from django.core.management import call_command
 from rest_framework.test import APIClient
@@ -44,6 +45,8 @@ REQUIRED_ERRORS = {
     "listSessionModeChanges": {400, 401, 404},
     "getSessionContext": {400, 401, 404},
     "answerModeChangeConfirmation": {400, 401, 404, 409, 410, 429, 500, 503},
+    "importCodingAgentFiles": {400, 401, 403, 411, 413, 415},
+    "exportCodingAgentFiles": {400, 401},
     "obtainToken": {400, 409, 411, 413, 415, 429},
 }
 
@@ -229,7 +232,7 @@ def test_every_write_documents_its_real_request_body(schema):
     }
     assert set(writes) == {
         "invokeTool", "createSession", "obtainToken", "approveCatalogRevision", "publishCatalogRevision",
-        "answerModeChangeConfirmation",
+        "answerModeChangeConfirmation", "importCodingAgentFiles",
     }
     for release in ("approveCatalogRevision", "publishCatalogRevision"):  # the revision is in the path; no body
         assert "requestBody" not in writes[release]
@@ -244,6 +247,11 @@ def test_every_write_documents_its_real_request_body(schema):
     ]
     assert invocation["properties"]["sessionId"]["format"] == "uuid"
     assert invocation["properties"]["conversationId"]["maxLength"] == 200
+
+    imported = _body_schema(schema, writes["importCodingAgentFiles"])
+    assert imported["additionalProperties"] is False
+    assert set(imported["properties"]) == {"files", "format", "dryRun", "update"}
+    assert imported["required"] == ["files"]
 
     session = _body_schema(schema, writes["createSession"])
     assert session["additionalProperties"] is False
@@ -269,8 +277,11 @@ def test_query_parameters_carry_their_limits(schema):
 
 
 @pytest.mark.django_db
-def test_methods_the_schema_does_not_list_are_answered_405_with_the_documented_methods_in_allow(schema, staff_api_client):
+def test_methods_the_schema_does_not_list_are_answered_405_with_the_documented_methods_in_allow(
+    schema, staff_user, staff_api_client
+):
     # As staff, whom every endpoint serves (a caller an endpoint refuses is answered 401 or 403 first).
+    staff_user.user_permissions.add(*Permission.objects.filter(codename__in=["add_agentmode", "change_agentmode"]))
     concrete = {"{key}": "general", "{session_id}": "00000000-0000-4000-8000-000000000000", "{name}": "agent_list_modes",
                 "{confirmation_id}": "00000000-0000-4000-8000-000000000000"}
     for path, methods in schema["paths"].items():

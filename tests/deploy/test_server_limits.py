@@ -1,6 +1,6 @@
 """
 Requests that `make serve` refuses before the app sees them (a Content-Length that is not a number, a request
-line over 8 KiB, headers over their limits, a body over 4 MiB, a method the service does not serve) are answered
+line over 8 KiB, headers over their limits, a body over 8 MiB, a method the service does not serve) are answered
 with the API's JSON error body, not an HTML page; and what reaches the app is judged there as everywhere: a
 JSON key given twice is a 400 naming it, and a chunked body, which nginx reads whole, is taken like any other.
 Raw HTTP against a live server.
@@ -65,12 +65,12 @@ def raw_request(port, head: bytes, body: bytes = b"") -> tuple[int, dict, bytes]
         ),
         (
             b"POST /api/sessions/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 5000000\r\n",
+            b"Content-Length: 9000000\r\n",
             413,
-            "The request body is over the server's limit of 4 MiB.",
+            "The request body is over the server's limit of 8 MiB.",
         ),
     ],
-    ids=["content-length-not-a-number", "request-line-9-KiB", "header-line-9-KiB", "headers-42-KiB", "body-5-MB"],
+    ids=["content-length-not-a-number", "request-line-9-KiB", "header-line-9-KiB", "headers-42-KiB", "body-9-MB"],
 )
 def test_what_the_server_refuses_is_answered_in_json(served, head, status, detail):
     server, _ = served

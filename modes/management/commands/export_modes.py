@@ -1,32 +1,46 @@
-"""Writes the catalog's modes and declared tools, or an earlier revision of them, to a file import_modes reads back."""
+"""
+Writes the catalog's modes and declared tools, or an earlier revision of them, to a file import_modes reads back;
+or, with --to, the published modes as a coding agent's files in a folder, with a fidelity report.
+"""
 
 from pathlib import Path
 
 from django.core.management.base import CommandError
 
 from aptix_site.commands import ServiceCommand
+from modes.coding_agents.base import AgentFile, fidelity_text
+from modes.coding_agents.formats import FORMATS
 from modes.management.revisions import add_revision_argument, catalog_at
 from modes.models import AgentMode
 from modes.portable import dump_document, export_document
 
 
 class Command(ServiceCommand):
-    help = "Export the agent modes and declared tools to YAML (default) or JSON."
+    help = "Export the agent modes and declared tools to YAML (default) or JSON, or as a coding agent's mode files."
 
     def add_arguments(self, parser):
         parser.add_argument("--custom-only", action="store_true", help="Leave out the built-in modes.")
-        parser.add_argument("--format", choices=["yaml", "json"], default="yaml")
-        parser.add_argument("--output", help="File to write; standard output if omitted.")
+        parser.add_argument("--format", choices=["yaml", "json"], help="The portable file's format (default yaml).")
+        parser.add_argument(
+            "--to", choices=list(FORMATS), help="Write the modes as this coding agent's files, into the --output folder."
+        )
+        parser.add_argument("--output", help="File to write (a folder with --to); standard output if omitted.")
+        parser.add_argument("--force", action="store_true", help="With --to: overwrite files that exist.")
         add_revision_argument(parser, what="export")
 
-    def handle(self, *args, custom_only, format, output, revision, **options):
+    def handle(self, *args, custom_only, format, to, output, force, revision, **options):
         if custom_only and revision is not None:
             # A revision keeps the portable format, which does not say where a mode came from.
             raise CommandError("--custom-only cannot be combined with --revision: a revision is exported whole.")
+        if to and (format or not output):
+            raise CommandError("--to writes a coding agent's files into the folder --output names; --format is not for it.")
         catalog = catalog_at(revision)
         modes = [mode for mode in catalog.modes if not custom_only or mode.source == AgentMode.Source.CUSTOM]
+        if to:
+            self.write_agent_files(FORMATS[to].write(modes), Path(output), force=force)
+            return
         document = export_document(modes=modes, declared_tools=list(catalog.declared_tools))
-        text = dump_document(document, file_format=format)
+        text = dump_document(document, file_format=format or "yaml")
         if not output:
             self.stdout.write(text, ending="")
             return
@@ -35,3 +49,24 @@ class Command(ServiceCommand):
         except OSError as error:
             raise CommandError(f"Cannot write {output}: {error.strerror}.") from error
         self.stderr.write(f"Exported {len(modes)} modes and {len(catalog.declared_tools)} declared tools to {output}.")
+
+    def write_agent_files(self, writing, folder: Path, *, force: bool) -> None:
+        """Every file, or none if one exists already (without --force)."""
+        existing = [file.path for file in writing.files if (folder / file.path).exists()]
+        if existing and not force:
+            raise CommandError(f"These files exist in {folder}; pass --force to overwrite them: {', '.join(existing)}.")
+        for file in writing.files:
+            write_file(folder / file.path, file)
+        for file in writing.files:
+            self.stdout.write(f"Wrote {folder / file.path}")
+        self.stdout.write("Fidelity report:")
+        for line in writing.report:
+            self.stdout.write(f"  {fidelity_text(line)}")
+
+
+def write_file(path: Path, file: AgentFile) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(file.content, encoding="utf-8")
+    except OSError as error:
+        raise CommandError(f"Cannot write {path}: {error.strerror}.") from error

@@ -1,4 +1,7 @@
-"""Reads a portable mode file and applies all of it, or nothing if any entry is wrong."""
+"""
+Imports modes, all of them or nothing: from a portable file written by export_modes, or from coding agents' mode
+files (Roo Code, Kilo, OpenCode, Claude Code), one file or a repository's folder, with a fidelity report.
+"""
 
 from collections import Counter
 from pathlib import Path
@@ -6,8 +9,11 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from modes.checks import unresolved_tools_message
+from modes.coding_agents.base import AgentFile, fidelity_text
+from modes.coding_agents.formats import FORMATS, format_of
+from modes.coding_agents.importing import files_in_folder, import_agent_files
 from modes.portable import PortableFileError, read_document
-from modes.services import PlannedEntry, import_modes
+from modes.services import ImportResult, PlannedEntry, import_modes
 
 
 def describe_action(entry: PlannedEntry, *, dry_run: bool) -> str:
@@ -18,23 +24,46 @@ def describe_action(entry: PlannedEntry, *, dry_run: bool) -> str:
 
 
 class Command(BaseCommand):
-    help = "Import agent modes from a YAML or JSON file written by export_modes."
+    help = (
+        "Import agent modes from a YAML or JSON file written by export_modes, or from coding agents' mode files: "
+        "one file, or a repository's folder (each file's format known by its path, or as --from says)."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("file")
+        parser.add_argument("path", metavar="PATH")
+        parser.add_argument(
+            "--from", dest="from_format", choices=list(FORMATS), help="Read PATH as this coding agent's files."
+        )
         parser.add_argument("--dry-run", action="store_true", help="Validate and report; change nothing.")
         parser.add_argument("--update", action="store_true", help="Update modes whose key already exists.")
 
-    def handle(self, *args, file, dry_run, update, **options):
+    def handle(self, *args, path, from_format, dry_run, update, **options):
+        path = Path(path)
         try:
-            text = Path(file).read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the text
-        except (OSError, UnicodeDecodeError) as error:
-            raise CommandError(f"Cannot read {file}: {getattr(error, 'strerror', None) or error}.") from error
-        try:
-            result = import_modes(mode_file=read_document(text), update=update, dry_run=dry_run)
+            if from_format or path.is_dir() or format_of(path.name):
+                files, problems = self.agent_files(path, from_format)
+                if problems:
+                    raise PortableFileError(problems)
+                imported = import_agent_files(files=files, from_format=from_format, update=update, dry_run=dry_run)
+                result, report = imported.result, imported.report
+            else:
+                result, report = import_modes(mode_file=read_document(read(path)), update=update, dry_run=dry_run), []
         except PortableFileError as error:
             problems = "\n".join(f"  {problem}" for problem in error.problems)
-            raise CommandError(f"{file} was not imported; nothing changed:\n{problems}") from error
+            raise CommandError(f"{path} was not imported; nothing changed:\n{problems}") from error
+        self.write_result(result, dry_run=dry_run)
+        if report:
+            self.stdout.write("Fidelity report:")
+            for line in report:
+                self.stdout.write(f"  {fidelity_text(line)}")
+
+    @staticmethod
+    def agent_files(path: Path, from_format: str | None) -> tuple[list[AgentFile], list[str]]:
+        if path.is_dir():
+            return files_in_folder(path, from_format=from_format)
+        return [AgentFile(path.name, read(path))], []
+
+    def write_result(self, result: ImportResult, *, dry_run: bool) -> None:
         for entry in result.entries:
             self.stdout.write(f"{entry.kind} {entry.name}: {describe_action(entry, dry_run=dry_run)}")
         if result.default:
@@ -47,3 +76,10 @@ class Command(BaseCommand):
             self.stdout.write(f"Created {counts}. Catalog revision: {result.revision}.")
         for key, unresolved in result.unresolved_tool_ids.items():
             self.stderr.write(f"Warning (modes.W001): {unresolved_tools_message(key, unresolved)}", self.style.WARNING)
+
+
+def read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the text
+    except (OSError, UnicodeDecodeError) as error:
+        raise CommandError(f"Cannot read {path}: {getattr(error, 'strerror', None) or error}.") from error

@@ -1,0 +1,1 @@
+"""Coding agents' mode files (Roo Code, Kilo, OpenCode, Claude Code), read into the catalog and written from it."""

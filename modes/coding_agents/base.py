@@ -1,0 +1,125 @@
+"""
+What every coding agent's format shares: the files read and written, the fidelity report, and the rules that turn a
+coding agent's mode (a Roo Code slug, a Claude Code agent's name) into a catalog mode (its key, id and when-to-use).
+A format reads files into portable mode entries (modes.portable's field names) and writes catalog modes as files.
+"""
+
+import json
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..models import AgentMode
+from ..validators import MODE_KEY_CHARACTERS, MODE_KEY_PATTERN
+
+CARRIED, APPROXIMATED, DROPPED = "carried", "approximated", "dropped"
+# Fixed for ever: the ids of imported modes are derived from it, so that importing again finds the same modes.
+MODE_ID_NAMESPACE = uuid.UUID("6f0b7c2e-4f4e-4d0c-9b7a-3c1f2d5e8a90")
+WHEN_TO_USE_LENGTH = AgentMode._meta.get_field("when_to_use").max_length
+
+
+@dataclass(frozen=True)
+class AgentFile:
+    """One file of a repository: its path, relative to the repository's folder, with '/' between parts; its text."""
+
+    path: str
+    content: str
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    """One line of the fidelity report: what became of one field of one mode, moving between a format and the catalog."""
+
+    path: str  # the file read or written
+    mode: str  # the mode's key in the catalog
+    field: str  # the field as the side it comes from names it (the format's on import, the catalog's on export)
+    fate: str  # CARRIED, APPROXIMATED or DROPPED
+    how: str = ""  # for APPROXIMATED and DROPPED: what was done, in one sentence
+
+
+@dataclass
+class Reading:
+    """What a format read: portable mode entries (each with the path of its file), the report, and the problems."""
+
+    modes: list[tuple[str, dict]] = field(default_factory=list)  # (path, entry)
+    report: list[Fidelity] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # each naming the file and, if any, the mode
+
+
+@dataclass
+class Writing:
+    files: list[AgentFile] = field(default_factory=list)
+    report: list[Fidelity] = field(default_factory=list)
+
+
+def problem(path: str, mode: str | None, message: str) -> str:
+    return f"{path}: mode {mode!r}: {message}" if mode is not None else f"{path}: {message}"
+
+
+def mode_key(name: str) -> str | None:
+    """The catalog key of a slug or an agent's name (lower case, '-' as '_'); None if that is not a valid key."""
+    key = name.strip().lower().replace("-", "_")
+    return key if len(key) <= AgentMode._meta.get_field("key").max_length and re.match(MODE_KEY_PATTERN, key) else None
+
+
+def key_problem(name) -> str:
+    return f"{name!r} cannot become a mode key: a key holds {MODE_KEY_CHARACTERS} only ('-' becomes '_')."
+
+
+def mode_id(format_name: str, slug: str) -> str:
+    """A stable id: importing the same format's mode again (--update) updates that mode rather than adding one."""
+    return uuid.uuid5(MODE_ID_NAMESPACE, f"{format_name}:{slug}").hex.upper()
+
+
+def when_to_use(text: str) -> tuple[str, str | None, str | None]:
+    """
+    The catalog's one-line when-to-use sentence from a format's text: (sentence, the whole text for the description
+    when the sentence is not all of it, how it was approximated or None when carried whole).
+    """
+    line = " ".join(text.split())
+    if len(line) <= WHEN_TO_USE_LENGTH:
+        return line, None, None if line == text else "joined onto one line"
+    first = re.match(r".*?[.!?](?=\s|$)", line)
+    sentence = first.group(0) if first and len(first.group(0)) <= WHEN_TO_USE_LENGTH else line[:WHEN_TO_USE_LENGTH]
+    how = f"longer than {WHEN_TO_USE_LENGTH} characters: its first sentence is the when-to-use, the whole text the description"
+    return sentence, text, how
+
+
+# The catalog keeps a mode's tool permissions in tool_group_hints, one line each, in Roo Code's words: a group
+# (read, edit, command, mcp, modes, browser), or a group with its options as a JSON object after one space
+# ('edit {"fileRegex": "\\.md$", "description": "Markdown files"}'). Formats with other words translate to these.
+TOOL_GROUPS = ("read", "edit", "command", "mcp", "modes", "browser")
+
+
+def group_line(group: str, options: dict | None = None) -> str:
+    return f"{group} {json.dumps(options, ensure_ascii=False)}" if options else group
+
+
+def parse_group_line(line: str) -> tuple[str, dict | None] | None:
+    """(group, options or None) of a tool_group_hints line; None for a line that is not one of TOOL_GROUPS."""
+    group, _, rest = line.strip().partition(" ")
+    if group not in TOOL_GROUPS:
+        return None
+    if not rest:
+        return group, None
+    try:
+        options = json.loads(rest)
+    except ValueError:
+        return None
+    return (group, options) if isinstance(options, dict) else None
+
+
+@dataclass(frozen=True)
+class AgentFormat:
+    """One coding agent's format: which paths are its files, how it reads them, how it writes catalog modes."""
+
+    name: str  # as --from and --to spell it
+    recognizes: Callable[[str], bool]  # whether a path (relative to the repository) is one of its files
+    read: Callable[[list[AgentFile]], Reading]  # the files it recognizes
+    write: Callable[[list[AgentMode]], Writing]
+
+
+def fidelity_text(line: Fidelity) -> str:
+    """A report line as the commands print it and the admin shows it."""
+    return f"{line.path}: mode {line.mode!r}: {line.field}: {line.fate}" + (f" ({line.how})" if line.how else "")

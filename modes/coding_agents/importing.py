@@ -1,0 +1,136 @@
+"""
+A repository's coding-agent files imported into the catalog: each file read by its format, the modes of all of them
+planned as one portable import (all or nothing, one revision, the same per-field diff and --update rule), with one
+fidelity report; and the files of a folder on disk, read without leaving it.
+"""
+
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from django.conf import settings
+
+from ..models import AgentMode
+from ..portable import MODE_SECTION, ModeFile, PortableFileError, check_entry
+from ..services import ImportResult, import_modes
+from .base import AgentFile, Fidelity, Reading, problem
+from .formats import FORMATS, format_of
+
+
+@dataclass(frozen=True)
+class AgentImport:
+    result: ImportResult
+    report: list[Fidelity]
+
+
+def import_agent_files(
+    *, files: list[AgentFile], from_format: str | None, update: bool, dry_run: bool, imported_by=None
+) -> AgentImport:
+    """Every mode of the files, or none; PortableFileError lists every problem, each naming its file and mode."""
+    reading = read_agent_files(files, from_format=from_format, update=update)
+    if reading.problems:
+        raise PortableFileError(reading.problems)
+    entries = tuple(
+        check_entry(index, entry, MODE_SECTION, where=f"{path}: mode {entry['key']!r}")
+        for index, (path, entry) in enumerate(reading.modes)
+    )
+    result = import_modes(mode_file=ModeFile(entries=entries), update=update, dry_run=dry_run, imported_by=imported_by)
+    return AgentImport(result=result, report=reading.report)
+
+
+def read_agent_files(files: list[AgentFile], *, from_format: str | None, update: bool) -> Reading:
+    """
+    The modes of the files, merged across files by key: each file read by the format that recognizes its path, or
+    every file by from_format (which reads a file of another name as its main file).
+    """
+    problems = [problem for file in files if (problem := file_problem(file))]
+    by_format = {}
+    for file in files:
+        format = FORMATS[from_format] if from_format else format_of(file.path)
+        if format is not None:
+            by_format.setdefault(format.name, []).append(file)
+    if not by_format:
+        wanted = f"{from_format}'s" if from_format else "a coding agent's"
+        return Reading(problems=[*problems, f"No file holds {wanted} modes (docs/coding-agents.md lists their paths)."])
+    readings = [FORMATS[name].read(sorted(group, key=lambda file: file.path)) for name, group in by_format.items()]
+    merged = Reading(
+        report=[line for reading in readings for line in reading.report],
+        problems=[*problems, *(problem for reading in readings for problem in reading.problems)],
+    )
+    merged.modes = _one_per_key([mode for reading in readings for mode in reading.modes], update, merged.problems)
+    return merged
+
+
+def _one_per_key(modes: list[tuple[str, dict]], update: bool, problems: list[str]) -> list[tuple[str, dict]]:
+    """
+    One entry per key: a key in two files is a problem, unless update says that the later file (by path) updates
+    what the earlier gave. An existing mode of another origin keeps its id under update: the import updates it.
+    """
+    merged, first_path = {}, {}
+    for path, entry in sorted(modes, key=lambda mode: mode[0]):
+        key = entry["key"]
+        if key in merged and not update:
+            problems.append(problem(path, key, f"{first_path[key]} has this mode too; pass --update to let {path} update it."))
+            continue
+        merged[key] = {**merged[key], **entry, "id": merged[key]["id"]} if key in merged else entry
+        first_path.setdefault(key, path)
+    if update:
+        ids = dict(AgentMode.objects.filter(key__in=merged).values_list("key", "pk"))
+        for key, entry in merged.items():
+            if ids.get(key, entry["id"]) != entry["id"]:
+                del entry["id"]
+    return [(first_path[key], entry) for key, entry in merged.items()]
+
+
+def file_problem(file: AgentFile) -> str | None:
+    """What makes a file unreadable before any format looks at it: a path that leaves the folder, or its size."""
+    parts = PurePosixPath(file.path).parts
+    if not parts or file.path.startswith("/") or "\\" in file.path or ".." in parts or "." in file.path.split("/"):
+        return f"{file.path!r}: a path must be relative to the repository's folder, with '/' and no '..' or '.'."
+    if len(file.content.encode("utf-8", "surrogatepass")) > settings.API_MAX_IMPORT_BYTES:
+        return f"{file.path}: larger than the {settings.API_MAX_IMPORT_BYTES:,} bytes an import takes."
+    return None
+
+
+def files_in_folder(root: Path, *, from_format: str | None) -> tuple[list[AgentFile], list[str]]:
+    """
+    The mode files under root (those a format recognizes by their paths, or from_format's), and the problems met: a
+    link that leaves root, a file too large or not UTF-8 text. Nothing else is read, and no link to a folder followed.
+    """
+    root = root.resolve()
+    recognizes = FORMATS[from_format].recognizes if from_format else lambda path: format_of(path) is not None
+    files, problems = [], []
+    for folder, folders, names in os.walk(root):
+        folders[:] = [name for name in folders if name not in (".git", "node_modules")]
+        for path in (Path(folder, name) for name in folders):
+            # Not walked; but a link out of root where mode files would be is said, not passed over.
+            if path.is_symlink() and recognizes(f"{_relative(path, root)}/a.md") and _leaves(path, root):
+                problems.append(_leaves(path, root))
+        for path in (Path(folder, name) for name in names):
+            if recognizes(_relative(path, root)):
+                read = _read(path, root)
+                (files if isinstance(read, AgentFile) else problems).append(read)
+    return files, problems
+
+
+def _relative(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _leaves(path: Path, root: Path) -> str | None:
+    if path.resolve().is_relative_to(root):
+        return None
+    return f"{_relative(path, root)}: a link to {os.readlink(path)}, outside the folder imported."
+
+
+def _read(path: Path, root: Path) -> AgentFile | str:
+    """The file at path, or the problem that keeps it from being read."""
+    relative = _relative(path, root)
+    try:
+        if leaves := _leaves(path, root):
+            return leaves
+        if path.stat().st_size > settings.API_MAX_IMPORT_BYTES:
+            return f"{relative}: larger than the {settings.API_MAX_IMPORT_BYTES:,} bytes an import takes."
+        return AgentFile(relative, path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError) as error:
+        return f"{relative}: cannot be read ({getattr(error, 'strerror', None) or error})."

@@ -1,0 +1,80 @@
+"""The admin's import page: the same import, permission and report as the command's, from uploaded files."""
+
+import io
+import zipfile
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from modes.models import AgentMode, CatalogHead
+
+from .conftest import IMPORTED_KEYS, REPOSITORY
+
+pytestmark = pytest.mark.django_db
+PAGE = reverse("admin:modes_agentmode_import")
+
+
+def zipped(files: dict, top="repository-main/") -> SimpleUploadedFile:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path, content in files.items():
+            archive.writestr(top + path, content)
+    return SimpleUploadedFile("repository.zip", buffer.getvalue(), content_type="application/zip")
+
+
+def state():
+    return list(AgentMode.objects.order_by("pk").values()), CatalogHead.objects.get(pk=1).latest
+
+
+def test_the_modes_list_links_to_the_import_page(admin_client):
+    page = admin_client.get(reverse("admin:modes_agentmode_changelist")).content.decode()
+    assert f'href="{PAGE}"' in page
+
+
+def test_a_zip_of_a_repository_imports_every_mode_with_the_report(admin_client):
+    revision = CatalogHead.objects.get(pk=1).latest
+    response = admin_client.post(PAGE, {"files": [zipped(REPOSITORY)], "dry_run": ""})
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert f"Imported: revision {revision + 1}" in page
+    assert set(IMPORTED_KEYS) <= set(AgentMode.objects.values_list("key", flat=True))
+    assert 'id="fidelity-report"' in page and ".roo/rules-docs-writer/01-style.md" in page
+
+
+def test_files_chosen_one_by_one_are_known_by_their_names_and_a_dry_run_changes_nothing(admin_client):
+    before = state()
+    uploads = [SimpleUploadedFile(".roomodes", REPOSITORY[".roomodes"].encode()),
+               SimpleUploadedFile(".kilocodemodes", REPOSITORY[".kilocodemodes"].encode())]
+    page = admin_client.post(PAGE, {"files": uploads, "dry_run": "on"}).content.decode()
+    assert "Dry run: nothing changed" in page and "docs_writer: created" in page and "translate: created" in page
+    assert state() == before
+
+
+def test_bad_files_show_every_problem_and_change_nothing(admin_client):
+    before = state()
+    files = {**REPOSITORY, ".claude/agents/silent.md": "---\nname: silent\n---\n\nBody\n"}
+    page = admin_client.post(PAGE, {"files": [zipped(files)]}).content.decode()
+    assert "Nothing was imported" in page and ".claude/agents/silent.md" in page
+    assert state() == before
+
+
+def test_a_file_that_is_not_a_zip_or_not_text_is_a_problem(admin_client):
+    uploads = [SimpleUploadedFile("broken.zip", b"not a zip"), SimpleUploadedFile(".roomodes", b"\xff\xfe\x00bad")]
+    page = admin_client.post(PAGE, {"files": uploads}).content.decode()
+    assert "broken.zip: not a .zip archive." in page and ".roomodes: not UTF-8 text." in page
+
+
+@pytest.mark.parametrize("permissions", [(), ("add_agentmode",), ("change_agentmode",)])
+def test_staff_without_both_mode_permissions_may_not_open_or_post_it(staff_client, permissions):
+    client = staff_client(*permissions)
+    before = state()
+    assert client.get(PAGE).status_code == 403
+    assert client.post(PAGE, {"files": [zipped(REPOSITORY)]}).status_code == 403
+    assert state() == before
+
+
+def test_staff_with_both_mode_permissions_may_import(staff_client):
+    client = staff_client("add_agentmode", "change_agentmode")
+    assert client.post(PAGE, {"files": [zipped(REPOSITORY)]}).status_code == 200
+    assert AgentMode.objects.filter(key__in=IMPORTED_KEYS).count() == 4

@@ -1,0 +1,170 @@
+"""import_modes and export_modes with coding agents' files: a repository in one step, one report, all or nothing."""
+
+import os
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from modes.catalog import published_catalog
+from modes.models import AgentMode, CatalogHead
+from sessions_app.services import create_session
+
+from .conftest import IMPORTED_KEYS, ROO_RULES, ROOMODES, write_tree
+
+pytestmark = pytest.mark.django_db
+
+
+def run(command, *args):
+    out = StringIO()
+    call_command(command, *map(str, args), stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+def catalog():
+    return list(AgentMode.objects.order_by("pk").values())
+
+
+def latest():
+    return CatalogHead.objects.get(pk=1).latest
+
+
+def refused(*args):
+    """The CommandError of a refused import; asserts that nothing changed."""
+    before, revision = catalog(), latest()
+    with pytest.raises(CommandError) as caught:
+        run("import_modes", *args)
+    assert (catalog(), latest()) == (before, revision)
+    return str(caught.value)
+
+
+def test_a_folder_holding_all_four_formats_imports_in_one_revision_with_one_report(repository):
+    revision = latest()
+    out = run("import_modes", repository)
+    assert latest() == revision + 1
+    assert set(IMPORTED_KEYS) <= set(AgentMode.objects.values_list("key", flat=True))
+    for key in IMPORTED_KEYS:
+        assert f"mode {key}: created" in out
+    assert "Created 4, updated 0, left 0 unchanged." in out
+    report = out.split("Fidelity report:\n", 1)[1]
+    for path in (".roomodes", ".roo/rules-docs-writer/01-style.md", ".kilocodemodes", ".opencode/agent/review.md",
+                 ".claude/agents/test-runner.md"):
+        assert path in report
+    assert "src/app.py" not in out
+
+
+def test_a_dry_run_reports_the_same_and_changes_nothing(repository):
+    before, revision = catalog(), latest()
+    out = run("import_modes", repository, "--dry-run")
+    assert (catalog(), latest()) == (before, revision)
+    assert "Dry run, nothing changed: would have created 4" in out
+    assert "Fidelity report:" in out
+
+
+def test_an_imported_role_definition_reaches_a_session_in_that_mode(repository, alice, alice_client):
+    run("import_modes", repository)
+    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="docs_writer")
+    body = alice_client.get(f"/api/sessions/{session.pk}/context/").json()
+    instructions = body["modeInstructions"]
+    assert instructions.startswith("You are Roo, a technical writer.\n\nYou write docs that people finish reading:\n"
+                                   "  - short sentences\n")
+    assert "Keep sentences short." in instructions and ROO_RULES.strip() in instructions
+    assert body["systemPrompt"].startswith("Current Mode: docs_writer\n\nAvailable Modes:\n")
+
+
+def test_importing_again_needs_update_and_then_finds_the_same_modes(repository):
+    run("import_modes", repository)
+    ids = dict(AgentMode.objects.filter(key__in=IMPORTED_KEYS).values_list("key", "pk"))
+    message = refused(repository)
+    for key in IMPORTED_KEYS:
+        assert f"mode {key!r} already exists; pass --update to update it" in message
+    revision = latest()
+    out = run("import_modes", repository, "--update")
+    assert "Created 0, updated 0, left 4 unchanged." in out
+    assert latest() == revision
+    assert dict(AgentMode.objects.filter(key__in=IMPORTED_KEYS).values_list("key", "pk")) == ids
+
+
+def test_a_key_in_two_files_is_a_problem_naming_both_unless_update_lets_the_later_update_it(tmp_path, repository):
+    write_tree(repository, {".claude/agents/review.md": "---\nname: review\ndescription: Reviews twice.\n---\n\nBody.\n"})
+    message = refused(repository)
+    assert ".opencode/agent/review.md" in message and ".claude/agents/review.md" in message
+    run("import_modes", repository, "--update")
+    assert AgentMode.objects.get(key="review").when_to_use == "Reviews code for quality and best practices"
+
+
+def test_a_key_of_an_existing_mode_from_elsewhere_is_updated_in_place_under_update(repository, custom_mode):
+    write_tree(repository, {".claude/agents/research.md": "---\nname: research\ndescription: Find sources.\n---\n\nGo.\n"})
+    assert "mode 'research' already exists" in refused(repository)
+    run("import_modes", repository, "--update")
+    research = AgentMode.objects.get(key="research")
+    assert (research.pk, research.when_to_use, research.prompt) == (custom_mode.pk, "Find sources.", "Go.")
+
+
+def test_bad_files_are_refused_together_each_problem_naming_its_file_and_mode(repository):
+    write_tree(repository, {
+        ".kilocodemodes": '{"customModes": [',
+        ".claude/agents/silent.md": "---\nname: silent\n---\n\nNo description.\n",
+        ".opencode/agent/odd.md": "---\ndescription: !!python/object:os.system echo\n---\n\nBody\n",
+    })
+    message = refused(repository)
+    assert message.startswith(f"{repository} was not imported; nothing changed:\n")
+    assert ".kilocodemodes" in message
+    assert ".claude/agents/silent.md" in message and "silent" in message
+    assert ".opencode/agent/odd.md" in message
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_a_rules_file_linked_from_outside_the_folder_is_refused(tmp_path, repository):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the server's secrets\n")
+    (repository / ".roo/rules-docs-writer/02-leak.md").symlink_to(secret)
+    message = refused(repository)
+    assert f".roo/rules-docs-writer/02-leak.md: a link to {secret}, outside the folder imported." in message
+
+
+def test_an_oversized_file_is_refused(repository, settings):
+    settings.API_MAX_IMPORT_BYTES = 100
+    assert ".roomodes: larger than the 100 bytes an import takes." in refused(repository)
+
+
+def test_a_folder_without_mode_files_says_so(tmp_path):
+    (tmp_path / "README.md").write_text("# nothing here\n")
+    assert "No file holds a coding agent's modes" in refused(tmp_path)
+
+
+def test_one_file_of_another_name_is_read_as_the_format_from_says(tmp_path):
+    path = tmp_path / "team-modes.yaml"
+    path.write_text(ROOMODES)
+    run("import_modes", path, "--from", "roo")
+    assert AgentMode.objects.get(key="docs_writer").display_name == "📝 Documentation Writer"
+
+
+@pytest.mark.parametrize("agent", ["roo", "kilo", "opencode", "claude-code"])
+def test_exporting_and_importing_again_gives_the_same_catalog(repository, tmp_path, agent):
+    run("import_modes", repository)
+    folder = tmp_path / agent
+    out = run("export_modes", "--to", agent, "--custom-only", "--output", folder)
+    assert "Fidelity report:" in out
+    before, revision = catalog(), latest()
+    assert "left 4 unchanged" in run("import_modes", folder, "--update")
+    assert (catalog(), latest()) == (before, revision)
+
+
+def test_export_never_overwrites_a_file_without_force(repository, tmp_path):
+    run("import_modes", repository)
+    folder = tmp_path / "out"
+    run("export_modes", "--to", "claude-code", "--custom-only", "--output", folder)
+    written = folder / ".claude/agents/test-runner.md"
+    written.write_text("edited by hand\n")
+    with pytest.raises(CommandError, match="pass --force to overwrite them: .claude/agents/"):
+        run("export_modes", "--to", "claude-code", "--custom-only", "--output", folder)
+    assert written.read_text() == "edited by hand\n"
+    run("export_modes", "--to", "claude-code", "--custom-only", "--output", folder, "--force")
+    assert written.read_text() != "edited by hand\n"
+
+
+def test_export_to_a_format_needs_an_output_folder():
+    with pytest.raises(CommandError, match="--to writes a coding agent's files into the folder --output names"):
+        run("export_modes", "--to", "roo")

@@ -1,0 +1,142 @@
+"""Markdown agent files: front matter read safely (and as leniently as the coding agents read it), bodies verbatim."""
+
+import pytest
+
+from modes.coding_agents.markdown import (
+    body_text, display_name_of, join_body, read_markdown, split_body, split_front_matter, write_markdown,
+)
+from modes.portable import PortableFileError
+
+PROMPT = """\
+# Reviewer 🔍
+
+You review code. Check:
+
+  - naming
+  - tests
+
+```python
+def f():
+    return 1  # indentation kept
+```
+
+---
+
+A rule above is Markdown, not front matter."""
+
+
+def test_the_front_matter_and_the_body_are_split_at_the_two_fence_lines():
+    agent = read_markdown(f"---\ndescription: Reviews code\nmode: subagent\n---\n\n{PROMPT}\n")
+    assert agent.fields == {"description": "Reviews code", "mode": "subagent"}
+    assert agent.body == PROMPT
+
+
+def test_the_body_keeps_blank_lines_indentation_and_fences_losing_only_the_blank_lines_around_it():
+    agent = read_markdown(f"---\ndescription: x\n---\n\n\n  {PROMPT}\n\n\n")
+    assert agent.body == f"  {PROMPT}"
+
+
+def test_windows_line_endings_and_a_byte_order_mark_are_read_as_plain_newlines():
+    agent = read_markdown("\ufeff---\r\ndescription: x\r\n---\r\n\r\nLine one.\r\n\r\nLine two.\r\n")
+    assert (agent.fields, agent.body) == ({"description": "x"}, "Line one.\n\nLine two.")
+
+
+def test_a_file_without_front_matter_is_all_body():
+    agent = read_markdown("You are a helper.\n")
+    assert (agent.fields, agent.body) == (None, "You are a helper.")
+
+
+def test_an_empty_front_matter_is_an_empty_mapping():
+    assert read_markdown("---\n---\nBody\n").fields == {}
+
+
+def test_a_front_matter_never_closed_is_refused():
+    with pytest.raises(PortableFileError, match="never closed"):
+        split_front_matter("---\ndescription: x\n\nBody\n")
+
+
+@pytest.mark.parametrize("front, reason", [
+    ("description: !!python/object/apply:os.system ['echo hi']", "not valid YAML"),
+    ("description: !!python/object:os.system echo", "not valid YAML"),
+    ("description: one\ndescription: two", "given twice"),
+    ("- a list\n- not a mapping", "must be a mapping"),
+    ("description: [unclosed", "not valid YAML"),
+])
+def test_front_matter_that_is_not_a_plain_mapping_is_refused(front, reason):
+    with pytest.raises(PortableFileError, match=reason):
+        read_markdown(f"---\n{front}\n---\nBody\n")
+
+
+def test_a_description_holding_colons_is_read_as_text_as_claude_code_and_opencode_read_it():
+    # How Claude Code's own plugins write their agents: a plain value with ': ' and '\n' in it, not valid YAML.
+    text = ('---\nname: reviewer\ndescription: Use this agent after a change. Examples: <example>Context: a user '
+            'wrote code\\nuser: "Review it"</example>\nmodel: opus\n---\n\nBody\n')
+    agent = read_markdown(text)
+    assert agent.fields["description"].startswith("Use this agent after a change. Examples: <example>Context: a user")
+    assert agent.fields["model"] == "opus"
+    assert agent.lenient == {"description"}
+
+
+def test_the_lenient_reading_never_turns_a_tag_into_text():
+    with pytest.raises(PortableFileError):
+        read_markdown("---\ndescription: a: b\ncolor: !!python/name:os.system\n---\nBody\n")
+
+
+def test_the_comment_kept_for_the_catalog_is_read_back():
+    text = write_markdown({"description": "x"}, "Body", {"display_name": "📝 Writer"})
+    assert read_markdown(text).kept == {"display_name": "📝 Writer"}
+    assert read_markdown(text).fields == {"description": "x"}
+
+
+def test_a_kept_comment_that_is_not_a_json_object_is_refused():
+    with pytest.raises(PortableFileError, match="aptix-modes"):
+        read_markdown("---\n# aptix-modes: [1, 2]\ndescription: x\n---\nBody\n")
+
+
+def test_writing_then_reading_gives_the_fields_and_body_back_and_writing_again_the_same_text():
+    fields = {
+        "name": "docs-writer",
+        "description": "Use it when: the docs need work. 'Quotes', \"double\", #hash, yes, 0.1, [brackets]",
+        "tools": ["Read", "Edit"],
+        "permission": {"*": "deny", "bash": {"git *": "allow"}},
+    }
+    text = write_markdown(fields, PROMPT, {"display_name": "📝 Docs"})
+    agent = read_markdown(text)
+    assert (agent.fields, agent.body, agent.kept) == (fields, PROMPT, {"display_name": "📝 Docs"})
+    assert write_markdown(agent.fields, agent.body, agent.kept) == text
+
+
+def test_a_description_over_several_lines_is_written_as_a_block_and_read_back_as_written():
+    fields = {"description": "First paragraph.\n\nSecond: with a colon."}
+    text = write_markdown(fields, "Body")
+    assert "description: |-\n  First paragraph.\n\n  Second: with a colon.\n" in text
+    assert read_markdown(text).fields == fields
+
+
+def test_sections_after_the_prompt_are_split_off_by_their_marker_lines():
+    body = join_body(PROMPT, {"mode_instructions": "Line one.\nLine two.", "custom_instructions": "Be brief."})
+    assert "\n\n<!-- aptix-modes: mode_instructions -->\nLine one.\nLine two.\n\n" in body
+    sections = {"mode_instructions": "Line one.\nLine two.", "custom_instructions": "Be brief."}
+    assert split_body(body) == (PROMPT, sections)
+
+
+def test_a_body_without_markers_is_all_prompt_and_a_marker_out_of_order_stays_text():
+    assert split_body(PROMPT) == (PROMPT, {})
+    body = "Prompt\n\n<!-- aptix-modes: custom_instructions -->\nA\n\n<!-- aptix-modes: mode_instructions -->\nB"
+    assert split_body(body) == ("Prompt", {"custom_instructions": "A\n\n<!-- aptix-modes: mode_instructions -->\nB"})
+
+
+def test_only_custom_instructions_and_no_prompt():
+    body = join_body("", {"mode_instructions": "", "custom_instructions": "Only this."})
+    assert split_body(body) == ("", {"custom_instructions": "Only this."})
+
+
+def test_body_text_strips_only_the_blank_lines_at_either_end():
+    assert body_text("\n \n  indented\n\ntext  \n\n \n") == "  indented\n\ntext  "
+
+
+@pytest.mark.parametrize("name, display", [
+    ("code-reviewer", "Code Reviewer"), ("docs_writer", "Docs Writer"), ("review", "Review"), ("a-b-c", "A B C"),
+])
+def test_a_display_name_is_made_from_the_agents_name(name, display):
+    assert display_name_of(name) == display
