@@ -244,6 +244,8 @@ API_MAX_BODY_BYTES = env_int("API_MAX_BODY_BYTES", 64 * 1024)
 # An import of coding agents' mode files (POST /api/catalog/import/, import_modes): the whole body, and each file.
 API_MAX_IMPORT_BYTES = env_int("API_MAX_IMPORT_BYTES", 5 * 1024 * 1024)
 API_BODY_LIMITS = {"/api/catalog/import/": API_MAX_IMPORT_BYTES}
+# Django's own cap on a body it reads whole (2.5 MiB by default) must not undercut the import's.
+DATA_UPLOAD_MAX_MEMORY_SIZE = API_MAX_IMPORT_BYTES
 # What one MCP request may ask for: the messages of a 2025-03-26 batch, and the bytes of its answer.
 MCP_MAX_BATCH = env_int("MCP_MAX_BATCH", 50)
 MCP_MAX_RESPONSE_BYTES = env_int("MCP_MAX_RESPONSE_BYTES", 4 * 1024 * 1024)

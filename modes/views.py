@@ -247,7 +247,7 @@ class CatalogImportView(APIView):
         request=CatalogImportRequest,
         responses={200: CatalogImportResponse, **error_responses(400, 401, 403, 411, 413, 415)},
         description="Import the modes of coding agents' files (Roo Code, Kilo, OpenCode, Claude Code), all or none, "
-        "as one revision: 400 lists every problem (files.N), each naming its file and mode. The body may be "
+        "as one revision: 400 lists every problem under files, each naming its file and mode. The body may be "
         "API_MAX_IMPORT_BYTES (5 MiB). Needs modes.add_agentmode and modes.change_agentmode.",
     )
     def post(self, request):

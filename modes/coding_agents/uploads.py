@@ -4,6 +4,7 @@ repository's folder (each known by its path in it), read within the import's siz
 """
 
 import zipfile
+import zlib
 
 from django import forms
 from django.conf import settings
@@ -47,6 +48,8 @@ def uploaded_files(uploads) -> tuple[list[AgentFile], list[str]]:
             files.append(AgentFile(path, read().decode("utf-8-sig")))
         except UnicodeDecodeError:
             problems.append(f"{path}: not UTF-8 text.")
+        except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, zlib.error) as error:
+            problems.append(f"{path}: cannot be read from its archive ({error}).")  # corrupt, encrypted, unsupported
     return files, problems
 
 

@@ -32,8 +32,10 @@ class Command(ServiceCommand):
         if custom_only and revision is not None:
             # A revision keeps the portable format, which does not say where a mode came from.
             raise CommandError("--custom-only cannot be combined with --revision: a revision is exported whole.")
-        if to and (format or not output):
-            raise CommandError("--to writes a coding agent's files into the folder --output names; --format is not for it.")
+        if to and not output:
+            raise CommandError("--to writes a coding agent's files into the folder --output names; give --output.")
+        if to and format:
+            raise CommandError("--format is the portable file's; --to writes a coding agent's own files.")
         catalog = catalog_at(revision)
         modes = [mode for mode in catalog.modes if not custom_only or mode.source == AgentMode.Source.CUSTOM]
         if to:

@@ -65,6 +65,18 @@ def test_a_file_that_is_not_a_zip_or_not_text_is_a_problem(admin_client):
     assert "broken.zip: not a .zip archive." in page and ".roomodes: not UTF-8 text." in page
 
 
+def test_a_corrupt_member_of_a_zip_is_a_problem_not_a_500(admin_client):
+    data = bytearray(zipped({".roomodes": REPOSITORY[".roomodes"]}).read())
+    start = data.index(b"customModes"[:4]) if b"customModes"[:4] in data else 40
+    data[start:start + 8] = b"CORRUPT!"  # the stored bytes no longer match their CRC-32
+    upload = SimpleUploadedFile("repository.zip", bytes(data), content_type="application/zip")
+    before = state()
+    response = admin_client.post(PAGE, {"files": [upload]})
+    assert response.status_code == 200
+    assert ".roomodes: cannot be read from its archive" in response.content.decode()
+    assert state() == before
+
+
 @pytest.mark.parametrize("permissions", [(), ("add_agentmode",), ("change_agentmode",)])
 def test_staff_without_both_mode_permissions_may_not_open_or_post_it(staff_client, permissions):
     client = staff_client(*permissions)

@@ -92,6 +92,12 @@ def test_an_import_body_may_be_larger_than_other_posts(importer, settings):
     assert importer.post(IMPORT, {"files": files, "dryRun": True}, format="json").status_code == 200
 
 
+def test_an_import_body_past_djangos_default_cap_but_within_the_limit_is_taken(importer):
+    # 3 MiB: over Django's 2.5 MiB DATA_UPLOAD_MAX_MEMORY_SIZE default, under API_MAX_IMPORT_BYTES (5 MiB).
+    files = [*FILES, {"path": "notes/large.txt", "content": "x" * (3 * 1024 * 1024)}]
+    assert importer.post(IMPORT, {"files": files, "dryRun": True}, format="json").status_code == 200
+
+
 @pytest.mark.parametrize(
     "body, field",
     [({}, "files"), ({"files": []}, "files"), ({"files": FILES, "format": "cursor"}, "format"),
