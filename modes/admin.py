@@ -207,13 +207,11 @@ class AgentModeAdmin(CatalogAdmin):
         form = ImportForm(request.POST, request.FILES) if request.method == "POST" else ImportForm()
         context = {"title": "Import coding agents' files", "form": form}
         if form.is_bound and form.is_valid():
-            files, problems = uploaded_files(form.cleaned_data["files"])
+            files, unread = uploaded_files(form.cleaned_data["files"])
             try:
-                if problems:
-                    raise PortableFileError(problems)
                 imported = import_agent_files(
                     files=files, from_format=form.cleaned_data["format"] or None, update=form.cleaned_data["update"],
-                    dry_run=form.cleaned_data["dry_run"], imported_by=request.user,
+                    dry_run=form.cleaned_data["dry_run"], imported_by=request.user, unread=unread,
                 )
             except PortableFileError as error:
                 context["problems"] = error.problems

@@ -24,12 +24,16 @@ class AgentImport:
 
 
 def import_agent_files(
-    *, files: list[AgentFile], from_format: str | None, update: bool, dry_run: bool, imported_by=None
+    *, files: list[AgentFile], from_format: str | None, update: bool, dry_run: bool, imported_by=None,
+    unread: list[str] = (),
 ) -> AgentImport:
-    """Every mode of the files, or none; PortableFileError lists every problem, each naming its file and mode."""
+    """
+    Every mode of the files, or none; PortableFileError lists every problem, each naming its file and mode, with
+    unread's (the files that could not be read from disk or an upload), so that one run reports them all.
+    """
     reading = read_agent_files(files, from_format=from_format, update=update)
-    if reading.problems:
-        raise PortableFileError(reading.problems)
+    if unread or reading.problems:
+        raise PortableFileError([*unread, *reading.problems])
     entries = tuple(
         check_entry(index, entry, MODE_SECTION, where=f"{path}: mode {entry['key']!r}")
         for index, (path, entry) in enumerate(reading.modes)

@@ -41,10 +41,10 @@ class Command(BaseCommand):
         path = Path(path)
         try:
             if from_format or path.is_dir() or format_of(path.name):
-                files, problems = self.agent_files(path, from_format)
-                if problems:
-                    raise PortableFileError(problems)
-                imported = import_agent_files(files=files, from_format=from_format, update=update, dry_run=dry_run)
+                files, unread = self.agent_files(path, from_format)
+                imported = import_agent_files(
+                    files=files, from_format=from_format, update=update, dry_run=dry_run, unread=unread
+                )
                 result, report = imported.result, imported.report
             else:
                 result, report = import_modes(mode_file=read_document(read(path)), update=update, dry_run=dry_run), []

@@ -120,8 +120,10 @@ def test_a_rules_file_linked_from_outside_the_folder_is_refused(tmp_path, reposi
     secret = tmp_path / "secret.txt"
     secret.write_text("the server's secrets\n")
     (repository / ".roo/rules-docs-writer/02-leak.md").symlink_to(secret)
+    write_tree(repository, {".claude/agents/silent.md": "---\nname: silent\n---\n\nNo description.\n"})
     message = refused(repository)
     assert f".roo/rules-docs-writer/02-leak.md: a link to {secret}, outside the folder imported." in message
+    assert ".claude/agents/silent.md" in message  # the files read are judged too: one run reports every problem
 
 
 def test_an_oversized_file_is_refused(repository, settings):
