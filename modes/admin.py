@@ -200,9 +200,15 @@ class AgentModeAdmin(CatalogAdmin):
         page = self.admin_site.admin_view(self.import_view)
         return [path("import/", page, name="modes_agentmode_import"), *super().get_urls()]
 
+    def may_import(self, request) -> bool:
+        return self.has_add_permission(request) and self.has_change_permission(request)
+
+    def changelist_view(self, request, extra_context=None):
+        return super().changelist_view(request, {"may_import": self.may_import(request), **(extra_context or {})})
+
     def import_view(self, request):
         """Coding agents' files imported (modes.coding_agents), as import_modes does it, with the same report."""
-        if not (self.has_add_permission(request) and self.has_change_permission(request)):
+        if not self.may_import(request):
             raise PermissionDenied
         form = ImportForm(request.POST, request.FILES) if request.method == "POST" else ImportForm()
         context = {"title": "Import coding agents' files", "form": form}

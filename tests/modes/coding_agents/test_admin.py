@@ -32,6 +32,12 @@ def test_the_modes_list_links_to_the_import_page(admin_client):
     assert f'href="{PAGE}"' in page
 
 
+@pytest.mark.parametrize("permissions", [("add_agentmode",), ("change_agentmode",)])
+def test_the_link_is_not_shown_to_staff_the_page_would_refuse(staff_client, permissions):
+    page = staff_client(*permissions).get(reverse("admin:modes_agentmode_changelist")).content.decode()
+    assert f'href="{PAGE}"' not in page
+
+
 def test_a_zip_of_a_repository_imports_every_mode_with_the_report(admin_client):
     revision = CatalogHead.objects.get(pk=1).latest
     response = admin_client.post(PAGE, {"files": [zipped(REPOSITORY)], "dry_run": ""})
