@@ -120,6 +120,8 @@ def load_text(text: str):
         document = _parse(text)
     except RecursionError:
         raise PortableFileError(["The file is nested too deeply to be a mode file."]) from None
+    except ValueError:  # Python reads no integer of more than 4,300 digits
+        raise PortableFileError(["The file holds a number too long to read; a mode file has none."]) from None
     if _expands_past(document, MAX_VALUES):  # before any walk of it: YAML aliases can make 1 KB stand for 10^9 values
         expands = f"The file expands, through its YAML aliases, to more than {MAX_VALUES:,} values"
         raise PortableFileError([f"{expands}; a mode file is far smaller."])

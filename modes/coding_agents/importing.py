@@ -133,6 +133,8 @@ def _read(path: Path, root: Path) -> AgentFile | str:
     try:
         if leaves := _leaves(path, root):
             return leaves
+        if not path.is_file():  # a FIFO or a device would block or never end
+            return f"{relative}: not a regular file."
         if path.stat().st_size > settings.API_MAX_IMPORT_BYTES:
             return f"{relative}: larger than the {settings.API_MAX_IMPORT_BYTES:,} bytes an import takes."
         return AgentFile(relative, path.read_text(encoding="utf-8-sig"))

@@ -27,6 +27,8 @@ def javascript_regex_problem(pattern: str) -> str | None:
             _JavaScriptPattern(pattern, named_groups=True, names=names).read()
     except _JavaScriptSyntaxError as error:
         return str(error)
+    except RecursionError:  # the reading is recursive, as the grammar is
+        return "Groups nested too deeply to be checked"
     return None
 
 

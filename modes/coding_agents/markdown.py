@@ -66,8 +66,12 @@ def split_front_matter(text: str) -> tuple[str | None, str]:
 
 def body_text(body: str) -> str:
     """The body as the prompt: without the blank lines after the front matter and the newlines at its end."""
-    body = re.sub(r"\A(?:[ \t]*\n)+", "", body)
-    return re.sub(r"(?:\n[ \t]*)+\Z", "", body)
+    lines = body.split("\n")  # by lines, not a regex anchored at the end: that backtracks from every newline
+    start = next((index for index, line in enumerate(lines) if line.strip(" \t")), len(lines))
+    end = len(lines)
+    while end > start and not lines[end - 1].strip(" \t"):
+        end -= 1
+    return "\n".join(lines[start:end])
 
 
 def _load_front_matter(front: str) -> tuple[object, frozenset]:
@@ -146,7 +150,8 @@ _Dumper.add_representer(str, _represent_text)
 def write_markdown(fields: dict, body: str, kept: dict | None = None) -> str:
     """A Markdown agent file: the fields as front matter (in their order), the kept comment, the body."""
     front = yaml.dump(fields, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=float("inf")) if fields else ""
-    comment = f"{KEPT_PREFIX}{json.dumps(kept, ensure_ascii=False)}\n" if kept else ""
+    # ASCII: YAML takes U+0085, U+2028 and U+2029 for line breaks, which would end the comment early.
+    comment = f"{KEPT_PREFIX}{json.dumps(kept)}\n" if kept else ""
     return f"{FENCE}\n{comment}{front}{FENCE}\n" + (f"\n{body}\n" if body else "")
 
 

@@ -10,6 +10,7 @@ not denied; "ask" and pattern maps are approximated as granted, and said so.
 """
 
 import posixpath
+import fnmatch
 import re
 
 from ..models import AgentMode
@@ -229,7 +230,8 @@ def action(tool: str, rules: dict):
     """The rule for a tool: the last key matching it ('*' and '?' as wildcards), else allowed."""
     found = "allow"
     for pattern, rule in rules.items():
-        if re.fullmatch(".*".join(".".join(map(re.escape, part.split("?"))) for part in pattern.split("*")), tool):
+        # fnmatch's translation cannot backtrack catastrophically ('*' * 40 + 'z'); OpenCode's wildcards have no [.
+        if fnmatch.fnmatchcase(tool, pattern.replace("[", "[[]")):
             found = rule
     return found
 
