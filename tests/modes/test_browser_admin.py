@@ -123,7 +123,7 @@ def test_an_admin_edits_a_modes_when_to_use_reads_the_preview_and_reverts_it_fro
     page.get_by_role("button", name="Save and continue editing").click()
     expect(page.locator(".messagelist .success")).to_contain_text("was changed successfully")
     expect(when_to_use).to_have_value(NEW_SENTENCE)
-    expect(page.locator("pre.aptix-preview")).to_contain_text(f"- ddr_authoring: {NEW_SENTENCE}")
+    expect(page.locator(".field-system_prompt pre")).to_contain_text(f"- ddr_authoring: {NEW_SENTENCE}")
     shots(page, "mode-saved")
 
     when_to_use.fill("Use this mode for DDRs.\nAnd for nothing else.")
@@ -135,9 +135,10 @@ def test_an_admin_edits_a_modes_when_to_use_reads_the_preview_and_reverts_it_fro
     shots(page, "two-line-when-to-use-refused")
 
     page.reload()
-    preview = page.locator("pre.aptix-preview")
+    preview = page.locator(".field-system_prompt pre")
     expect(preview).to_contain_text("Current Mode: ddr_authoring")
     expect(preview).to_contain_text(f"- ddr_authoring: {NEW_SENTENCE}")
+    expect(page.locator(".field-instructions pre")).to_contain_text("Follow the SYS-001 structure for every DDR")
     tools = page.locator(".aptix-preview-tools")
     expect(tools.locator("tbody tr:not(.aptix-unresolved) code")).to_have_text(
         ["agent_change_mode", "agent_list_modes"]
@@ -163,7 +164,7 @@ def test_an_admin_edits_a_modes_when_to_use_reads_the_preview_and_reverts_it_fro
     page.get_by_role("link", name="ddr_authoring").click()
     seed_sentence = SEED_MODES["ddr_authoring"]["whenToUse"]
     expect(page.locator("textarea[name=when_to_use]")).to_have_value(seed_sentence)
-    expect(page.locator("pre.aptix-preview")).to_contain_text(f"- ddr_authoring: {seed_sentence}")
+    expect(page.locator(".field-system_prompt pre")).to_contain_text(f"- ddr_authoring: {seed_sentence}")
     assert csp_violations == []
 
 
@@ -254,7 +255,7 @@ def test_an_edit_is_approved_by_another_admin_and_published_on_the_releases_page
     page.goto(f"{base}/admin/modes/agentmode/")
     expect(page.locator(".messagelist .warning", has_text="Agents see revision")).to_have_count(0)
     page.get_by_role("link", name="ddr_authoring", exact=True).click()
-    expect(page.locator("pre.aptix-preview")).to_contain_text(f"- general: {RELEASED_SENTENCE}")
+    expect(page.locator(".field-system_prompt pre")).to_contain_text(f"- general: {RELEASED_SENTENCE}")
     shots(page, "released-preview")
     assert csp_violations == []
 
