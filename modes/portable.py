@@ -115,16 +115,16 @@ def read_document(text: str) -> ModeFile:
 
 def load_text(text: str):
     """The value a YAML or JSON text holds: plain data only (no YAML tag constructs an object), refused with a
-    PortableFileError when it is not YAML or JSON, repeats a key, nests too deeply or expands past MAX_VALUES."""
+    PortableFileError when it is not YAML or JSON, repeats a key, nests too deeply, expands past MAX_VALUES or holds
+    text no database stores (a JSON or YAML escape can write a NUL or a lone surrogate)."""
     try:
         document = _parse(text)
     except RecursionError:
         raise PortableFileError(["The file is nested too deeply to be a mode file."]) from None
     except ValueError:  # Python reads no integer of more than 4,300 digits
         raise PortableFileError(["The file holds a number too long to read; a mode file has none."]) from None
-    if _expands_past(document, MAX_VALUES):  # before any walk of it: YAML aliases can make 1 KB stand for 10^9 values
-        expands = f"The file expands, through its YAML aliases, to more than {MAX_VALUES:,} values"
-        raise PortableFileError([f"{expands}; a mode file is far smaller."])
+    if problem := _value_problem(document):
+        raise PortableFileError([problem])
     return document
 
 
@@ -143,17 +143,26 @@ def _parse(text: str):
             raise PortableFileError([f"The file is not valid YAML or JSON: {error}"]) from None
 
 
-def _expands_past(value, limit: int) -> bool:
-    """Whether value, its aliases expanded, holds more than limit values (keys included); counts no further."""
-    pending, count = [value], 0
-    while pending and count <= limit:
+def _value_problem(document) -> str | None:
+    """
+    What makes a parsed file unfit to be read further, found in one walk that stops there: more than MAX_VALUES
+    values (keys included) once its YAML aliases are expanded, as 1 KB can stand for 10^9; or unstorable text.
+    Without recursion: the walk must not fail on what nests as deep as the parser allowed.
+    """
+    pending, count = [document], 0
+    while pending:
         count += 1
+        if count > MAX_VALUES:
+            return f"The file expands, through its YAML aliases, to more than {MAX_VALUES:,} values; a mode file is " \
+                   "far smaller."
         item = pending.pop()
         if isinstance(item, dict):
             pending += [*item.keys(), *item.values()]
-        elif isinstance(item, list):
+        elif isinstance(item, list | tuple):  # YAML's !!pairs and !!omap are lists of tuples
             pending += item
-    return count > limit
+        elif isinstance(item, str) and (unstorable := unstorable_text(item)):
+            return f"The file holds {unstorable}, which no mode can store."
+    return None
 
 
 def _repeated_key_error(key) -> PortableFileError:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..models import AgentMode
 from ..validators import MODE_KEY_CHARACTERS, MODE_KEY_PATTERN
+from .javascript_regex import javascript_regex_problem
 
 CARRIED, APPROXIMATED, DROPPED = "carried", "approximated", "dropped"
 # Fixed for ever: the ids of imported modes are derived from it, so that importing again finds the same modes.
@@ -90,6 +91,7 @@ def when_to_use(text: str) -> tuple[str, str | None, str | None]:
 # (read, edit, command, mcp, modes, browser), or a group with its options as a JSON object after one space
 # ('edit {"fileRegex": "\\.md$", "description": "Markdown files"}'). Formats with other words translate to these.
 TOOL_GROUPS = ("read", "edit", "command", "mcp", "modes", "browser")
+GROUP_OPTIONS = ("fileRegex", "description")  # Roo Code's groupOptionsSchema; it drops any other option
 
 
 def group_line(group: str, options: dict | None = None) -> str:
@@ -105,9 +107,17 @@ def parse_group_line(line: str) -> tuple[str, dict | None] | None:
         return group, None
     try:
         options = json.loads(rest)
-    except ValueError:
+    except (ValueError, RecursionError):  # a line stored by hand may be anything: '[[[...' included
         return None
     return (group, options) if isinstance(options, dict) else None
+
+
+def takes_options(options: dict | None) -> bool:
+    """Whether Roo Code takes a group's options as they are: only its own, as text, with a fileRegex JavaScript takes."""
+    options = options or {}
+    if set(options) - set(GROUP_OPTIONS) or not all(isinstance(value, str) for value in options.values()):
+        return False
+    return not (options.get("fileRegex") and javascript_regex_problem(options["fileRegex"]))
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,12 @@ def _is_hex(text: str) -> bool:
     return bool(text) and all(character in "0123456789abcdefABCDEF" for character in text)
 
 
+def _bound(digits: str) -> int:
+    """A quantifier's bound as V8 reads it (a number of thousands of digits is no error: Python's int would refuse)."""
+    digits = digits.lstrip("0")
+    return LARGEST_BOUND if len(digits) > len(str(LARGEST_BOUND)) else min(int(digits or "0"), LARGEST_BOUND)
+
+
 def _identifier_character(code_point: int, *, first: bool) -> bool:
     """Whether a group name may hold the character there: ID_Start (first) or ID_Continue, '$', and ZWNJ, ZWJ."""
     character = chr(code_point)
@@ -50,23 +56,59 @@ def _identifier_character(code_point: int, *, first: bool) -> bool:
     return character.isidentifier() if first else f"a{character}".isidentifier()
 
 
+BRACED_QUANTIFIER = re.compile(r"\{([0-9]+)(,([0-9]*))?\}")
+# V8 reads a bound past 2^31 - 1 as that (RegExpTree::kInfinity): {3000000000,2147483648} is in order.
+LARGEST_BOUND = 2**31 - 1
+
+
+class _GroupsOfOneName:
+    """
+    Where the groups of one name are: a tree of the (disjunction, alternative) pairs around them, so that a new group of
+    that name is checked in time proportional to its depth, not to the number of groups before it.
+    """
+
+    def __init__(self):
+        self.ends = False  # a group of the name is here
+        self.disjunctions = set()  # the disjunctions entered here on the way to a group of the name
+        self.children = {}  # (disjunction, alternative) -> _GroupsOfOneName
+
+    def clashes(self, path: tuple) -> bool:
+        """Whether an earlier group of the name can match with one at path: no disjunction sets them apart."""
+        node = self
+        for disjunction, alternative in path:
+            if node.ends or node.disjunctions - {disjunction}:  # one here, or down another disjunction: both match
+                return True
+            node = node.children.get((disjunction, alternative))
+            if node is None:  # every earlier group took another alternative of a disjunction this one is in
+                return False
+        return node.ends or bool(node.disjunctions)
+
+    def add(self, path: tuple) -> None:
+        node = self
+        for step in path:
+            node.disjunctions.add(step[0])
+            node = node.children.setdefault(step, _GroupsOfOneName())
+        node.ends = True
+
+
 class _JavaScriptPattern:
     """One reading of a pattern, as JavaScript reads it: over UTF-16 code units, as a pattern without the u flag is."""
 
     def __init__(self, pattern: str, *, named_groups: bool, names: frozenset | set = frozenset()):
         units = pattern.encode("utf-16-le", "surrogatepass")
         self.units = [chr(int.from_bytes(units[at: at + 2], "little")) for at in range(0, len(units), 2)]
+        self.text = "".join(self.units)  # the code units as one string, for re and str.find
         self.at = 0
         self.named_groups = named_groups  # whether the pattern has named groups: \k is then a reference
         self.names = names
-        self.groups: list[tuple[str, tuple]] = []  # each named group, and the alternatives it is in
+        self.groups: dict[str, _GroupsOfOneName] = {}  # by name
         self.disjunctions = itertools.count()
 
     def read(self) -> set[str]:
         self.disjunction(())
         if self.at < len(self.units):  # only ')' ends a disjunction before the end
             raise _JavaScriptSyntaxError("Unmatched ')'")
-        return {name for name, _ in self.groups}
+        return set(self.groups)
 
     def peek(self, offset: int = 0) -> str:
         at = self.at + offset
@@ -76,8 +118,9 @@ class _JavaScriptPattern:
         """Alternatives separated by '|'; path: the (disjunction, alternative) pairs around this one."""
         disjunction = next(self.disjunctions)
         for alternative in itertools.count():
+            here = (*path, (disjunction, alternative))
             while self.peek() not in ("", "|", ")"):
-                self.term((*path, (disjunction, alternative)))
+                self.term(here)
             if self.peek() != "|":
                 return
             self.at += 1
@@ -124,12 +167,12 @@ class _JavaScriptPattern:
 
     def braced_quantifier(self) -> tuple[int, int | None, int] | None:
         """({n}: n, n; {n,}: n, None; {n,m}: n, m; and where it ends) at '{', or None: then '{' is a character."""
-        found = re.match(r"\{([0-9]+)(,([0-9]*))?\}", "".join(self.units[self.at: self.at + 1000]))
+        found = BRACED_QUANTIFIER.match(self.text, self.at)
         if found is None:
             return None
-        low = int(found.group(1))
-        high = low if found.group(2) is None else int(found.group(3)) if found.group(3) else None
-        return low, high, self.at + found.end()
+        low = _bound(found.group(1))
+        high = low if found.group(2) is None else _bound(found.group(3)) if found.group(3) else None
+        return low, high, found.end()
 
     def group(self, path: tuple) -> bool:
         """A group at '('; whether a quantifier may follow it (not a lookbehind's)."""
@@ -156,11 +199,10 @@ class _JavaScriptPattern:
 
     def named_group(self, name: str, path: tuple) -> None:
         """A name may be given twice only in alternatives of which one match takes one (ES2025)."""
-        for other, other_path in self.groups:
-            alternatives = dict(other_path)
-            if other == name and not any(alternatives.get(d, alternative) != alternative for d, alternative in path):
-                raise _JavaScriptSyntaxError("Duplicate capture group name")
-        self.groups.append((name, path))
+        groups = self.groups.setdefault(name, _GroupsOfOneName())
+        if groups.clashes(path):
+            raise _JavaScriptSyntaxError("Duplicate capture group name")
+        groups.add(path)
 
     def modifiers(self) -> None:
         """(?ims-ims: ...), ES2025's modifiers; nothing else may follow '(?'."""
@@ -219,7 +261,7 @@ class _JavaScriptPattern:
             raise _JavaScriptSyntaxError(message)
         self.at += 2
         if self.peek() == "{":
-            end = self.units.index("}", self.at) if "}" in self.units[self.at:] else -1
+            end = self.text.find("}", self.at)
             digits = "".join(self.units[self.at + 1: end])
             if end < 0 or not _is_hex(digits) or int(digits, 16) > 0x10FFFF:
                 raise _JavaScriptSyntaxError(message)

@@ -21,11 +21,12 @@ from ..models import AgentMode
 from ..portable import PORTABLE_FIELDS, PortableFileError, load_text
 from .base import (
     APPROXIMATED, CARRIED, DROPPED, TOOL_GROUPS, Fidelity, Reading, key_problem, mode_id, mode_key, parse_group_line,
-    problem, when_to_use,
+    problem, takes_options, when_to_use,
 )
 
 FENCE = "---"
 KEPT_PREFIX = "# aptix-modes: "
+KEPT_COMMENT = KEPT_PREFIX.strip()
 SECTION_FIELDS = ("mode_instructions", "custom_instructions")
 SECTION_LINE = re.compile(r"(?:\A|\n\n)<!-- aptix-modes: (mode_instructions|custom_instructions) -->(?:\n|\Z)")
 
@@ -98,7 +99,7 @@ def _is_syntax_error(front: str) -> bool:
         yaml.compose(front, Loader=yaml.SafeLoader)
     except (yaml.scanner.ScannerError, yaml.parser.ParserError):
         return True
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return False
     return False
 
@@ -126,11 +127,11 @@ def _kept(front: str) -> dict:
     for line in front.split("\n"):
         if line.startswith(KEPT_PREFIX):
             try:
-                kept = json.loads(line.removeprefix(KEPT_PREFIX))
-            except ValueError as error:
-                raise PortableFileError([f"The '{KEPT_PREFIX.strip()}' comment is not JSON: {error}"]) from None
+                kept = load_text(line.removeprefix(KEPT_PREFIX))
+            except PortableFileError as error:
+                raise PortableFileError([f"The '{KEPT_COMMENT}' comment cannot be read: {_reason(error)}"]) from None
             if not isinstance(kept, dict):
-                raise PortableFileError([f"The '{KEPT_PREFIX.strip()}' comment must be a JSON object."])
+                raise PortableFileError([f"The '{KEPT_COMMENT}' comment must be a JSON object."])
             return kept
     return {}
 
@@ -247,8 +248,6 @@ def read_name(report: AgentReport, entry: dict, name: str, kept: dict, *, field_
                                               f"{agent_name(entry['key'])!r}; {made}")
 
 
-KEPT_COMMENT = KEPT_PREFIX.strip()
-
 
 def read_description(report: AgentReport, entry: dict, value, agent: MarkdownAgent | None = None, *,
                      field_name="description", tool: str = "") -> None:
@@ -307,19 +306,19 @@ def _edges(text: str) -> tuple[str, list[str] | None]:
 def refined_groups(groups: list[str], kept: dict) -> list[str]:
     """
     The tool groups the format's fields grant, made exact by the lines the file kept (options such as a fileRegex,
-    the catalog's order). A kept line counts only for a group the fields still grant: an edit by hand wins.
+    the catalog's order). A kept line counts only for a group the fields still grant, with options Roo Code takes:
+    an edit by hand wins, and a line made up by hand grants nothing the file does not.
     """
     kept_lines = kept.get("tool_group_hints")
     if not isinstance(kept_lines, list):
         return groups
-    lines = [line for line in kept_lines if isinstance(line, str) and _group(line) in groups]
-    seen = {_group(line) for line in lines}
+    lines, seen = [], set()
+    for line in kept_lines:
+        parsed = parse_group_line(line) if isinstance(line, str) else None
+        if parsed and parsed[0] in groups and parsed[0] not in seen and takes_options(parsed[1]):
+            lines.append(line)
+            seen.add(parsed[0])
     return lines + [group for group in groups if group not in seen]
-
-
-def _group(line: str) -> str | None:
-    parsed = parse_group_line(line)
-    return parsed[0] if parsed else None
 
 
 def finish(reading: Reading, report: AgentReport, path: str, entry: dict | None) -> None:

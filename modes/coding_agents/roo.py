@@ -24,8 +24,8 @@ import yaml
 from ..models import AgentMode
 from ..portable import PORTABLE_FIELDS, PortableFileError, load_text
 from .base import (
-    APPROXIMATED, CARRIED, DROPPED, TOOL_GROUPS, WHEN_TO_USE_LENGTH, AgentFile, Fidelity, Reading, Writing,
-    group_line, key_problem, mode_id, mode_key, parse_group_line, problem, when_to_use,
+    APPROXIMATED, CARRIED, DROPPED, GROUP_OPTIONS, TOOL_GROUPS, WHEN_TO_USE_LENGTH, AgentFile, Fidelity, Reading,
+    Writing, group_line, key_problem, mode_id, mode_key, parse_group_line, problem, takes_options, when_to_use,
 )
 from .javascript_regex import javascript_regex_problem
 
@@ -50,7 +50,6 @@ MODE_FIELDS = (
     "slug", "name", "roleDefinition", "whenToUse", "description", "customInstructions", "groups", "source",
     "rulesFiles",
 )
-GROUP_OPTIONS = ("fileRegex", "description")  # groupOptionsSchema's; Roo Code drops any other option
 DEPRECATED_GROUPS = ("browser",)  # Roo Code now drops these as it reads a mode (deprecatedToolGroups)
 # Files Roo Code leaves out of a rules folder (shouldIncludeRuleFile): caches and system files.
 IGNORED_RULES_SUFFIXES = (
@@ -204,11 +203,12 @@ def _plain_scalars(text: str) -> list[dict[str, str]]:
     """
     For each mode of a YAML text, the text of each field written as a plain scalar. PyYAML reads YAML 1.1, where yes,
     on, 2024-01-01 and 1:20 are not text; Roo Code's yaml package reads YAML 1.2, where they are. (The text has been
-    loaded safely already: composing it builds no object, and expands no alias.)
+    loaded safely already: composing it builds no object, and expands no alias.) A scalar with a tag of its own
+    (!!binary) is not plain: it is read as the tag says.
     """
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):
         return []  # JSON that YAML cannot read: JSON's values are what JavaScript's are
     if not isinstance(root, yaml.MappingNode):
         return []
@@ -217,10 +217,16 @@ def _plain_scalars(text: str) -> list[dict[str, str]]:
         return []
     return [
         {key.value: value.value for key, value in mode.value
-         if isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode) and value.style is None}
+         if isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode) and _is_plain(value)}
         if isinstance(mode, yaml.MappingNode) else {}
         for mode in modes.value
     ]
+
+
+def _is_plain(node: yaml.ScalarNode) -> bool:
+    """Whether a scalar is written plain, with no tag but the one YAML gives it by its text."""
+    implicit = yaml.SafeLoader("").resolve(yaml.ScalarNode, node.value, (True, False))
+    return node.style is None and node.tag == implicit
 
 
 def _read_mode(raw: dict, *, index: int, path: str, agent: _Agent, format_name: str, plain: dict) -> _ModeRead:
@@ -429,10 +435,11 @@ def _read_rules_files(mode: _ModeRead, rules_files) -> None:
 
 def _add_rules_files(modes: list[_ModeRead], rules_files: list, *, agent: _Agent, report: list[Fidelity]) -> None:
     """Each rules file to the modes of its slug in the mode files of its folder; the others reported dropped."""
+    modes_by_place = {}
+    for mode in modes:
+        modes_by_place.setdefault((_folder(mode.path), mode.slug), []).append(mode)
     for file, location in rules_files:
-        owners = [
-            mode for mode in modes if mode.slug == location.slug and _folder(mode.path) == location.folder
-        ]
+        owners = modes_by_place.get((location.folder, location.slug), [])
         content = file.content.lstrip("\ufeff").strip()  # as Roo Code reads it
         for mode in owners:
             if not content:
@@ -556,10 +563,7 @@ def _written_group(line: str, *, seen: set) -> str | list | None:
     if parsed is None or parsed[0] in seen:
         return None
     name, options = parsed
-    options = options or {}
-    if set(options) - set(GROUP_OPTIONS) or not all(isinstance(value, str) for value in options.values()):
-        return None
-    if options.get("fileRegex") and javascript_regex_problem(options["fileRegex"]):
+    if not takes_options(options):
         return None
     if name not in DEPRECATED_GROUPS:
         seen.add(name)

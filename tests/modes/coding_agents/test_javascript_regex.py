@@ -13,7 +13,8 @@ from modes.coding_agents.javascript_regex import javascript_regex_problem
     "(?<!draft)\\.(md|mdx)$", "(?<=(^|/)docs/(api|guides)/).*\\.md$", "^(?=.*locales/).*\\.json$",
     "(?<name>[a-z]+)\\.\\k<name>", "\\k<not-a-reference>", "[^]", "[]", "\\/", "a]b}c{", "x{,3}", "x{2,", "\\c",
     "[\\c_]", "\\8\\9", "\\1(a)", "[\\1-\\7]", "\\p{L}", "(?=a)*", "\\u{41}", "(?<$dollar>x)", "(?<\\u0061>x)\\k<a>",
-    "(?<a>x)|(?<a>y)", "(?i:readme)\\.md$", "(?i-s:x)", "😀+", "", "\\.(md|ya?ml)$", "^src/.*\\.(ts|tsx)$",
+    "(?<a>x)|(?<a>y)", "((?<a>x)|(?<a>y))|(?<a>z)", "(?<a>x)|((?<a>y)|(?<a>z))", "a{3000000000,2147483648}",
+    "(?i:readme)\\.md$", "(?i-s:x)", "😀+", "", "\\.(md|ya?ml)$", "^src/.*\\.(ts|tsx)$",
 ])
 def test_file_regexes_javascript_takes_are_never_refused(pattern):
     assert javascript_regex_problem(pattern) is None
@@ -28,6 +29,9 @@ FILE_REGEX_REFUSALS = [
     ("(?P<name>x)", "Invalid group"), ("(?i)x", "Invalid group"), ("(?<1st>x)", "Invalid capture group name"),
     ("(?<a>x)(?<a>y)", "Duplicate capture group name"), ("(?<a>x)\\k<b>", "Invalid named capture referenced"),
     ("(?<a>x)\\k", "Invalid named reference"), ("(?<a>x)[\\k<a>]", "Invalid escape"),
+    ("((?<a>x)|(?<a>y))(?<a>z)", "Duplicate capture group name"),
+    ("(?<a>x)|((?<a>y)(?<a>z))", "Duplicate capture group name"),
+    ("a{" + "9" * 5000 + ",1}", "numbers out of order in {} quantifier"),
 ]
 
 
