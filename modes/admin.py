@@ -213,10 +213,11 @@ class AgentModeAdmin(CatalogAdmin):
         form = ImportForm(request.POST, request.FILES) if request.method == "POST" else ImportForm()
         context = {"title": "Import coding agents' files", "form": form}
         if form.is_bound and form.is_valid():
-            files, unread = uploaded_files(form.cleaned_data["files"])
+            from_format = form.cleaned_data["format"] or None
+            files, unread = uploaded_files(form.cleaned_data["files"], from_format=from_format)
             try:
                 imported = import_agent_files(
-                    files=files, from_format=form.cleaned_data["format"] or None, update=form.cleaned_data["update"],
+                    files=files, from_format=from_format, update=form.cleaned_data["update"],
                     dry_run=form.cleaned_data["dry_run"], imported_by=request.user, unread=unread,
                 )
             except PortableFileError as error:

@@ -17,6 +17,9 @@ from .base import AgentFile, Fidelity, Reading, problem
 from .formats import FORMATS, format_of
 
 
+SKIPPED_FOLDERS = {".git", "node_modules"}  # a repository's history and its dependencies hold no modes of its own
+
+
 @dataclass(frozen=True)
 class AgentImport:
     result: ImportResult
@@ -105,7 +108,7 @@ def files_in_folder(root: Path, *, from_format: str | None) -> tuple[list[AgentF
     recognizes = FORMATS[from_format].recognizes if from_format else lambda path: format_of(path) is not None
     files, problems = [], []
     for folder, folders, names in os.walk(root):
-        folders[:] = [name for name in folders if name not in (".git", "node_modules")]
+        folders[:] = [name for name in folders if name not in SKIPPED_FOLDERS]
         for path in (Path(folder, name) for name in folders):
             # Not walked; but a link out of root where mode files would be is said, not passed over.
             if path.is_symlink() and recognizes(f"{_relative(path, root)}/a.md") and _leaves(path, root):

@@ -10,7 +10,8 @@ from django import forms
 from django.conf import settings
 
 from .base import AgentFile
-from .formats import FORMATS
+from .formats import FORMATS, format_of
+from .importing import SKIPPED_FOLDERS
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -36,10 +37,14 @@ class ImportForm(forms.Form):
     dry_run = forms.BooleanField(required=False, initial=True, help_text="Plan and report; change nothing.")
 
 
-def uploaded_files(uploads) -> tuple[list[AgentFile], list[str]]:
-    """The files uploaded (a .zip's members in its place), and what keeps any from being read."""
+def uploaded_files(uploads, *, from_format: str | None) -> tuple[list[AgentFile], list[str]]:
+    """
+    The files uploaded, and what keeps any from being read. A file chosen by itself is read whatever its name; a .zip
+    stands for a repository's folder, read as import_modes reads one: only the members a format recognizes by their
+    paths (from_format's, if given), .git and node_modules left out.
+    """
     files, problems, budget = [], [], settings.API_MAX_IMPORT_BYTES
-    members = [member for upload in uploads for member in _members(upload, problems)]
+    members = [member for upload in uploads for member in _members(upload, from_format, problems)]
     for path, size, read in members:
         budget -= size
         if budget < 0:
@@ -48,25 +53,38 @@ def uploaded_files(uploads) -> tuple[list[AgentFile], list[str]]:
             files.append(AgentFile(path, read().decode("utf-8-sig")))
         except UnicodeDecodeError:
             problems.append(f"{path}: not UTF-8 text.")
-        except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, zlib.error) as error:
+        except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError, zlib.error) as error:
             problems.append(f"{path}: cannot be read from its archive ({error}).")  # corrupt, encrypted, unsupported
     return files, problems
 
 
-def _members(upload, problems: list[str]):
-    """(path, size, read) of an upload, or of each file in it if it is a .zip (its one top folder left out)."""
+def _members(upload, from_format: str | None, problems: list[str]):
+    """(path, size, read) of an upload, or of each mode file in it if it is a .zip."""
     if not upload.name.lower().endswith(".zip"):
         return [(upload.name, upload.size, upload.read)]
     try:
         archive = zipfile.ZipFile(upload)
-    except zipfile.BadZipFile:
-        problems.append(f"{upload.name}: not a .zip archive.")
+        infos = [info for info in archive.infolist() if not info.is_dir()]
+    except (zipfile.BadZipFile, ValueError, EOFError, IndexError, OSError, NotImplementedError) as error:
+        # zipfile raises more than BadZipFile for a damaged archive: a name not UTF-8, a header cut short
+        problems.append(f"{upload.name}: not a .zip archive that can be read ({error}).")
         return []
-    infos = [info for info in archive.infolist() if not info.is_dir()]
-    tops = {info.filename.split("/", 1)[0] for info in infos}
-    strip = len(tops) == 1 and all("/" in info.filename for info in infos)  # GitHub's "repo-main/" folder
+    recognizes = FORMATS[from_format].recognizes if from_format else lambda path: format_of(path) is not None
+    paths = _paths_in_repository([info.filename for info in infos], recognizes)
     return [
-        (info.filename.split("/", 1)[1] if strip else info.filename, info.file_size,
-         lambda info=info: archive.read(info))
-        for info in infos
+        (path, info.file_size, lambda info=info: archive.read(info))
+        for info, path in zip(infos, paths)
+        if recognizes(path) and not SKIPPED_FOLDERS.intersection(path.split("/"))
     ]
+
+
+def _paths_in_repository(names: list[str], recognizes) -> list[str]:
+    """
+    The members' paths in the repository: without the one folder that holds them all when that is the repository's
+    (GitHub's "repo-main/"), kept when it is part of the paths the formats know (a .zip of the .claude folder).
+    """
+    tops = {name.split("/", 1)[0] for name in names}
+    if len(tops) != 1 or not all("/" in name for name in names):
+        return names
+    stripped = [name.split("/", 1)[1] for name in names]
+    return stripped if sum(map(recognizes, stripped)) >= sum(map(recognizes, names)) else names

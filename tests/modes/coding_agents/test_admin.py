@@ -68,7 +68,8 @@ def test_bad_files_show_every_problem_and_change_nothing(admin_client):
 def test_a_file_that_is_not_a_zip_or_not_text_is_a_problem(admin_client):
     uploads = [SimpleUploadedFile("broken.zip", b"not a zip"), SimpleUploadedFile(".roomodes", b"\xff\xfe\x00bad")]
     page = admin_client.post(PAGE, {"files": uploads}).content.decode()
-    assert "broken.zip: not a .zip archive." in page and ".roomodes: not UTF-8 text." in page
+    assert "broken.zip: not a .zip archive that can be read (File is not a zip file)." in page
+    assert ".roomodes: not UTF-8 text." in page
 
 
 def test_a_corrupt_member_of_a_zip_is_a_problem_not_a_500(admin_client):
@@ -81,6 +82,37 @@ def test_a_corrupt_member_of_a_zip_is_a_problem_not_a_500(admin_client):
     assert response.status_code == 200
     assert ".roomodes: cannot be read from its archive" in response.content.decode()
     assert state() == before
+
+
+def test_a_zip_whose_member_names_are_not_the_utf_8_they_claim_is_a_problem_not_a_500(admin_client):
+    data = zipped({".roo/rules-docs-writer/\u00e9.md": "Be brief."}).read()  # é sets the archive's UTF-8 flag
+    upload = SimpleUploadedFile("repository.zip", data.replace("\u00e9".encode(), b"\xff\xfe"))
+    response = admin_client.post(PAGE, {"files": [upload]})
+    assert response.status_code == 200
+    assert "repository.zip: not a .zip archive that can be read" in response.content.decode()
+
+
+def test_a_zip_is_read_for_its_mode_files_only_as_a_folder_is(admin_client):
+    files = {
+        **REPOSITORY, "logo.png": b"\x89PNG\r\n\x1a\n\xff", "docs/guide.md": "# Guide\n",
+        ".git/.roomodes": "not: [yaml", "node_modules/pkg/.roomodes": "not: [yaml",
+    }
+    upload = zipped(files)
+    page = admin_client.post(PAGE, {"files": [upload], "dry_run": "on"}).content.decode()
+    assert "Dry run: nothing changed" in page and "logo.png" not in page and ".git" not in page
+
+
+@pytest.mark.parametrize("top", ["", "repository-main/"])
+def test_a_zip_of_the_claude_folder_alone_keeps_its_paths(admin_client, top):
+    upload = zipped({".claude/agents/test-runner.md": REPOSITORY[".claude/agents/test-runner.md"]}, top=top)
+    page = admin_client.post(PAGE, {"files": [upload], "dry_run": "on"}).content.decode()
+    assert "test_runner: created" in page
+
+
+def test_a_zip_read_as_one_format_reads_that_formats_files_only(admin_client):
+    page = admin_client.post(PAGE, {"files": [zipped(REPOSITORY)], "format": "claude-code", "dry_run": "on"})
+    page = page.content.decode()
+    assert "test_runner: created" in page and "docs_writer" not in page and "src/app.py" not in page
 
 
 @pytest.mark.parametrize("permissions", [(), ("add_agentmode",), ("change_agentmode",)])
