@@ -3,6 +3,7 @@ Writes the catalog's modes and declared tools, or an earlier revision of them, t
 or, with --to, the published modes as a coding agent's files in a folder, with a fidelity report.
 """
 
+import os
 from pathlib import Path
 
 from django.core.management.base import CommandError
@@ -53,8 +54,14 @@ class Command(ServiceCommand):
         self.stderr.write(f"Exported {len(modes)} modes and {len(catalog.declared_tools)} declared tools to {output}.")
 
     def write_agent_files(self, writing, folder: Path, *, force: bool) -> None:
-        """Every file, or none if one exists already (without --force)."""
-        existing = [file.path for file in writing.files if (folder / file.path).exists()]
+        """Every file, or none: if one exists already (without --force), or if a link would lead one out of folder."""
+        inside = folder.resolve()
+        leaving = [file.path for file in writing.files if not (folder / file.path).resolve().is_relative_to(inside)]
+        if leaving:
+            raise CommandError(f"These files would be written out of {folder} through a link; nothing was written: "
+                               f"{', '.join(leaving)}.")
+        # A link counts as a file even when it leads nowhere: writing would create its target.
+        existing = [file.path for file in writing.files if os.path.lexists(folder / file.path)]
         if existing and not force:
             raise CommandError(f"These files exist in {folder}; pass --force to overwrite them: {', '.join(existing)}.")
         for file in writing.files:

@@ -167,6 +167,32 @@ def test_export_never_overwrites_a_file_without_force(repository, tmp_path):
     assert written.read_text() != "edited by hand\n"
 
 
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+@pytest.mark.parametrize("link", [".claude", ".claude/agents/test-runner.md"])
+def test_export_writes_nothing_through_a_link_out_of_its_folder_even_with_force(repository, tmp_path, link):
+    run("import_modes", repository)
+    outside, folder = tmp_path / "outside", tmp_path / "out"
+    outside.mkdir()
+    (folder / link).parent.mkdir(parents=True, exist_ok=True)
+    target = outside if link == ".claude" else outside / "created-by-the-export.md"  # a folder; a dangling link
+    (folder / link).symlink_to(target)
+    for force in ([], ["--force"]):
+        with pytest.raises(CommandError, match=r"written out of .* through a link; nothing was written: \.claude/"):
+            run("export_modes", "--to", "claude-code", "--custom-only", "--output", folder, *force)
+    assert list(outside.iterdir()) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_a_dangling_link_inside_the_folder_is_a_file_that_exists(repository, tmp_path):
+    run("import_modes", repository)
+    folder = tmp_path / "out"
+    (folder / ".claude/agents").mkdir(parents=True)
+    (folder / ".claude/agents/test-runner.md").symlink_to(folder / "nowhere.md")
+    with pytest.raises(CommandError, match="pass --force to overwrite them: .claude/agents/test-runner.md"):
+        run("export_modes", "--to", "claude-code", "--custom-only", "--output", folder)
+    assert not (folder / "nowhere.md").exists()
+
+
 def test_export_to_a_format_needs_an_output_folder():
     with pytest.raises(CommandError, match="--to writes a coding agent's files into the folder --output names"):
         run("export_modes", "--to", "roo")
