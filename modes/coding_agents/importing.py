@@ -15,6 +15,7 @@ from ..portable import MODE_SECTION, ModeFile, PortableFileError, check_entry
 from ..services import ImportResult, import_modes
 from .base import AgentFile, Fidelity, Reading, problem
 from .formats import FORMATS, format_of
+from .roo import RULES_FOLDERS, has_rules_beside
 
 
 SKIPPED_FOLDERS = {".git", "node_modules"}  # a repository's history and its dependencies hold no modes of its own
@@ -99,16 +100,48 @@ def file_problem(file: AgentFile) -> str | None:
     return None
 
 
-def files_in_folder(root: Path, *, from_format: str | None) -> tuple[list[AgentFile], list[str]]:
+def agent_file_name(path: Path, *, from_format: str | None) -> str | None:
+    """
+    The path a mode file has in its repository: the shortest end of path that a format (from_format, if given)
+    recognizes, such as .roomodes or .claude/agents/x.md; with from_format, else its name. None: no coding agent's.
+    """
+    recognizes = FORMATS[from_format].recognizes if from_format else lambda name: format_of(name) is not None
+    parts = path.absolute().parts[1:]
+    for count in range(1, len(parts) + 1):
+        if recognizes(name := "/".join(parts[-count:])):
+            return name
+    return path.name if from_format else None
+
+
+def files_of_one_file(path: Path, name: str, *, from_format: str | None) -> tuple[list[AgentFile], list[str]]:
+    """
+    A mode file named as agent_file_name says, and what its modes take from beside it: the rules folders of Roo Code's
+    and Kilo's modes, so that importing .roomodes alone gives its modes as a folder's import does.
+    """
+    root = path.absolute().parents[name.count("/")]
+    read = _read_text(path, name)
+    files, problems = ([read], []) if isinstance(read, AgentFile) else ([], [read])
+    if has_rules_beside(name, format_name=from_format):
+        rules, unread = files_in_folder(root, from_format=from_format, within=RULES_FOLDERS)
+        files, problems = [*files, *rules], [*problems, *unread]
+    return files, problems
+
+
+def files_in_folder(
+    root: Path, *, from_format: str | None, within: tuple[str, ...] = ()
+) -> tuple[list[AgentFile], list[str]]:
     """
     The mode files under root (those a format recognizes by their paths, or from_format's), and the problems met: a
     link that leaves root, a file too large or not UTF-8 text. Nothing else is read, and no link to a folder followed.
+    within: the only folders of root to look in, if given.
     """
     root = root.resolve()
     recognizes = FORMATS[from_format].recognizes if from_format else lambda path: format_of(path) is not None
     files, problems = [], []
     for folder, folders, names in os.walk(root):
         folders[:] = [name for name in folders if name not in SKIPPED_FOLDERS]
+        if within and Path(folder) == root:
+            folders[:], names = [name for name in folders if name in within], []
         for path in (Path(folder, name) for name in folders):
             # Not walked; but a link out of root where mode files would be is said, not passed over.
             if path.is_symlink() and recognizes(f"{_relative(path, root)}/a.md") and _leaves(path, root):
@@ -136,10 +169,18 @@ def _read(path: Path, root: Path) -> AgentFile | str:
     try:
         if leaves := _leaves(path, root):
             return leaves
+    except OSError as error:
+        return f"{relative}: cannot be read ({error.strerror or error})."
+    return _read_text(path, relative)
+
+
+def _read_text(path: Path, name: str) -> AgentFile | str:
+    """The file at path as the mode file name, or the problem that keeps it from being read."""
+    try:
         if not path.is_file():  # a FIFO or a device would block or never end
-            return f"{relative}: not a regular file."
+            return f"{name}: not a regular file."
         if path.stat().st_size > settings.API_MAX_IMPORT_BYTES:
-            return f"{relative}: larger than the {settings.API_MAX_IMPORT_BYTES:,} bytes an import takes."
-        return AgentFile(relative, path.read_text(encoding="utf-8-sig"))
+            return f"{name}: larger than the {settings.API_MAX_IMPORT_BYTES:,} bytes an import takes."
+        return AgentFile(name, path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError) as error:
-        return f"{relative}: cannot be read ({getattr(error, 'strerror', None) or error})."
+        return f"{name}: cannot be read ({getattr(error, 'strerror', None) or error})."

@@ -73,6 +73,20 @@ def is_roo_file(path: str) -> bool:
     return name in (".roomodes", GLOBAL_MODES_FILE) or _rules_location(path, AGENTS["roo"]) is not None
 
 
+def has_rules_beside(path: str, *, format_name: str | None) -> bool:
+    """
+    Whether a mode file is one whose modes take rules from the rules folders beside it: Roo Code's or Kilo's mode file,
+    or any file read as one (format_name), other than a rules file.
+    """
+    if any(_rules_location(path, agent) for agent in AGENTS.values()):
+        return False
+    names = (".roomodes", GLOBAL_MODES_FILE, ".kilocodemodes")
+    return format_name in AGENTS or (format_name is None and PurePosixPath(path).name in names)
+
+
+RULES_FOLDERS = tuple(agent.rules_folder for agent in AGENTS.values())
+
+
 def is_kilo_modes_file(path: str) -> bool:
     """Kilo's legacy mode file (`.kilocodemodes`, in any folder) or a rules file of `.kilocode/rules-<slug>/`."""
     return PurePosixPath(path).name == ".kilocodemodes" or _rules_location(path, AGENTS["kilo"]) is not None

@@ -9,9 +9,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from modes.checks import unresolved_tools_message
-from modes.coding_agents.base import AgentFile, fidelity_text
-from modes.coding_agents.formats import FORMATS, format_of
-from modes.coding_agents.importing import files_in_folder, import_agent_files
+from modes.coding_agents.base import fidelity_text
+from modes.coding_agents.formats import FORMATS
+from modes.coding_agents.importing import agent_file_name, files_in_folder, files_of_one_file, import_agent_files
 from modes.portable import PortableFileError, read_document
 from modes.services import ImportResult, PlannedEntry, import_modes
 
@@ -39,9 +39,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, path, from_format, dry_run, update, **options):
         path = Path(path)
+        name = None if path.is_dir() else agent_file_name(path, from_format=from_format)
         try:
-            if from_format or path.is_dir() or format_of(path.name):
-                files, unread = self.agent_files(path, from_format)
+            if path.is_dir() or name:
+                files, unread = (
+                    files_in_folder(path, from_format=from_format) if path.is_dir()
+                    else files_of_one_file(path, name, from_format=from_format)
+                )
                 imported = import_agent_files(
                     files=files, from_format=from_format, update=update, dry_run=dry_run, unread=unread
                 )
@@ -56,12 +60,6 @@ class Command(BaseCommand):
             self.stdout.write("Fidelity report:")
             for line in report:
                 self.stdout.write(f"  {fidelity_text(line)}")
-
-    @staticmethod
-    def agent_files(path: Path, from_format: str | None) -> tuple[list[AgentFile], list[str]]:
-        if path.is_dir():
-            return files_in_folder(path, from_format=from_format)
-        return [AgentFile(path.name, read(path))], []
 
     def write_result(self, result: ImportResult, *, dry_run: bool) -> None:
         for entry in result.entries:

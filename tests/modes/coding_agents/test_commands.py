@@ -143,6 +143,21 @@ def test_one_file_of_another_name_is_read_as_the_format_from_says(tmp_path):
     assert AgentMode.objects.get(key="docs_writer").display_name == "📝 Documentation Writer"
 
 
+def test_one_roomodes_file_is_imported_with_the_rules_folder_beside_it(repository):
+    run("import_modes", repository)
+    before, revision = catalog(), latest()
+    out = run("import_modes", repository / ".roomodes", "--update")
+    assert ".roo/rules-docs-writer/01-style.md: mode 'docs_writer'" in out
+    assert (catalog(), latest()) == (before, revision)  # the rules stay in the mode's custom instructions
+
+
+@pytest.mark.parametrize("path, key", [(".claude/agents/test-runner.md", "test_runner"),
+                                       (".opencode/agent/review.md", "review")])
+def test_one_agent_file_is_known_by_the_folders_its_path_ends_with(repository, path, key):
+    out = run("import_modes", repository / path)
+    assert f"mode {key}: created" in out and f"{path}: mode {key!r}" in out
+
+
 @pytest.mark.parametrize("agent", ["roo", "kilo", "opencode", "claude-code"])
 def test_exporting_and_importing_again_gives_the_same_catalog(repository, tmp_path, agent):
     run("import_modes", repository)
