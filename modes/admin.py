@@ -223,7 +223,7 @@ class AgentModeAdmin(CatalogAdmin):
             except PortableFileError as error:
                 context["problems"] = error.problems
             else:
-                context.update(result=imported.result, report=imported.report)
+                context.update(result=imported.result, report=imported.report, skipped=imported.skipped)
         return admin_page(self, request, "admin/modes/import_agent_files.html", **context)
 
     def get_fieldsets(self, request, obj=None):

@@ -176,6 +176,7 @@ class CatalogImportResponse(Shape):
         help_text="Per mode key, the tool ids it lists that name no tool (modes.W001): warnings.",
     )
     report = FidelityShape(many=True)
+    skipped = string_list(help_text="The files given that no coding agent keeps modes in, by their paths: not read.")
 
 
 class CatalogExportQuery(RequestSerializer):

@@ -25,6 +25,7 @@ SKIPPED_FOLDERS = {".git", "node_modules"}  # a repository's history and its dep
 class AgentImport:
     result: ImportResult
     report: list[Fidelity]
+    skipped: list[str]  # the paths of the files given that no format reads: not read, and said to be
 
 
 def import_agent_files(
@@ -33,7 +34,8 @@ def import_agent_files(
 ) -> AgentImport:
     """
     Every mode of the files, or none; PortableFileError lists every problem, each naming its file and mode, with
-    unread's (the files that could not be read from disk or an upload), so that one run reports them all.
+    unread's (the files that could not be read from disk or an upload), so that one run reports them all. Files that
+    are no coding agent's (by their paths, when from_format is not given) are skipped, and listed.
     """
     reading = read_agent_files(files, from_format=from_format, update=update)
     if unread or reading.problems:
@@ -43,7 +45,8 @@ def import_agent_files(
         for index, (path, entry) in enumerate(reading.modes)
     )
     result = import_modes(mode_file=ModeFile(entries=entries), update=update, dry_run=dry_run, imported_by=imported_by)
-    return AgentImport(result=result, report=reading.report)
+    skipped = [] if from_format else [file.path for file in files if format_of(file.path) is None]
+    return AgentImport(result=result, report=reading.report, skipped=skipped)
 
 
 def read_agent_files(files: list[AgentFile], *, from_format: str | None, update: bool) -> Reading:

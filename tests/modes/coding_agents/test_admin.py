@@ -57,6 +57,13 @@ def test_files_chosen_one_by_one_are_known_by_their_names_and_a_dry_run_changes_
     assert state() == before
 
 
+def test_a_file_chosen_that_no_coding_agent_reads_is_listed_as_not_read(admin_client):
+    uploads = [SimpleUploadedFile(".roomodes", REPOSITORY[".roomodes"].encode()),
+               SimpleUploadedFile("notes.txt", b"Remember the milk.")]
+    page = admin_client.post(PAGE, {"files": uploads, "dry_run": "on"}).content.decode()
+    assert "Not read, as no coding agent keeps modes in them: notes.txt." in page
+
+
 def test_bad_files_show_every_problem_and_change_nothing(admin_client):
     before = state()
     files = {**REPOSITORY, ".claude/agents/silent.md": "---\nname: silent\n---\n\nBody\n"}

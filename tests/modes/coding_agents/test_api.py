@@ -39,6 +39,7 @@ def test_an_import_creates_every_mode_as_one_revision_and_reports_each_field(imp
     assert [(entry["name"], entry["action"]) for entry in body["entries"]] == [(key, "created") for key in IMPORTED_KEYS]
     assert {line["path"] for line in body["report"]} >= {".roomodes", ".claude/agents/test-runner.md"}
     assert {line["fate"] for line in body["report"]} <= {"carried", "approximated", "dropped"}
+    assert body["skipped"] == ["src/app.py"]  # given, and no coding agent's: said, not passed over
 
 
 def test_a_dry_run_answers_the_plan_and_changes_nothing(importer):
