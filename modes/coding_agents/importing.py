@@ -13,7 +13,7 @@ from django.conf import settings
 from ..models import AgentMode
 from ..portable import MODE_SECTION, ModeFile, PortableFileError, check_entry
 from ..services import ImportResult, import_modes
-from .base import AgentFile, Fidelity, Reading, problem
+from .base import DROPPED, AgentFile, Fidelity, Reading, problem
 from .formats import FORMATS, format_of
 from .roo import RULES_FOLDERS, has_rules_beside
 
@@ -40,6 +40,8 @@ def import_agent_files(
     reading = read_agent_files(files, from_format=from_format, update=update)
     if unread or reading.problems:
         raise PortableFileError([*unread, *reading.problems])
+    if update:
+        _keep_existing_ids(reading.modes)
     entries = tuple(
         check_entry(index, entry, MODE_SECTION, where=f"{path}: mode {entry['key']!r}")
         for index, (path, entry) in enumerate(reading.modes)
@@ -68,29 +70,42 @@ def read_agent_files(files: list[AgentFile], *, from_format: str | None, update:
         report=[line for reading in readings for line in reading.report],
         problems=[*problems, *(problem for reading in readings for problem in reading.problems)],
     )
-    merged.modes = _one_per_key([mode for reading in readings for mode in reading.modes], update, merged.problems)
+    merged.modes = _one_per_key([mode for reading in readings for mode in reading.modes], update, merged)
     return merged
 
 
-def _one_per_key(modes: list[tuple[str, dict]], update: bool, problems: list[str]) -> list[tuple[str, dict]]:
+def _one_per_key(modes: list[tuple[str, dict]], update: bool, merged: Reading) -> list[tuple[str, dict]]:
     """
     One entry per key: a key in two files is a problem, unless update says that the later file (by path) updates
-    what the earlier gave. An existing mode of another origin keeps its id under update: the import updates it.
+    what the earlier gave; then each field it replaces is reported dropped from the earlier file.
     """
-    merged, first_path = {}, {}
+    entries, paths = {}, {}
     for path, entry in sorted(modes, key=lambda mode: mode[0]):
         key = entry["key"]
-        if key in merged and not update:
-            problems.append(problem(path, key, f"{first_path[key]} has this mode too; pass --update to let {path} update it."))
+        if key not in entries:
+            entries[key], paths[key] = entry, [path]
             continue
-        merged[key] = {**merged[key], **entry, "id": merged[key]["id"]} if key in merged else entry
-        first_path.setdefault(key, path)
-    if update:
-        ids = dict(AgentMode.objects.filter(key__in=merged).values_list("key", "pk"))
-        for key, entry in merged.items():
-            if ids.get(key, entry["id"]) != entry["id"]:
-                del entry["id"]
-    return [(first_path[key], entry) for key, entry in merged.items()]
+        if not update:
+            merged.problems.append(
+                problem(path, key, f"{paths[key][0]} has this mode too; pass --update to let {path} update it.")
+            )
+            continue
+        earlier = entries[key]
+        for name in sorted(set(earlier) & set(entry) - {"id", "key"}):
+            if earlier[name] != entry[name]:
+                how = f"{path} gives this mode too, and --update lets its value replace this file's"
+                merged.report.append(Fidelity(paths[key][-1], key, name, DROPPED, how))
+        entries[key] = {**earlier, **entry, "id": earlier["id"]}
+        paths[key].append(path)
+    return [(" and ".join(paths[key]), entry) for key, entry in entries.items()]
+
+
+def _keep_existing_ids(modes: list[tuple[str, dict]]) -> None:
+    """An existing mode of a key imported from another origin keeps its id: --update updates it in place."""
+    ids = dict(AgentMode.objects.filter(key__in=[entry["key"] for _, entry in modes]).values_list("key", "pk"))
+    for _, entry in modes:
+        if ids.get(entry["key"], entry["id"]) != entry["id"]:
+            del entry["id"]
 
 
 def file_problem(file: AgentFile) -> str | None:

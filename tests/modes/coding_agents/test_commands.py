@@ -90,8 +90,11 @@ def test_a_key_in_two_files_is_a_problem_naming_both_unless_update_lets_the_late
     write_tree(repository, {".claude/agents/review.md": "---\nname: review\ndescription: Reviews twice.\n---\n\nBody.\n"})
     message = refused(repository)
     assert ".opencode/agent/review.md" in message and ".claude/agents/review.md" in message
-    run("import_modes", repository, "--update")
+    out = run("import_modes", repository, "--update")
     assert AgentMode.objects.get(key="review").when_to_use == "Reviews code for quality and best practices"
+    replaced = "dropped (.opencode/agent/review.md gives this mode too, and --update lets its value replace this file's)"
+    assert f".claude/agents/review.md: mode 'review': when_to_use: {replaced}" in out
+    assert f".claude/agents/review.md: mode 'review': prompt: {replaced}" in out
 
 
 def test_a_key_of_an_existing_mode_from_elsewhere_is_updated_in_place_under_update(repository, custom_mode):
