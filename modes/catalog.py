@@ -90,6 +90,10 @@ class Catalog:
             self._memo[key] = build()
         return self._memo[key]
 
+    def exported_modes(self, *, custom_only: bool) -> list[AgentMode]:
+        """The modes an export writes: all, or (custom_only) those admins added, as every deployment has the others."""
+        return [mode for mode in self.modes if not custom_only or mode.source == AgentMode.Source.CUSTOM]
+
     def find(self, text: str = "") -> list[AgentMode]:
         """Modes whose key, display name, description or when-to-use contains text, ignoring case."""
         needle = text.strip().casefold()

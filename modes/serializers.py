@@ -181,6 +181,7 @@ class CatalogImportResponse(Shape):
 
 class CatalogExportQuery(RequestSerializer):
     format = serializers.ChoiceField(choices=list(AGENT_FORMATS), help_text="The coding agent whose files to write.")
+    customOnly = QueryBooleanField(default=False, help_text="Leave out the built-in modes, as --custom-only does.")
 
 
 class CatalogExportResponse(Shape):

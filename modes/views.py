@@ -272,5 +272,5 @@ class CatalogExportView(APIView):
     )
     def get(self, request):
         query = CatalogExportQuery.validated(request.query_params)
-        writing = AGENT_FORMATS[query["format"]].write(list(request.catalog.modes))
+        writing = AGENT_FORMATS[query["format"]].write(request.catalog.exported_modes(custom_only=query["customOnly"]))
         return Response(CatalogExportResponse(writing).data)

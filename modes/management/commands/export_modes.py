@@ -12,7 +12,6 @@ from aptix_site.commands import ServiceCommand
 from modes.coding_agents.base import AgentFile, fidelity_text
 from modes.coding_agents.formats import FORMATS
 from modes.management.revisions import add_revision_argument, catalog_at
-from modes.models import AgentMode
 from modes.portable import dump_document, export_document
 
 
@@ -38,7 +37,7 @@ class Command(ServiceCommand):
         if to and format:
             raise CommandError("--format is the portable file's; --to writes a coding agent's own files.")
         catalog = catalog_at(revision)
-        modes = [mode for mode in catalog.modes if not custom_only or mode.source == AgentMode.Source.CUSTOM]
+        modes = catalog.exported_modes(custom_only=custom_only)
         if to:
             self.write_agent_files(FORMATS[to].write(modes), Path(output), force=force)
             return

@@ -123,13 +123,17 @@ def test_any_user_exports_the_published_modes_as_a_coding_agents_files(alice_cli
 
 def test_an_export_imports_back_through_the_api(importer, alice_client):
     importer.post(IMPORT, {"files": FILES}, format="json")
-    exported = alice_client.get("/api/catalog/export/", {"format": "claude-code"}).json()["files"]
-    imported = [file for file in exported if file["path"].endswith(tuple(f"{key.replace('_', '-')}.md" for key in IMPORTED_KEYS))]
-    body = importer.post(IMPORT, {"files": imported, "update": True, "dryRun": True}, format="json").json()
-    assert {entry["action"] for entry in body["entries"]} == {"unchanged"}
+    query = {"format": "claude-code", "customOnly": "true"}
+    exported = alice_client.get("/api/catalog/export/", query).json()["files"]
+    assert sorted(file["path"] for file in exported) == sorted(
+        f".claude/agents/{key.replace('_', '-')}.md" for key in IMPORTED_KEYS
+    )  # the built-in modes left out, as export_modes --custom-only leaves them
+    body = importer.post(IMPORT, {"files": exported, "update": True, "dryRun": True}, format="json").json()
+    assert [entry["action"] for entry in body["entries"]] == ["unchanged"] * len(IMPORTED_KEYS)
 
 
 def test_an_export_needs_a_known_format_and_a_token(alice_client):
     assert alice_client.get("/api/catalog/export/", {"format": "cursor"}).status_code == 400
     assert alice_client.get("/api/catalog/export/").status_code == 400
+    assert alice_client.get("/api/catalog/export/", {"format": "roo", "customOnly": ""}).status_code == 400
     assert APIClient().get("/api/catalog/export/", {"format": "roo"}).status_code == 401
