@@ -80,11 +80,20 @@ def when_to_use(text: str) -> tuple[str, str | None, str | None]:
     """
     line = " ".join(text.split())
     if len(line) <= WHEN_TO_USE_LENGTH:
-        return line, None, None if line == text else "joined onto one line"
+        if line == text:
+            return line, None, None
+        joined = "\n" in text.strip()
+        return line, None, "joined onto one line" if joined else "its leading, trailing or doubled spaces left out"
     first = re.match(r".*?[.!?](?=\s|$)", line)
-    sentence = first.group(0) if first and len(first.group(0)) <= WHEN_TO_USE_LENGTH else line[:WHEN_TO_USE_LENGTH]
-    how = f"longer than {WHEN_TO_USE_LENGTH} characters: its first sentence is the when-to-use, the whole text the description"
-    return sentence, text, how
+    if first and len(first.group(0)) <= WHEN_TO_USE_LENGTH:
+        sentence, part = first.group(0), "its first sentence is the when-to-use"
+    else:  # no sentence is short enough: its first words, cut between two words
+        sentence = line[:WHEN_TO_USE_LENGTH - 1].rsplit(" ", 1)[0].rstrip() + "…"
+        part = "its first words are the when-to-use, cut with '…'"
+    return sentence, text, f"longer than {WHEN_TO_USE_LENGTH} characters: {part}{WHOLE_IN_DESCRIPTION}"
+
+
+WHOLE_IN_DESCRIPTION = ", the whole text the description"
 
 
 # The catalog keeps a mode's tool permissions in tool_group_hints, one line each, in Roo Code's words: a group

@@ -24,7 +24,7 @@ import yaml
 from ..models import AgentMode
 from ..portable import PORTABLE_FIELDS, PortableFileError, load_text
 from .base import (
-    APPROXIMATED, CARRIED, DROPPED, GROUP_OPTIONS, TOOL_GROUPS, WHEN_TO_USE_LENGTH, AgentFile, Fidelity, Reading,
+    APPROXIMATED, CARRIED, DROPPED, GROUP_OPTIONS, TOOL_GROUPS, WHOLE_IN_DESCRIPTION, AgentFile, Fidelity, Reading,
     Writing, group_line, key_problem, mode_id, mode_key, parse_group_line, problem, takes_options, when_to_use,
 )
 from .javascript_regex import javascript_regex_problem
@@ -346,8 +346,7 @@ def _read_when_to_use(mode: _ModeRead, raw: dict) -> None:
         mode.entry["when_to_use"] = sentence
         if whole is not None and description:  # too long for the field, and the description is the description's
             mode.entry["description"] = f"{description.rstrip()}\n\n{whole}"
-            how = f"longer than {WHEN_TO_USE_LENGTH} characters: its first sentence is the when-to-use; the whole " \
-                  "text follows the description, after a blank line"
+            how = how.replace(WHOLE_IN_DESCRIPTION, "; the whole text follows the description, after a blank line")
         elif whole is not None:
             mode.entry["description"] = whole
         mode.note("whenToUse", APPROXIMATED if how else CARRIED, how or "")

@@ -17,7 +17,7 @@ def revision_argument(text: str) -> int:
 
 def add_revision_argument(parser, *, what: str) -> None:
     parser.add_argument(
-        "--revision", type=revision_argument, help=f"Catalog revision to {what}; the current catalog if omitted."
+        "--revision", type=revision_argument, help=f"Catalog revision to {what}; the published one if omitted."
     )
 
 
