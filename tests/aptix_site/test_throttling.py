@@ -20,11 +20,10 @@ from aptix_site.cache import FailoverRedisCache
 from aptix_site.throttling import WindowRateThrottle
 from sessions_app.models import AgentSession, ModeChange
 
-from ..servers import run_django
+from ..servers import free_port, redis_server, run_django
 
 pytestmark = pytest.mark.django_db
 
-REDIS_TEST_URL = "redis://127.0.0.1:6379/15"
 GENEROUS = {"tool-invoke": "1000/min", "session-create": "1000/min", "token": "1000/min"}
 ALICE_LOGIN = {"username": "alice", "password": "alice-password-123"}
 
@@ -218,7 +217,7 @@ def cache_backend_with(env_changes):
 
 
 def test_with_redis_url_the_cache_is_redis_with_a_per_process_fallback():
-    assert cache_backend_with({"REDIS_URL": REDIS_TEST_URL}) == "aptix_site.cache.FailoverRedisCache"
+    assert cache_backend_with({"REDIS_URL": "redis://127.0.0.1:6379/15"}) == "aptix_site.cache.FailoverRedisCache"
 
 
 def test_without_redis_url_the_cache_is_local_memory():
@@ -227,19 +226,16 @@ def test_without_redis_url_the_cache_is_local_memory():
 
 @pytest.fixture
 def redis_cache(settings):
-    """The default cache as REDIS_URL makes it (Redis with its per-process fallback), on Redis database 15, flushed
-    before and after."""
+    """The default cache as REDIS_URL makes it (Redis with its per-process fallback), on a Redis of the test's own:
+    the shared one may serve another test run at the same time."""
     redis = pytest.importorskip("redis")
-    connection = redis.Redis.from_url(REDIS_TEST_URL)
-    try:
-        connection.ping()
-    except redis.exceptions.ConnectionError:
-        pytest.skip("needs Redis on 127.0.0.1:6379")
-    connection.flushdb()
-    settings.CACHES = {"default": {"BACKEND": "aptix_site.cache.FailoverRedisCache", "LOCATION": REDIS_TEST_URL}}
-    yield connection
-    connection.flushdb()
-    connection.close()
+    port = free_port()
+    with redis_server(port):
+        url = f"redis://127.0.0.1:{port}/0"
+        settings.CACHES = {"default": {"BACKEND": "aptix_site.cache.FailoverRedisCache", "LOCATION": url}}
+        connection = redis.Redis.from_url(url)
+        yield connection
+        connection.close()
 
 
 def test_with_redis_two_clients_of_one_user_share_the_throttle_count(redis_cache, rates, alice):
