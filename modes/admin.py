@@ -28,6 +28,8 @@ from aptix_site.text import unstorable_text
 
 from .catalog import published_catalog, working_catalog
 from .checks import UNRESOLVED_TOOLS_HINT, unresolved_tools_message
+from .coding_agents.downloads import ExportForm, zip_download
+from .coding_agents.formats import FORMATS as AGENT_FORMATS
 from .coding_agents.importing import import_agent_files
 from .coding_agents.uploads import ImportForm, uploaded_files
 from .graph import GRAPH_HINT, catalog_graph_problems
@@ -197,14 +199,20 @@ class AgentModeAdmin(CatalogAdmin):
     )
 
     def get_urls(self):
-        page = self.admin_site.admin_view(self.import_view)
-        return [path("import/", page, name="modes_agentmode_import"), *super().get_urls()]
+        import_page = self.admin_site.admin_view(self.import_view)
+        export_page = self.admin_site.admin_view(require_safe(self.export_view))  # it reads; a POST is a 405
+        return [
+            path("import/", import_page, name="modes_agentmode_import"),
+            path("export/", export_page, name="modes_agentmode_export"),
+            *super().get_urls(),
+        ]
 
     def may_import(self, request) -> bool:
         return self.has_add_permission(request) and self.has_change_permission(request)
 
     def changelist_view(self, request, extra_context=None):
-        return super().changelist_view(request, {"may_import": self.may_import(request), **(extra_context or {})})
+        may = {"may_import": self.may_import(request), "may_export": self.has_view_permission(request)}
+        return super().changelist_view(request, {**may, **(extra_context or {})})
 
     def import_view(self, request):
         """Coding agents' files imported (modes.coding_agents), as import_modes does it, with the same report."""
@@ -225,6 +233,25 @@ class AgentModeAdmin(CatalogAdmin):
             else:
                 context.update(result=imported.result, report=imported.report, skipped=imported.skipped)
         return admin_page(self, request, "admin/modes/import_agent_files.html", **context)
+
+    def export_view(self, request):
+        """
+        The published modes as a coding agent's files, as export_modes --to writes them, with the same report; the
+        files to read on the page or to download as one .zip. It changes nothing: the view permission is enough.
+        """
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        form = ExportForm(request.GET if "format" in request.GET else None)
+        context = {"title": "Export for a coding agent", "form": form}
+        if form.is_bound and form.is_valid():
+            catalog = request.catalog  # the published catalog, as GET /api/catalog/export/ and export_modes write
+            writing = AGENT_FORMATS[form.cleaned_data["format"]].write(
+                catalog.exported_modes(custom_only=form.cleaned_data["custom_only"])
+            )
+            if "download" in request.GET:
+                return zip_download(writing.files, name=f"aptix-modes-{form.cleaned_data['format']}.zip")
+            context.update(files=writing.files, report=writing.report, revision=catalog.revision)
+        return admin_page(self, request, "admin/modes/export_agent_files.html", **context)
 
     def get_fieldsets(self, request, obj=None):
         fieldsets = super().get_fieldsets(request, obj)

@@ -286,6 +286,16 @@ def test_a_view_only_user_cannot_import_coding_agents_files(view_only_client):
     assert database_rows() == before
 
 
+# The export for a coding agent: a page to read, with the view permission (tests/modes/coding_agents too).
+EXPORT_VIEW = "modes_agentmode_export"
+
+
+def test_a_view_only_user_cannot_post_to_the_export_page(view_only_client):
+    before = database_rows()
+    assert view_only_client.post(reverse(f"admin:{EXPORT_VIEW}"), {"format": "roo"}).status_code == 405
+    assert database_rows() == before
+
+
 # The Catalog releases page and its actions, tested below; the actions are the release services' to refuse.
 RELEASE_VIEWS = {"modes_catalogrevision_releases", "modes_catalogrevision_release_action"}
 
@@ -319,7 +329,7 @@ def test_every_admin_view_is_tested(model_admin):
     prefix = f"{model_admin.opts.app_label}_{model_admin.opts.model_name}_"
     tested_here = STANDARD_VIEWS | {REVERT_VIEW}  # the revert: by every admin of REVERTING_ADMINS
     untested = {name for name in admin_url_names(model_admin) if name.removeprefix(prefix) not in tested_here}
-    tested = set(OTHER_VIEWS) | RELEASE_VIEWS | {GRAPH_VIEW, IMPORT_VIEW}
+    tested = set(OTHER_VIEWS) | RELEASE_VIEWS | {GRAPH_VIEW, IMPORT_VIEW, EXPORT_VIEW}
     assert untested <= tested, f"test what a view-only user can POST to {untested - tested}"
 
 

@@ -6,7 +6,10 @@ import zipfile
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils.html import escape
 
+from modes.catalog import published_catalog
+from modes.coding_agents.formats import FORMATS
 from modes.models import AgentMode, CatalogHead
 
 from .conftest import IMPORTED_KEYS, REPOSITORY
@@ -135,3 +138,50 @@ def test_staff_with_both_mode_permissions_may_import(staff_client):
     client = staff_client("add_agentmode", "change_agentmode")
     assert client.post(PAGE, {"files": [zipped(REPOSITORY)]}).status_code == 200
     assert AgentMode.objects.filter(key__in=IMPORTED_KEYS).count() == 4
+
+
+# --- The export page -------------------------------------------------------------------------------------
+
+EXPORT = reverse("admin:modes_agentmode_export")
+
+
+@pytest.mark.parametrize("format_name", list(FORMATS))
+def test_the_export_page_shows_each_file_and_the_report_of_the_published_modes(admin_client, format_name):
+    writing = FORMATS[format_name].write(list(published_catalog().modes))
+    page = admin_client.get(EXPORT, {"format": format_name}).content.decode()
+    assert 'id="fidelity-report"' in page and 'id="download-zip"' in page
+    for file in writing.files:
+        assert f"<code>{escape(file.path)}</code>" in page and escape(file.content) in page
+    assert page.count('<tr class="aptix-') == len(writing.report)
+
+
+def test_the_download_holds_exactly_the_files_an_export_writes(admin_client):
+    admin_client.post(PAGE, {"files": [zipped(REPOSITORY)]})  # published as it is imported (no approvals asked)
+    response = admin_client.get(EXPORT, {"format": "claude-code", "custom_only": "on", "download": "1"})
+    assert response["Content-Type"] == "application/zip"
+    assert response["Content-Disposition"] == 'attachment; filename="aptix-modes-claude-code.zip"'
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        downloaded = {name: archive.read(name).decode() for name in archive.namelist()}
+    custom = published_catalog().exported_modes(custom_only=True)
+    assert {mode.key for mode in custom} == set(IMPORTED_KEYS)
+    assert downloaded == {file.path: file.content for file in FORMATS["claude-code"].write(custom).files}
+
+
+def test_an_unknown_format_is_the_forms_error_not_a_500(admin_client):
+    response = admin_client.get(EXPORT, {"format": "cursor"})
+    assert response.status_code == 200 and "Select a valid choice" in response.content.decode()
+
+
+def test_the_export_needs_the_view_permission_and_the_list_links_to_it_only_then(staff_client):
+    from django.contrib.auth.models import Permission, User
+
+    client = staff_client()  # every view permission
+    assert f'href="{EXPORT}"' in client.get(reverse("admin:modes_agentmode_changelist")).content.decode()
+    assert client.get(EXPORT, {"format": "roo"}).status_code == 200
+    User.objects.get(username="staff").user_permissions.remove(Permission.objects.get(codename="view_agentmode"))
+    assert client.get(EXPORT, {"format": "roo"}).status_code == 403
+
+
+def test_someone_not_staff_is_sent_to_log_in(client):
+    response = client.get(EXPORT, {"format": "roo"})
+    assert response.status_code == 302 and "/login/" in response["Location"]
