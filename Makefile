@@ -92,14 +92,18 @@ $(GRAPHVIZ): | $(BIN)/python
 	echo 'digraph { a -> b }' | $(GRAPHVIZ_ENV) $(VENV)/graphviz/dot.new -Kdot -Tsvg >/dev/null
 	mv $(VENV)/graphviz/dot.new $(GRAPHVIZ)
 
-# The whole suite, on SQLite and then on PostgreSQL (some tests serve the app with make serve).
-test: test-sqlite test-postgres
+# The whole suite, on SQLite and on PostgreSQL side by side: each run keeps mostly one core busy, and the tests
+# take their ports, databases and Redis servers apart from any other run (tests/servers.py). Each run's output is
+# printed whole when it ends (-O). Some tests serve the app with make serve.
+test: install-test $(NGINX) $(PGBOUNCER)
+	$(MAKE) --no-print-directory -j2 -Otarget test-sqlite test-postgres
 
+# Without make's variables: a test's own `make serve` would be handed the parallel run's jobserver and warn of it.
 test-sqlite: install-test $(NGINX) $(PGBOUNCER)
-	env -u DATABASE_URL $(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS)
+	env -u DATABASE_URL -u MAKEFLAGS -u MFLAGS $(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test-postgres: install-test $(NGINX) $(PGBOUNCER)
-	$(TEST_ENV) DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest $(PYTEST_ARGS)
+	env -u MAKEFLAGS -u MFLAGS $(TEST_ENV) DATABASE_URL=$(PG_TEST_URL) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The benchmark harness (benchmarks/run.py): the app against a reference project, both under make serve.
 # BENCH_ARGS="--rounds 5 --databases postgres" changes the run; it exits non-zero when a budget is missed.

@@ -324,12 +324,12 @@ def test_stateful_scenarios_never_let_bob_read_what_alice_created(fuzz_world):
     )
 
 
-@pytest.fixture(scope="module", autouse=True)
+@pytest.fixture(scope="session", autouse=True)
 def the_fuzzer_sent_at_least_1000_requests_over_every_operation(request):
     """
-    Once this module's tests are done, when every one of them ran (not a -k selection): every operation was fuzzed,
+    At the end of the run, when every test of this module ran (not a -k selection): every operation was fuzzed,
     statefully too, with at least MINIMUM_REQUESTS requests in all, and the checks did their own probing. Counted
-    in this process: pytest-random-order shuffles tests within a module, so the module's teardown comes after them.
+    in this process; at the session's end, as the fuzz tests' order among the others is pytest-random-order's.
     """
     yield
     operations = {
