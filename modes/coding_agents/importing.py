@@ -176,8 +176,11 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def _leaves(path: Path, root: Path) -> str | None:
-    if path.resolve().is_relative_to(root):
-        return None
+    try:
+        if path.resolve().is_relative_to(root):
+            return None
+    except RuntimeError:  # Python 3.11's resolve() on a loop of links
+        return f"{_relative(path, root)}: a link in a loop of links, which leads to no file."
     return f"{_relative(path, root)}: a link to {os.readlink(path)}, outside the folder imported."
 
 

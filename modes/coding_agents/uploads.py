@@ -3,6 +3,7 @@ The admin's import form: coding agents' files chosen one by one (each known by i
 repository's folder (each known by its path in it), read within the import's size limit.
 """
 
+import lzma
 import zipfile
 import zlib
 
@@ -43,25 +44,31 @@ def uploaded_files(uploads, *, from_format: str | None) -> tuple[list[AgentFile]
     stands for a repository's folder, read as import_modes reads one: only the members a format recognizes by their
     paths (from_format's, if given), .git and node_modules left out.
     """
-    files, problems, budget = [], [], settings.API_MAX_IMPORT_BYTES
+    files, problems, left = [], [], settings.API_MAX_IMPORT_BYTES
     members = [member for upload in uploads for member in _members(upload, from_format, problems)]
-    for path, size, read in members:
-        budget -= size
-        if budget < 0:
+    for path, open_member in members:
+        try:
+            # Read no more than the import takes: a .zip member's stated size may lie (1 GB of zeros stated as 10).
+            with open_member() as member:
+                data = member.read(left + 1)
+        except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError, zlib.error,
+                lzma.LZMAError) as error:
+            problems.append(f"{path}: cannot be read from its archive ({error}).")  # corrupt, encrypted, unsupported
+            continue
+        left -= len(data)
+        if left < 0:
             return [], [*problems, f"The files are larger than the {settings.API_MAX_IMPORT_BYTES:,} bytes an import takes."]
         try:
-            files.append(AgentFile(path, read().decode("utf-8-sig")))
+            files.append(AgentFile(path, data.decode("utf-8-sig")))
         except UnicodeDecodeError:
             problems.append(f"{path}: not UTF-8 text.")
-        except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError, zlib.error) as error:
-            problems.append(f"{path}: cannot be read from its archive ({error}).")  # corrupt, encrypted, unsupported
     return files, problems
 
 
 def _members(upload, from_format: str | None, problems: list[str]):
-    """(path, size, read) of an upload, or of each mode file in it if it is a .zip."""
+    """(path, open) of an upload, or of each mode file in it if it is a .zip; open() gives a binary file to read."""
     if not upload.name.lower().endswith(".zip"):
-        return [(upload.name, upload.size, upload.read)]
+        return [(upload.name, lambda: upload.open("rb"))]
     try:
         archive = zipfile.ZipFile(upload)
         infos = [info for info in archive.infolist() if not info.is_dir()]
@@ -72,7 +79,7 @@ def _members(upload, from_format: str | None, problems: list[str]):
     recognizes = FORMATS[from_format].recognizes if from_format else lambda path: format_of(path) is not None
     paths = _paths_in_repository([info.filename for info in infos], recognizes)
     return [
-        (path, info.file_size, lambda info=info: archive.read(info))
+        (path, lambda info=info: archive.open(info))
         for info, path in zip(infos, paths)
         if recognizes(path) and not SKIPPED_FOLDERS.intersection(path.split("/"))
     ]

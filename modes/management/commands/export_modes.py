@@ -55,10 +55,10 @@ class Command(ServiceCommand):
     def write_agent_files(self, writing, folder: Path, *, force: bool) -> None:
         """Every file, or none: if one exists already (without --force), or if a link would lead one out of folder."""
         inside = folder.resolve()
-        leaving = [file.path for file in writing.files if not (folder / file.path).resolve().is_relative_to(inside)]
+        leaving = [file.path for file in writing.files if not _resolves_inside(folder / file.path, inside)]
         if leaving:
-            raise CommandError(f"These files would be written out of {folder} through a link; nothing was written: "
-                               f"{', '.join(leaving)}.")
+            raise CommandError(f"These files would be written out of {folder} through a link (or a loop of links); "
+                               f"nothing was written: {', '.join(leaving)}.")
         # A link counts as a file even when it leads nowhere: writing would create its target.
         existing = [file.path for file in writing.files if os.path.lexists(folder / file.path)]
         if existing and not force:
@@ -70,6 +70,13 @@ class Command(ServiceCommand):
         self.stdout.write("Fidelity report:")
         for line in writing.report:
             self.stdout.write(f"  {fidelity_text(line)}")
+
+
+def _resolves_inside(path: Path, folder: Path) -> bool:
+    try:
+        return path.resolve().is_relative_to(folder)
+    except RuntimeError:  # Python 3.11's resolve() on a loop of links: nowhere to write
+        return False
 
 
 def write_file(path: Path, file: AgentFile) -> None:

@@ -1,6 +1,8 @@
 """The admin's import page: the same import, permission and report as the command's, from uploaded files."""
 
 import io
+import struct
+import tracemalloc
 import zipfile
 
 import pytest
@@ -10,6 +12,7 @@ from django.utils.html import escape
 
 from modes.catalog import published_catalog
 from modes.coding_agents.formats import FORMATS
+from modes.coding_agents.uploads import uploaded_files
 from modes.models import AgentMode, CatalogHead
 
 from .conftest import IMPORTED_KEYS, REPOSITORY
@@ -185,3 +188,39 @@ def test_the_export_needs_the_view_permission_and_the_list_links_to_it_only_then
 def test_someone_not_staff_is_sent_to_log_in(client):
     response = client.get(EXPORT, {"format": "roo"})
     assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+def lying_zip(size: int) -> bytes:
+    """A .zip whose one member, size bytes of zeros, states that it holds 10 bytes."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive, archive.open(".roomodes", "w") as member:
+        for _ in range(size // 2**20):
+            member.write(bytes(2**20))
+    data = bytearray(buffer.getvalue())
+    struct.pack_into("<I", data, 22, 10)  # the local header's uncompressed size
+    struct.pack_into("<I", data, data.rfind(b"PK\x01\x02") + 24, 10)  # the central directory's
+    return bytes(data)
+
+
+def test_a_member_whose_stated_size_lies_is_read_no_further_than_the_import_takes():
+    upload = SimpleUploadedFile("bomb.zip", lying_zip(256 * 2**20))
+    tracemalloc.start()
+    try:
+        files, problems = uploaded_files([upload], from_format=None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert files == [] and problems == [".roomodes: cannot be read from its archive (Bad CRC-32 for file '.roomodes')."]
+    assert peak < 32 * 2**20  # 256 MB of zeros were not unpacked into memory
+
+
+def test_a_damaged_lzma_member_is_a_problem_not_a_500(admin_client):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_LZMA) as archive:
+        archive.writestr(".roomodes", REPOSITORY[".roomodes"])
+    data = bytearray(buffer.getvalue())
+    start = 30 + len(".roomodes")  # the member's data, after its local header
+    data[start + 9:start + 30] = b"\xff" * 21
+    response = admin_client.post(PAGE, {"files": [SimpleUploadedFile("repository.zip", bytes(data))], "dry_run": "on"})
+    assert response.status_code == 200
+    assert ".roomodes: cannot be read from its archive" in response.content.decode()

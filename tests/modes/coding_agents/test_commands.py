@@ -195,7 +195,7 @@ def test_export_writes_nothing_through_a_link_out_of_its_folder_even_with_force(
     target = outside if link == ".claude" else outside / "created-by-the-export.md"  # a folder; a dangling link
     (folder / link).symlink_to(target)
     for force in ([], ["--force"]):
-        with pytest.raises(CommandError, match=r"written out of .* through a link; nothing was written: \.claude/"):
+        with pytest.raises(CommandError, match=r"written out of .* through a link \(or a loop of links\); nothing was written: \.claude/"):
             run("export_modes", "--to", "claude-code", "--custom-only", "--output", folder, *force)
     assert list(outside.iterdir()) == []
 
@@ -214,3 +214,18 @@ def test_a_dangling_link_inside_the_folder_is_a_file_that_exists(repository, tmp
 def test_export_to_a_format_needs_an_output_folder():
     with pytest.raises(CommandError, match="--to writes a coding agent's files into the folder --output names"):
         run("export_modes", "--to", "roo")
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_a_loop_of_links_is_a_problem_of_the_import_and_of_the_export(repository, tmp_path):
+    loop = repository / ".roo/rules-docs-writer/02-loop.md"
+    loop.symlink_to(loop)
+    for path in (repository, repository / ".roomodes"):
+        assert ".roo/rules-docs-writer/02-loop.md: a link in a loop of links" in refused(path)
+    loop.unlink()
+    run("import_modes", repository)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / ".roomodes").symlink_to(folder / ".roomodes")
+    with pytest.raises(CommandError, match=r"through a link \(or a loop of links\); nothing was written: \.roomodes"):
+        run("export_modes", "--to", "roo", "--custom-only", "--output", folder, "--force")
