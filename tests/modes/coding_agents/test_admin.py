@@ -1,6 +1,10 @@
-"""The admin's import page: the same import, permission and report as the command's, from uploaded files."""
+"""
+The admin's import page: the same import, permission and report as the command's, from uploaded files. And its
+export page: the published modes as a coding agent's files, to read and to download, as the command writes them.
+"""
 
 import io
+import re
 import struct
 import tracemalloc
 import zipfile
@@ -163,11 +167,35 @@ def test_the_download_holds_exactly_the_files_an_export_writes(admin_client):
     response = admin_client.get(EXPORT, {"format": "claude-code", "custom_only": "on", "download": "1"})
     assert response["Content-Type"] == "application/zip"
     assert response["Content-Disposition"] == 'attachment; filename="aptix-modes-claude-code.zip"'
-    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
-        downloaded = {name: archive.read(name).decode() for name in archive.namelist()}
     custom = published_catalog().exported_modes(custom_only=True)
     assert {mode.key for mode in custom} == set(IMPORTED_KEYS)
-    assert downloaded == {file.path: file.content for file in FORMATS["claude-code"].write(custom).files}
+    written = FORMATS["claude-code"].write(custom).files
+    assert unzipped(response) == [(file.path, file.content.encode()) for file in written]
+
+
+def unzipped(response) -> list[tuple[str, bytes]]:
+    """Each member of the .zip answered, in order, with its bytes: a path twice would show."""
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        return [(name, archive.read(name)) for name in archive.namelist()]
+
+
+@pytest.mark.parametrize("custom_only", [False, True])
+def test_the_pages_download_button_downloads_the_files_it_shows(admin_client, custom_only):
+    # The button's form repeats the choices as hidden fields: an unticked box goes back as "False", still False.
+    admin_client.post(PAGE, {"files": [zipped(REPOSITORY)]})
+    chosen = {"format": "roo", "custom_only": "on"} if custom_only else {"format": "roo"}
+    page = admin_client.get(EXPORT, chosen).content.decode()
+    button = page[page.index('id="export-files"'):page.index('id="download-zip"')]
+    response = admin_client.get(EXPORT, dict(re.findall(r'type="hidden" name="(\w+)" value="([^"]*)"', button)))
+    modes = published_catalog().exported_modes(custom_only=custom_only)
+    assert unzipped(response) == [(file.path, file.content.encode()) for file in FORMATS["roo"].write(modes).files]
+
+
+def test_an_export_with_no_file_says_so_and_offers_no_zip(admin_client):
+    assert FORMATS["claude-code"].write(published_catalog().exported_modes(custom_only=True)).files == []
+    response = admin_client.get(EXPORT, {"format": "claude-code", "custom_only": "on"})
+    page = response.content.decode()
+    assert response.status_code == 200 and "No file to write" in page and 'id="download-zip"' not in page
 
 
 def test_an_unknown_format_is_the_forms_error_not_a_500(admin_client):
@@ -185,7 +213,10 @@ def test_the_export_needs_the_view_permission_and_the_list_links_to_it_only_then
     assert client.get(EXPORT, {"format": "roo"}).status_code == 403
 
 
-def test_someone_not_staff_is_sent_to_log_in(client):
+@pytest.mark.parametrize("logged_in", [False, True])
+def test_someone_not_staff_is_sent_to_log_in(client, alice, logged_in):
+    if logged_in:
+        client.force_login(alice)  # a user of the API, not staff
     response = client.get(EXPORT, {"format": "roo"})
     assert response.status_code == 302 and "/login/" in response["Location"]
 
