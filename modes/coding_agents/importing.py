@@ -15,6 +15,7 @@ from ..portable import MODE_SECTION, ModeFile, PortableFileError, check_entry
 from ..services import ImportResult, import_modes
 from .base import DROPPED, AgentFile, Fidelity, Reading, problem
 from .formats import FORMATS, format_of
+from .opencode import prompt_files_named
 from .roo import RULES_FOLDERS, has_rules_beside
 
 
@@ -47,20 +48,25 @@ def import_agent_files(
         for index, (path, entry) in enumerate(reading.modes)
     )
     result = import_modes(mode_file=ModeFile(entries=entries), update=update, dry_run=dry_run, imported_by=imported_by)
-    skipped = [] if from_format else [file.path for file in files if format_of(file.path) is None]
+    named = {path for file in files for path in prompt_files_named(file)}
+    skipped = [] if from_format else [file.path for file in files if format_of(file.path) is None and file.path not in named]
     return AgentImport(result=result, report=reading.report, skipped=skipped)
 
 
 def read_agent_files(files: list[AgentFile], *, from_format: str | None, update: bool) -> Reading:
     """
     The modes of the files, merged across files by key: each file read by the format that recognizes its path, or
-    every file by from_format (which reads a file of another name as its main file).
+    every file by from_format (which reads a file of another name as its main file). A prompt file that a config
+    names is read with that config.
     """
     problems = [problem for file in files if (problem := file_problem(file))]
+    formats = {file.path: FORMATS[from_format] if from_format else format_of(file.path) for file in files}
+    for config in (file for file in files if formats[file.path] is not None):
+        for path in prompt_files_named(config):
+            formats[path] = formats.get(path) or formats[config.path]
     by_format = {}
     for file in files:
-        format = FORMATS[from_format] if from_format else format_of(file.path)
-        if format is not None:
+        if (format := formats[file.path]) is not None:
             by_format.setdefault(format.name, []).append(file)
     if not by_format:
         wanted = f"{from_format}'s" if from_format else "a coding agent's"
@@ -168,6 +174,12 @@ def files_in_folder(
             if recognizes(_relative(path, root)):
                 read = _read(path, root)
                 (files if isinstance(read, AgentFile) else problems).append(read)
+    # The prompt files OpenCode's and Kilo's configs name, wherever they are: part of those agents.
+    named = {path for file in files for path in prompt_files_named(file)} - {file.path for file in files}
+    for relative in sorted(named):
+        if os.path.lexists(root / relative):
+            read = _read(root / relative, root)
+            (files if isinstance(read, AgentFile) else problems).append(read)
     return files, problems
 
 

@@ -185,15 +185,31 @@ def _read_config_agent(reading, file, name, agent: dict, by_path, prompt_files, 
     finish(reading, report, file.path, entry)
 
 
+FILE_REFERENCE = re.compile(r"\{file:([^}]+)\}")
+
+
+def _referenced_path(reference: str, config_path: str) -> str | None:
+    """The path of the file a config's '{file:./path}' names, relative to the repository; None when it leaves it."""
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(config_path), reference.strip()))
+    return None if reference.strip().startswith(("/", "~")) or path.startswith("../") or path == ".." else path
+
+
+def prompt_files_named(file: AgentFile) -> set[str]:
+    """The paths of the prompt files a config names ('{file:./prompts/review.md}'), which an import reads with it."""
+    if not is_config(file.path):
+        return set()
+    paths = (_referenced_path(reference, file.path) for reference in FILE_REFERENCE.findall(file.content))
+    return {path for path in paths if path}
+
+
 def _read_config_prompt(report, entry, prompt: str, config_path: str, by_path: dict, prompt_files: set) -> None:
     """A prompt's text, or the file '{file:./path}' names when it was given with the config; else dropped."""
     match = re.fullmatch(r"\s*\{file:([^}]+)\}\s*", prompt)
     if not match:
         read_body(report, entry, prompt, field_name="prompt")
         return
-    reference = match.group(1).strip()
-    path = posixpath.normpath(posixpath.join(posixpath.dirname(config_path), reference))
-    if reference.startswith(("/", "~")) or path.startswith("../") or path not in by_path:
+    path = _referenced_path(match.group(1), config_path) or match.group(1).strip()
+    if path not in by_path:
         report.dropped("prompt", prompt, f"names {path}, which was not given with the config: import it with the "
                                          "config, or put the prompt in an agent's Markdown file")
         return

@@ -229,3 +229,14 @@ def test_a_loop_of_links_is_a_problem_of_the_import_and_of_the_export(repository
     (folder / ".roomodes").symlink_to(folder / ".roomodes")
     with pytest.raises(CommandError, match=r"through a link \(or a loop of links\); nothing was written: \.roomodes"):
         run("export_modes", "--to", "roo", "--custom-only", "--output", folder, "--force")
+
+
+def test_a_folder_import_reads_the_prompt_file_an_opencode_config_names(tmp_path):
+    write_tree(tmp_path, {
+        "opencode.json": '{"agent": {"code-review": {"description": "Reviews code.", '
+                         '"prompt": "{file:./prompts/code-review.txt}"}}}',
+        "prompts/code-review.txt": "You review code.\n\nBe kind.\n",
+    })
+    out = run("import_modes", tmp_path)
+    assert AgentMode.objects.get(key="code_review").prompt == "You review code.\n\nBe kind."
+    assert "read from prompts/code-review.txt" in out

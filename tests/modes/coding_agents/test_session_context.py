@@ -196,15 +196,6 @@ CASES = {
         "\n\nPlans go in `docs/plans/`.\n\nKeep each plan under a page.",
     ),
 }
-# OpenCode reads an agent's "{file:./prompts/...}" prompt from that file, and the reader does too when it is given
-# the file (test_opencode.py); but an import never gives it: the file is at no path a format recognizes, so it is
-# skipped, and the agent's prompt is reported dropped as "not given with the config".
-PROMPT_FILE_SKIPPED = pytest.mark.xfail(
-    strict=True, reason="the import skips the prompt file an opencode.json agent names; its prompt is dropped"
-)
-CASE_PARAMS = [
-    pytest.param(name, marks=PROMPT_FILE_SKIPPED) if name == "opencode-config-prompt-file" else name for name in CASES
-]
 
 # The conftest's repository, all four formats in one import: its modes, as the block lists them (by their files'
 # paths), and what each tells the model.
@@ -313,7 +304,7 @@ def publication(request, settings):
     return way
 
 
-@pytest.fixture(params=CASE_PARAMS)
+@pytest.fixture(params=list(CASES))
 def imported(request, publication, alice, alice_client):
     """
     One format's mode, imported (by an admin) and published, and alice's session in the default mode, created before
