@@ -46,6 +46,7 @@ class Reading:
     modes: list[tuple[str, dict]] = field(default_factory=list)  # (path, entry)
     report: list[Fidelity] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # each naming the file and, if any, the mode
+    skipped: list[str] = field(default_factory=list)  # the paths of the files given that no format reads
 
 
 @dataclass

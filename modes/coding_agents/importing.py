@@ -48,9 +48,7 @@ def import_agent_files(
         for index, (path, entry) in enumerate(reading.modes)
     )
     result = import_modes(mode_file=ModeFile(entries=entries), update=update, dry_run=dry_run, imported_by=imported_by)
-    named = {path for file in files for path in prompt_files_named(file)}
-    skipped = [] if from_format else [file.path for file in files if format_of(file.path) is None and file.path not in named]
-    return AgentImport(result=result, report=reading.report, skipped=skipped)
+    return AgentImport(result=result, report=reading.report, skipped=reading.skipped)
 
 
 def read_agent_files(files: list[AgentFile], *, from_format: str | None, update: bool) -> Reading:
@@ -64,15 +62,18 @@ def read_agent_files(files: list[AgentFile], *, from_format: str | None, update:
     for config in (file for file in files if formats[file.path] is not None):
         for path in prompt_files_named(config):
             formats[path] = formats.get(path) or formats[config.path]
-    by_format = {}
+    by_format, skipped = {}, []
     for file in files:
         if (format := formats[file.path]) is not None:
             by_format.setdefault(format.name, []).append(file)
+        else:
+            skipped.append(file.path)
     if not by_format:
         wanted = f"{from_format}'s" if from_format else "a coding agent's"
         return Reading(problems=[*problems, f"No file holds {wanted} modes (docs/coding-agents.md lists their paths)."])
     readings = [FORMATS[name].read(sorted(group, key=lambda file: file.path)) for name, group in by_format.items()]
     merged = Reading(
+        skipped=skipped,
         report=[line for reading in readings for line in reading.report],
         problems=[*problems, *(problem for reading in readings for problem in reading.problems)],
     )
