@@ -77,3 +77,8 @@ FORMATS = {
 def format_of(path: str) -> AgentFormat | None:
     """The format whose file path is, by its name and folder; None for a file no coding agent reads modes from."""
     return next((format for format in FORMATS.values() if format.recognizes(path)), None)
+
+
+def recognizer(from_format: str | None):
+    """Whether a path is a mode file to read: one of from_format's files, or, without it, of any format's."""
+    return FORMATS[from_format].recognizes if from_format else lambda path: format_of(path) is not None

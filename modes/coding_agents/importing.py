@@ -14,7 +14,7 @@ from ..models import AgentMode
 from ..portable import MODE_SECTION, ModeFile, PortableFileError, check_entry
 from ..services import ImportResult, import_modes
 from .base import DROPPED, AgentFile, Fidelity, Reading, problem
-from .formats import FORMATS, format_of
+from .formats import FORMATS, format_of, recognizer
 from .opencode import prompt_files_named
 from .roo import RULES_FOLDERS, has_rules_beside
 
@@ -130,7 +130,7 @@ def agent_file_name(path: Path, *, from_format: str | None) -> str | None:
     The path a mode file has in its repository: the shortest end of path that a format (from_format, if given)
     recognizes, such as .roomodes or .claude/agents/x.md; with from_format, else its name. None: no coding agent's.
     """
-    recognizes = FORMATS[from_format].recognizes if from_format else lambda name: format_of(name) is not None
+    recognizes = recognizer(from_format)
     parts = path.absolute().parts[1:]
     for count in range(1, len(parts) + 1):
         if recognizes(name := "/".join(parts[-count:])):
@@ -161,7 +161,7 @@ def files_in_folder(
     within: the only folders of root to look in, if given.
     """
     root = root.resolve()
-    recognizes = FORMATS[from_format].recognizes if from_format else lambda path: format_of(path) is not None
+    recognizes = recognizer(from_format)
     files, problems = [], []
     for folder, folders, names in os.walk(root):
         folders[:] = [name for name in folders if name not in SKIPPED_FOLDERS]

@@ -11,7 +11,7 @@ from django import forms
 from django.conf import settings
 
 from .base import AgentFile
-from .formats import FORMATS, format_of
+from .formats import FORMATS, recognizer
 from .importing import SKIPPED_FOLDERS
 
 
@@ -76,7 +76,7 @@ def _members(upload, from_format: str | None, problems: list[str]):
         # zipfile raises more than BadZipFile for a damaged archive: a name not UTF-8, a header cut short
         problems.append(f"{upload.name}: not a .zip archive that can be read ({error}).")
         return []
-    recognizes = FORMATS[from_format].recognizes if from_format else lambda path: format_of(path) is not None
+    recognizes = recognizer(from_format)
     paths = _paths_in_repository([info.filename for info in infos], recognizes)
     return [
         (path, lambda info=info: archive.open(info))
