@@ -11,7 +11,7 @@ from agent_tools.formats import format_tools
 from agent_tools.registry import registry
 from aptix_site.service_errors import Conflict, InvalidInput, NotAllowed, NotFound
 from modes.catalog import Catalog, catalog_at_revision, mode_enables
-from modes.releases import may
+from modes.permissions import may
 from modes.models import AgentMode
 from sessions_app.models import AgentSession
 from sessions_app.ownership import owned_session

@@ -33,6 +33,21 @@ def env_int(name, default: int) -> int:
     return int(value)
 
 
+def env_number(name, default: float | None, *, most: float | None = None) -> float | None:
+    """A decimal number from 0 (to most, if given); default when unset."""
+    value = env(name)
+    if value is None:
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1.0
+    if not 0 <= number <= (most if most is not None else float("inf")):
+        bound = f"from 0 to {most:g}" if most is not None else "0 or more"
+        raise ImproperlyConfigured(f"{name} must be a number {bound}; it is {value!r}.")
+    return number
+
+
 def env_list(name, default) -> list[str]:
     value = env(name)
     return default if value is None else [item.strip() for item in value.split(",") if item.strip()]
@@ -290,6 +305,27 @@ if MODE_CHANGE_CONFIRMATION not in {"model", "user"}:
     raise ImproperlyConfigured(
         f"MODE_CHANGE_CONFIRMATION must be 'model' or 'user'; it is {MODE_CHANGE_CONFIRMATION!r}."
     )
+
+# Routing evaluations and the release gate (docs/catalog.md, Routing evaluations). No gate is set by default: a
+# revision whose latest evaluation by CATALOG_EVAL_SCORER routes fewer cases right than the minimum, or drops more
+# than the most below the published revision's, is neither approved nor published.
+CATALOG_EVAL_MIN_ACCURACY = env_number("CATALOG_EVAL_MIN_ACCURACY", None, most=1)
+CATALOG_EVAL_MAX_DROP = env_number("CATALOG_EVAL_MAX_DROP", None, most=1)
+CATALOG_EVAL_SCORER = env("CATALOG_EVAL_SCORER") or "offline"
+if CATALOG_EVAL_SCORER not in {"offline", "llm"}:
+    raise ImproperlyConfigured(f"CATALOG_EVAL_SCORER must be 'offline' or 'llm'; it is {CATALOG_EVAL_SCORER!r}.")
+if CATALOG_EVAL_SCORER == "llm" and CATALOG_APPROVALS == 0:
+    raise ImproperlyConfigured(
+        "CATALOG_EVAL_SCORER=llm needs CATALOG_APPROVALS of 1 or more: with none, a change is published as it is "
+        "saved, and only the offline scorer runs within a request."
+    )
+# The offline scorer predicts stay when no mode's routing text is this similar to the utterance.
+ROUTING_EVAL_THRESHOLD = env_number("ROUTING_EVAL_THRESHOLD", 0.3, most=1)
+# The llm scorer (manage.py eval_routing --scorer llm): any OpenAI-compatible Chat Completions endpoint.
+ROUTING_EVAL_BASE_URL = env("ROUTING_EVAL_BASE_URL")
+ROUTING_EVAL_MODEL = env("ROUTING_EVAL_MODEL")
+ROUTING_EVAL_API_KEY = env("ROUTING_EVAL_API_KEY")
+ROUTING_EVAL_TIMEOUT = env_number("ROUTING_EVAL_TIMEOUT", 30.0)
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if REDIS_URL := env("REDIS_URL"):

@@ -33,12 +33,17 @@ from .coding_agents.formats import FORMATS as AGENT_FORMATS
 from .coding_agents.importing import import_agent_files
 from .coding_agents.uploads import ImportForm, uploaded_files
 from .graph import GRAPH_HINT, catalog_graph_problems
-from .models import AgentMode, ArchivedHistory, CatalogRevision, DeclaredTool
+from .models import AgentMode, ArchivedHistory, CatalogRevision, DeclaredTool, RoutingCase
+from .permissions import may
 from .portable import PortableFileError
 from .releases import (
     approve_revision, pending_release, publish_revision, release_actions, release_summary, revision_diff
 )
 from .revision_store import MODE, TOOL, deleted_since, history_of
+from .routing.cases import mode_keys, mode_problems
+from .routing.evaluation import evaluation_payload, latest_evaluation
+from .routing.offline import run_offline_evaluation
+from .routing.serializers import RoutingEvaluationResponse
 from .services import (
     ModeDeletionRefused, catalog_change, check_deletable, delete_modes, deletion_refusal, revert_row, set_default_mode
 )
@@ -395,7 +400,11 @@ RELEASE_ACTIONS = {
     "roll-back": (
         publish_revision, "Roll the catalog back to revision {number}? Agents are served it at once.", "Yes, roll back"
     ),
+    "evaluate": (
+        run_offline_evaluation, "Score revision {number} on the routing cases with the offline scorer?", "Yes, evaluate"
+    ),
 }
+DONE = {"approve": "Revision {number} is approved.", "evaluate": "Revision {number} is evaluated."}
 
 
 @admin.register(CatalogRevision)
@@ -432,6 +441,7 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
                               for name, values in tool["fields"].items()}
         context = {
             "title": "Catalog releases", "prompt_diff": diff["prompt"], "diff": modes[:RELEASES_PAGE_MODES],
+            "routing": routing_evaluations(pending or summary["published"], request.user),
             "more_modes": len(modes[RELEASES_PAGE_MODES:]), "tool_diff": tools,
             "may": release_actions(request.user, summary), **summary,
         }
@@ -450,8 +460,8 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
             except ServiceError as error:
                 self.message_user(request, str(error), messages.ERROR)
             else:
-                done = "approved" if action == "approve" else "published to agents"
-                self.message_user(request, f"Revision {revision.number} is {done}.", messages.SUCCESS)
+                done = DONE.get(action, "Revision {number} is published to agents.")
+                self.message_user(request, done.format(number=getattr(revision, "number", number)), messages.SUCCESS)
             return HttpResponseRedirect(releases_url)
         context = {"title": question.format(number=number), "confirm": confirm, "releases_url": releases_url}
         return admin_page(self, request, "admin/modes/catalog_release_confirm.html", **context)
@@ -459,6 +469,64 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
 
 # The page shows this many changed modes; the API's diff pages through them all.
 RELEASES_PAGE_MODES = 100
+HEAT_BUCKETS = 5  # the heat map's shades: a cell's share of its row, in fifths
+
+
+def routing_evaluations(revision, user) -> dict | None:
+    """The latest evaluation of revision by each scorer, with its confusion matrix as heat-map rows, for the page."""
+    if revision is None or not may(user, "view_routingevaluation"):
+        return None
+    evaluations = []
+    for scorer in ("offline", "llm"):
+        if evaluation := latest_evaluation(number=revision.number, scorer=scorer):
+            shown = RoutingEvaluationResponse(evaluation_payload(evaluation)).data
+            evaluations.append({**shown, "heat": heat_rows(shown)})
+    return {"revision": revision.number, "evaluations": evaluations,
+            "may_evaluate": may(user, "add_routingevaluation")}
+
+
+def heat_rows(evaluation: dict) -> list[dict]:
+    """Per expected label with cases: its cells in the labels' order, each a count and a CSS class for its share of
+    the row (the admin's CSP allows no inline style), and the label's precision and recall."""
+    rows = []
+    for expected in evaluation["labels"]:
+        counts = evaluation["confusion"].get(expected, {})
+        total = sum(counts.values())
+        if not total:
+            continue
+        cells = []
+        for predicted in evaluation["labels"]:
+            count = counts.get(predicted, 0)
+            bucket = -(-count * HEAT_BUCKETS // total)  # 0 only for no case; 1 to 5 by fifths, rounded up
+            kind = "right" if predicted == expected else "wrong"
+            cells.append({"count": count, "css": f"aptix-heat-{kind}-{bucket}"})
+        rows.append({"expected": expected, "cells": cells, "total": total, **evaluation["perMode"][expected]})
+    return rows
+
+
+class RoutingCaseForm(forms.ModelForm):
+    class Meta:
+        model = RoutingCase
+        fields = ["utterance", "current_mode", "expected"]
+        widgets = {"utterance": forms.Textarea(attrs={"rows": 3, "class": "aptix-wide"})}
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.errors:
+            case = RoutingCase(**{name: cleaned.get(name) or "" for name in self.Meta.fields})
+            for field, problem in mode_problems(case, keys=mode_keys()).items():
+                self.add_error(field, problem)
+        return cleaned
+
+
+@admin.register(RoutingCase)
+class RoutingCaseAdmin(admin.ModelAdmin):
+    """The routing evaluations' test set: an utterance, the mode the session is in, and where it should go."""
+
+    form = RoutingCaseForm
+    list_display = ["utterance", "current_mode", "expected", "updated_at"]
+    list_filter = ["expected", "current_mode"]
+    search_fields = ["utterance"]
 
 
 def _shown(value) -> str:

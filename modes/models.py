@@ -273,6 +273,7 @@ class CatalogRevision(models.Model):
             ("approve_revision", "Can approve catalog revisions of others"),
             ("publish_revision", "Can publish or roll back catalog revisions"),
             ("publish_unreviewed_revision", "Can publish catalog revisions unreviewed"),
+            ("publish_failing_revision", "Can approve and publish catalog revisions that fail the routing gate"),
         ]
 
     def __str__(self):
@@ -351,3 +352,58 @@ class ArchivedHistory(models.Model):
 
     def __str__(self):
         return f"{self.kind} {self.name} {self.change} at {self.changed_at:%Y-%m-%d %H:%M}"
+
+
+ROUTING_STAY = "stay"  # a routing case's expected outcome when the model should propose no mode
+
+
+class RoutingCase(models.Model):
+    """An utterance and where the model should route it (modes.routing): the evaluations' test set, not the catalog's."""
+
+    utterance = models.CharField(
+        max_length=1000, validators=[validate_not_blank, ProhibitNullCharactersValidator()],
+        help_text="What the user says, as one message.",
+    )
+    current_mode = models.CharField(
+        max_length=64, blank=True, validators=[validate_mode_key],
+        help_text="Key of the mode the session is in when it arrives; empty: the default mode.",
+    )
+    expected = models.CharField(
+        max_length=64, validators=[validate_mode_key],
+        help_text=f"Key of the mode the model should propose, or {ROUTING_STAY} for none.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["utterance", "current_mode"], name="modes_routingcase_once",
+                violation_error_message="A case with this utterance from this mode exists already.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.utterance[:60]} -> {self.expected}"
+
+
+class RoutingEvaluation(models.Model):
+    """How one scorer routed the cases with one revision's catalog (modes.routing.evaluation)."""
+
+    revision = models.ForeignKey(CatalogRevision, on_delete=models.CASCADE, related_name="evaluations")
+    scorer = models.CharField(max_length=16)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    result = models.JSONField(help_text="Accuracy, per-mode precision and recall, confusion, failures, violations.")
+    # Every case's outcome, [utterance, current mode, expected, predicted]: what another revision's moves are read from.
+    outcomes = models.JSONField()
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["revision", "scorer", "-id"], name="modes_evaluation_latest")]
+
+    def __str__(self):
+        return f"{self.scorer} evaluation of revision {self.revision_id}"

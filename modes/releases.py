@@ -17,8 +17,10 @@ from aptix_site.service_errors import Conflict, NotAllowed
 
 from .catalog import Catalog, catalog_at_revision, no_such_revision
 from .models import AgentMode, CatalogApproval, CatalogHead, CatalogRevision
+from .permissions import may
 from .portable import PORTABLE_FIELDS, TOOL_FIELDS
 from .revisions import publish, rows_differ_from_latest
+from .routing.gate import check_gate
 from .rules import InvalidCatalog, validate_catalog
 from .services import ModeDeletionRefused, restore_revision_rows
 
@@ -75,10 +77,6 @@ def authors_since_published(number: int, head: CatalogHead) -> set:
     return set(changes.exclude(created_by=None).values_list("created_by", flat=True))
 
 
-def may(user, permission: str) -> bool:
-    return user.is_active and user.is_staff and user.has_perm(f"modes.{permission}")
-
-
 def _require(user, permission: str, doing: str) -> None:
     if not may(user, permission):
         raise ReleaseForbidden(f"You need the permission modes.{permission} to {doing}.")
@@ -113,6 +111,7 @@ def approve_revision(*, number: int, user) -> CatalogRevision:
             raise ReleaseForbidden(
                 f"You made changes that revision {number} publishes, so another admin must approve it."
             )
+        check_gate(number=number, published=head.published, user=user)
         CatalogApproval.objects.get_or_create(revision=revision, user=user)
     return revision
 
@@ -146,6 +145,7 @@ def publish_revision(*, number: int, user) -> CatalogRevision:
                 "approve it first."
             )
         _validate(number)
+        check_gate(number=number, published=head.published, user=user)
         publish(head, revision, by=user, unreviewed=missing > 0)
         head.save(update_fields=["published", "published_at"])
     return revision

@@ -8,6 +8,8 @@ revision, so never served: rows_differ_from_latest() finds it, `manage.py record
 from django.conf import settings
 from django.utils import timezone
 
+from .catalog import catalog_at_revision
+from .routing.gate import check_gate_on_record
 from .rules import validate_catalog
 from .models import AgentMode, CatalogHead, CatalogRevision, DeclaredTool
 from .portable import MODE_SECTION, TOOL_SECTION, export_document, upgrade_document
@@ -15,7 +17,8 @@ from .revision_store import document_of, entries_at, store_changes
 
 
 def record_revision(*, created_by, restores: int | None = None) -> CatalogRevision | None:
-    """The rows as a new revision by created_by, None if the newest one holds them; InvalidCatalog if a rule breaks."""
+    """The rows as a new revision by created_by, None if the newest one holds them; InvalidCatalog if a rule breaks,
+    RoutingGateRefusedChange if it would be published at once and misses the routing gate (modes.routing.gate)."""
     head = CatalogHead.objects.select_for_update().get(pk=1)
     modes, catalog, before, summary = _changes_since(head.latest)
     if summary is None:
@@ -27,6 +30,8 @@ def record_revision(*, created_by, restores: int | None = None) -> CatalogRevisi
     )
     store_changes(revision, before=before, document=catalog, modes=modes)
     if settings.CATALOG_APPROVALS == 0 or head.published == 0:  # the first revision is published at once too
+        if head.published and restores is None:  # a rollback restores what was published once: not gated
+            check_gate_on_record(catalog=catalog_at_revision(revision.number), published=head.published, user=created_by)
         publish(head, revision, by=created_by, unreviewed=False)
     head.save()
     return revision

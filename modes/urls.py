@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import views
+from .routing import views as routing
 
 urlpatterns = [
     path("modes/", views.ModeListView.as_view(), name="mode-list"),
@@ -14,4 +15,10 @@ urlpatterns = [
     path("catalog/revisions/<str:number>/diff/", views.CatalogRevisionDiffView.as_view(), name="catalog-revision-diff"),
     path("catalog/revisions/<str:number>/approve/", views.ApproveRevisionView.as_view(), name="catalog-revision-approve"),
     path("catalog/revisions/<str:number>/publish/", views.PublishRevisionView.as_view(), name="catalog-revision-publish"),
+    path("catalog/revisions/<str:number>/evals/", routing.RoutingEvaluationView.as_view(), name="catalog-revision-evals"),
+    path(
+        "catalog/revisions/<str:number>/evals/latest/", routing.LatestRoutingEvaluationView.as_view(),
+        name="catalog-revision-evals-latest",
+    ),
+    path("catalog/routing-cases/", routing.RoutingCaseListView.as_view(), name="routing-case-list"),
 ]

@@ -27,7 +27,8 @@ from .coding_agents.importing import import_agent_files
 from .listing import ModeDetailResponse, ModeListResponse, mode_detail_payload
 from .models import CatalogApproval, CatalogRevision
 from .portable import PortableFileError, export_document
-from .releases import approve_revision, catalog_head, get_revision, may, publish_revision, revision_diff
+from .permissions import may
+from .releases import approve_revision, catalog_head, get_revision, publish_revision, revision_diff
 from .serializers import (
     CatalogExportQuery, CatalogExportResponse, CatalogImportRequest, CatalogImportResponse, CatalogRevisionSummary,
     ModeListQuery, ModeToolsResponse, RevisionDiffQuery, RevisionDiffResponse, SystemPromptQuery
@@ -130,7 +131,7 @@ class RevisionNotFound(NotFound):
         super().__init__(f"There is no catalog revision {number}.")
 
 
-def _revision_number(text: str) -> int:
+def revision_from_url(text: str) -> int:
     """The revision a URL names; 404 naming it if it is not a number of one."""
     if (number := revision_number(text)) is None:
         raise RevisionNotFound(text)
@@ -162,7 +163,7 @@ class CatalogRevisionDetailView(APIView):
 
     @extend_schema(operation_id="getCatalogRevision", responses={200: REVISION_BODY, **error_responses(400, 401, 403, 404)})
     def get(self, request, number):
-        return Response(revision_body(_revision_number(number)))
+        return Response(revision_body(revision_from_url(number)))
 
 
 class CatalogRevisionDiffView(APIView):
@@ -178,7 +179,7 @@ class CatalogRevisionDiffView(APIView):
     )
     def get(self, request, number):
         query = RevisionDiffQuery.validated(request.query_params)
-        diff = revision_diff(number=_revision_number(number), against=query["against"])
+        diff = revision_diff(number=revision_from_url(number), against=query["against"])
         keys = [mode["key"] for mode in diff["modes"]]
         if query["after"] is not None and query["after"] not in keys:
             raise NotFound(f"No mode {query['after']!r} is in this diff: follow its next link as given.")
@@ -196,7 +197,7 @@ class ReleaseActionView(APIView):
     action = None  # approve_revision or publish_revision
 
     def post(self, request, number):
-        number = _revision_number(number)
+        number = revision_from_url(number)
         try:
             revision = type(self).action(number=number, user=request.user)
         except UnknownRevisionError:

@@ -362,7 +362,7 @@ def view_only_client(staff_client):
 def admin_rows(alice, alice_session, custom_mode):
     """
     A row in every table the admin shows (a session with a mode change, a group, a declared tool, login
-    attempts and logs, a row of the archived history, which no service writes), and in each catalog table a row
+    attempts and logs, a row of the archived history, which no service writes, a routing case), and in each catalog table a row
     deleted since, to be restored from its history. The access attempt is older than the lockout, so axes' "Clean
     up expired attempts" would delete it.
     """
@@ -372,7 +372,7 @@ def admin_rows(alice, alice_session, custom_mode):
     from django.contrib.auth.models import Group
     from django.utils import timezone
 
-    from modes.models import ArchivedHistory, DeclaredTool
+    from modes.models import ArchivedHistory, DeclaredTool, RoutingCase
     from sessions_app.services import set_session_mode
 
     catalog = published_catalog()
@@ -394,6 +394,7 @@ def admin_rows(alice, alice_session, custom_mode):
         content={"key": "retired_research", "when_to_use": "Use this mode for research."},
         changed_at=timezone.now(), changed_by=alice,
     )
+    RoutingCase.objects.create(utterance="Write a DDR about caching.", expected="ddr_authoring")
 
 
 @pytest.fixture

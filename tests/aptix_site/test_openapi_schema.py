@@ -47,6 +47,10 @@ REQUIRED_ERRORS = {
     "answerModeChangeConfirmation": {400, 401, 404, 409, 410, 429, 500, 503},
     "importCodingAgentFiles": {400, 401, 403, 411, 413, 415},
     "exportCodingAgentFiles": {400, 401},
+    "listRoutingCases": {400, 401, 403},
+    "createRoutingCase": {400, 401, 403, 411, 413, 415},
+    "evaluateCatalogRevision": {401, 403, 404},
+    "latestCatalogRevisionEvaluation": {400, 401, 403, 404},
     "obtainToken": {400, 409, 411, 413, 415, 429},
 }
 
@@ -232,9 +236,10 @@ def test_every_write_documents_its_real_request_body(schema):
     }
     assert set(writes) == {
         "invokeTool", "createSession", "obtainToken", "approveCatalogRevision", "publishCatalogRevision",
-        "answerModeChangeConfirmation", "importCodingAgentFiles",
+        "answerModeChangeConfirmation", "importCodingAgentFiles", "createRoutingCase", "evaluateCatalogRevision",
     }
-    for release in ("approveCatalogRevision", "publishCatalogRevision"):  # the revision is in the path; no body
+    # The revision is in the path; no body.
+    for release in ("approveCatalogRevision", "publishCatalogRevision", "evaluateCatalogRevision"):
         assert "requestBody" not in writes[release]
 
     invocation = _body_schema(schema, writes["invokeTool"])
@@ -252,6 +257,11 @@ def test_every_write_documents_its_real_request_body(schema):
     assert imported["additionalProperties"] is False
     assert set(imported["properties"]) == {"files", "format", "dryRun", "update"}
     assert imported["required"] == ["files"]
+
+    case = _body_schema(schema, writes["createRoutingCase"])
+    assert case["additionalProperties"] is False
+    assert set(case["properties"]) == {"utterance", "currentMode", "expected"}
+    assert sorted(case["required"]) == ["expected", "utterance"]
 
     session = _body_schema(schema, writes["createSession"])
     assert session["additionalProperties"] is False
@@ -281,7 +291,10 @@ def test_methods_the_schema_does_not_list_are_answered_405_with_the_documented_m
     schema, staff_user, staff_api_client
 ):
     # As staff, whom every endpoint serves (a caller an endpoint refuses is answered 401 or 403 first).
-    staff_user.user_permissions.add(*Permission.objects.filter(codename__in=["add_agentmode", "change_agentmode"]))
+    staff_user.user_permissions.add(*Permission.objects.filter(codename__in=[
+        "add_agentmode", "change_agentmode", "view_routingcase", "add_routingcase", "view_routingevaluation",
+        "add_routingevaluation",
+    ]))
     concrete = {"{key}": "general", "{session_id}": "00000000-0000-4000-8000-000000000000", "{name}": "agent_list_modes",
                 "{confirmation_id}": "00000000-0000-4000-8000-000000000000"}
     for path, methods in schema["paths"].items():

@@ -1,0 +1,100 @@
+"""
+The llm scorer of routing evaluations (modes.routing): each case sent to an OpenAI-compatible Chat Completions
+endpoint through the openai SDK, as an agent back-end sends a session's first message: the context of a session in the
+case's current mode (llm_context, in openai-chat format; the system message as docs/rest.md composes it) and the
+utterance as the user's message. The reply proposes mode X when it names X (its key or display name) and no other mode
+but the current one; naming none is stay. Calling agent_change_mode in a one-message case is a switch that no user has
+confirmed (TUL-007 §4.3): reported apart, and the case fails. A failed call is reported per case, and the run goes on.
+"""
+
+import json
+import re
+
+import openai
+from django.conf import settings
+
+from aptix_site.service_errors import InvalidInput
+from modes.catalog import Catalog
+from modes.models import ROUTING_STAY
+from modes.routing.cases import Case
+from modes.routing.evaluation import Outcome
+
+from .services import llm_context
+
+CHANGE_MODE = "agent_change_mode"
+
+
+class LlmScorerNotConfigured(InvalidInput):
+    """ROUTING_EVAL_BASE_URL or ROUTING_EVAL_MODEL is not set."""
+
+
+class LlmScorer:
+    name = "llm"
+
+    def __init__(self):
+        missing = [name for name in ("ROUTING_EVAL_BASE_URL", "ROUTING_EVAL_MODEL") if not getattr(settings, name)]
+        if missing:
+            raise LlmScorerNotConfigured(f"The llm scorer needs {' and '.join(missing)}: the endpoint and model to ask.")
+        self.model = settings.ROUTING_EVAL_MODEL
+        self.client = openai.OpenAI(
+            base_url=settings.ROUTING_EVAL_BASE_URL, api_key=settings.ROUTING_EVAL_API_KEY or "none",
+            timeout=settings.ROUTING_EVAL_TIMEOUT, max_retries=0,  # a case that fails is reported; no hidden waits
+        )
+
+    def outcomes(self, catalog: Catalog, cases: list[Case]):
+        for case in cases:
+            yield self.outcome(catalog, case)
+
+    def outcome(self, catalog: Catalog, case: Case) -> Outcome:
+        context = llm_context(catalog=catalog, mode_id=catalog.mode(case.current_mode).pk, tool_format="openai-chat")
+        system = "\n\n".join(text for text in (context["modeInstructions"], context["systemPrompt"]) if text)
+        try:
+            reply = self.client.chat.completions.create(
+                model=self.model, tools=context["tools"],
+                messages=[{"role": "system", "content": system}, {"role": "user", "content": case.utterance}],
+            )
+        except openai.APIError as error:
+            return Outcome(None, error=failure(error))
+        message = reply.choices[0].message
+        for call in message.tool_calls or ():
+            if call.function.name == CHANGE_MODE:
+                called = called_mode(call.function.arguments)
+                return Outcome(called if called in catalog.by_key else None, called=called)
+        named = proposed_modes(catalog, message.content or "", current=case.current_mode)
+        if len(named) > 1:
+            return Outcome(None, error=f"The reply names several modes: {', '.join(named)}.")
+        return Outcome(named[0] if named else ROUTING_STAY)
+
+
+def proposed_modes(catalog: Catalog, text: str, *, current: str) -> list[str]:
+    """The keys of the modes text names by key or display name (as a whole word, any case), but the current one."""
+    return [
+        mode.key for mode in catalog.modes
+        if mode.key != current and any(_names(name, text) for name in (mode.key, mode.display_name))
+    ]
+
+
+def _names(name: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+def called_mode(arguments: str) -> str:
+    """The mode an agent_change_mode call names, as the model wrote it."""
+    try:
+        mode = json.loads(arguments).get("mode")
+    except (ValueError, AttributeError):
+        mode = None
+    return mode if isinstance(mode, str) else "(no mode)"
+
+
+def failure(error: openai.APIError) -> str:
+    """A failed call, in a line: what an operator needs to act on it."""
+    if isinstance(error, openai.APITimeoutError):
+        return f"No answer within ROUTING_EVAL_TIMEOUT ({settings.ROUTING_EVAL_TIMEOUT:g} s)."
+    if isinstance(error, openai.RateLimitError):
+        return "Rate limited (429): the endpoint asks for fewer requests."
+    if isinstance(error, (openai.AuthenticationError, openai.PermissionDeniedError)):
+        return f"The endpoint refused ROUTING_EVAL_API_KEY ({error.status_code})."
+    if isinstance(error, openai.APIStatusError):
+        return f"The endpoint answered {error.status_code}."
+    return f"No connection to ROUTING_EVAL_BASE_URL: {error.message}"

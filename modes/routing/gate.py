@@ -1,0 +1,102 @@
+"""
+The release gate: a revision whose routing evaluation misses CATALOG_EVAL_MIN_ACCURACY, or drops more than
+CATALOG_EVAL_MAX_DROP below the published revision's (by the same scorer, CATALOG_EVAL_SCORER), is not approved or
+published, unless the user holds modes.publish_failing_revision. No gate is set by default. With CATALOG_APPROVALS = 0
+a revision is published as it is recorded, so the offline evaluation runs then, and a change the gate refuses is not
+saved. Rollbacks to a revision once published are not gated.
+"""
+
+from collections import Counter
+
+from django.conf import settings
+
+from aptix_site.service_errors import Conflict, InvalidInput
+
+from ..catalog import Catalog, catalog_at_revision
+from ..models import RoutingEvaluation
+from ..permissions import may
+from .evaluation import evaluate_catalog, latest_evaluation
+from .offline import OfflineScorer
+
+SHOWN_FAILURES = 5  # the refusal names this many failing cases; the evaluation lists them all
+
+
+class RoutingGateRefused(Conflict):
+    """Approving or publishing a revision whose routing evaluation misses the gate (409)."""
+
+
+class RoutingGateRefusedChange(InvalidInput):
+    """A change that would be published at once (CATALOG_APPROVALS = 0) and misses the gate (400)."""
+
+
+def gate_is_set() -> bool:
+    return settings.CATALOG_EVAL_MIN_ACCURACY is not None or settings.CATALOG_EVAL_MAX_DROP is not None
+
+
+def check_gate(*, number: int, published: int, user) -> None:
+    """RoutingGateRefused if revision number may not be approved or published by user for its routing."""
+    if gate_is_set() and not may(user, "publish_failing_revision"):
+        if refusal := gate_refusal(number=number, published=published):
+            raise RoutingGateRefused(refusal)
+
+
+def check_gate_on_record(*, catalog: Catalog, published: int, user) -> None:
+    """For a revision about to be published as it is recorded: evaluated offline, and RoutingGateRefusedChange if
+    it misses the gate. The published revision is evaluated too if it has not been, to judge the drop against."""
+    if not gate_is_set():
+        return
+    scorer = OfflineScorer()
+    evaluate_catalog(catalog, scorer=scorer, by=user)
+    if settings.CATALOG_EVAL_MAX_DROP is not None and not latest_evaluation(number=published, scorer=scorer.name):
+        evaluate_catalog(catalog_at_revision(published), scorer=scorer)
+    if not may(user, "publish_failing_revision"):
+        if refusal := gate_refusal(number=catalog.revision, published=published, subject="This change"):
+            raise RoutingGateRefusedChange(refusal)
+
+
+def gate_refusal(*, number: int, published: int, subject: str = "") -> str | None:
+    """Why revision number (subject: "Revision <number>") misses the gate, naming its failing cases; None if not."""
+    subject = subject or f"Revision {number}"
+    scorer = settings.CATALOG_EVAL_SCORER
+    evaluation = latest_evaluation(number=number, scorer=scorer)
+    if evaluation is None:
+        return (
+            f"Revision {number} has no routing evaluation by the {scorer} scorer, which the release gate needs: run "
+            f"an evaluation first (POST /api/catalog/revisions/{number}/evals/ or manage.py eval_routing "
+            f"--revision {number})."
+        )
+    accuracy, minimum = evaluation.result["accuracy"] or 0.0, settings.CATALOG_EVAL_MIN_ACCURACY
+    if minimum is not None and accuracy < minimum:
+        return (
+            f"{subject} routes {accuracy:.1%} of the cases right, below the {minimum:.1%} of "
+            f"CATALOG_EVAL_MIN_ACCURACY. {_failing(evaluation)}"
+        )
+    most = settings.CATALOG_EVAL_MAX_DROP
+    if most is None or number == published:
+        return None
+    baseline = latest_evaluation(number=published, scorer=scorer)
+    if baseline is None:
+        return (
+            f"The published revision {published} has no routing evaluation by the {scorer} scorer to compare "
+            f"revision {number} with: run an evaluation first (manage.py eval_routing --revision {published})."
+        )
+    drop = (baseline.result["accuracy"] or 0.0) - accuracy
+    if drop > most:
+        return (
+            f"{subject} routes {accuracy:.1%} of the cases right, {drop:.1%} less than the published revision "
+            f"{published}, more than the {most:.1%} drop CATALOG_EVAL_MAX_DROP allows. {_failing(evaluation)}"
+        )
+    return None
+
+
+def _failing(evaluation: RoutingEvaluation) -> str:
+    """The failing cases, the most common confusion's first: what the edit most likely broke."""
+    pairs = Counter((failure["expected"], failure["predicted"]) for failure in evaluation.result["failures"])
+    failures = sorted(evaluation.result["failures"], key=lambda failure: -pairs[failure["expected"], failure["predicted"]])
+    named = "; ".join(
+        f"{failure['utterance']!r} from {failure['current_mode']}: expected {failure['expected']}, "
+        f"predicted {failure['predicted'] or 'nothing (' + failure.get('error', '') + ')'}"
+        for failure in failures[:SHOWN_FAILURES]
+    )
+    more = f" and {len(failures) - SHOWN_FAILURES} more" if len(failures) > SHOWN_FAILURES else ""
+    return f"Failing cases: {named}{more}."

@@ -1,0 +1,75 @@
+"""
+The offline scorer: no network, no key. It ranks the modes for an utterance by how close the utterance is to each
+mode's routing text (its when-to-use line, description and example utterances, less the utterance itself) in
+WordLlama's embedding space, whose 16 MB model ships inside its PyPI wheel: nothing is downloaded. The closest mode
+is proposed; the mode the session is in, or none as close as ROUTING_EVAL_THRESHOLD (cosine), is stay.
+benchmarks/routing_scorers.py measured it against a lexical ranker (BM25): docs/catalog.md has the figures.
+"""
+
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+
+from aptix_site.service_errors import NotAllowed
+
+from ..catalog import Catalog
+from ..models import ROUTING_STAY
+from ..permissions import may
+from .cases import Case
+from .evaluation import Outcome, evaluate_revision
+
+
+@cache
+def embedding_model():
+    """WordLlama's default model, from the files its wheel installs (downloads disabled: the wheel has them all)."""
+    import wordllama  # noqa: PLC0415  (0.4 s and 60 MB: loaded by the first evaluation, not by every process)
+
+    # Its own lookup of bundled files looks in "tokenizer/" while the wheel installs "tokenizers/"; as a cache
+    # directory, the package's own folder is found through the right names.
+    return wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
+
+
+def routing_texts(catalog: Catalog) -> tuple[list[str], np.ndarray]:
+    """Each mode's routing text, one piece per line of it, and the index of the mode each piece is of."""
+    pieces, owners = [], []
+    for index, mode in enumerate(catalog.modes):
+        for text in (mode.when_to_use, mode.description, *mode.example_utterances):
+            if text.strip():
+                pieces.append(text)
+                owners.append(index)
+    return pieces, np.array(owners)
+
+
+class OfflineScorer:
+    name = "offline"
+
+    def __init__(self, threshold: float | None = None):
+        self.threshold = settings.ROUTING_EVAL_THRESHOLD if threshold is None else threshold
+
+    def outcomes(self, catalog: Catalog, cases: list[Case]):
+        if not cases:
+            return
+        model = embedding_model()
+        pieces, owners = routing_texts(catalog)
+        keys = [mode.key for mode in catalog.modes]
+        similarity = model.embed([case.utterance for case in cases], norm=True) @ model.embed(pieces, norm=True).T
+        for row, case in zip(similarity, cases):
+            row[[piece == case.utterance for piece in pieces]] = -1.0  # a case is not scored by its own text
+            best = np.full(len(keys), -1.0)
+            np.maximum.at(best, owners, row)
+            top = int(best.argmax())
+            closest = keys[top] if best[top] >= self.threshold else ROUTING_STAY
+            yield Outcome(ROUTING_STAY if closest == case.current_mode else closest)
+
+
+class EvaluationForbidden(NotAllowed):
+    message = "You need the permission modes.add_routingevaluation to evaluate catalog revisions."
+
+
+def run_offline_evaluation(*, number: int, user):
+    """What the API and the releases page run (seconds): revision number scored offline, stored, by user."""
+    if not may(user, "add_routingevaluation"):
+        raise EvaluationForbidden()
+    return evaluate_revision(number=number, scorer=OfflineScorer(), by=user)

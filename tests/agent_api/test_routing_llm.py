@@ -1,0 +1,182 @@
+"""
+The llm routing scorer, through manage.py eval_routing and the openai SDK, against a local Chat Completions server
+that answers with recorded completions: a proposal, small talk, a switch made without asking (TUL-007 §4.3), a reply
+naming two modes, a timeout, a 429, and a refused key.
+"""
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from modes.catalog import published_catalog
+from modes.models import RoutingCase, RoutingEvaluation
+
+pytestmark = pytest.mark.django_db
+
+KEY = "sk-recorded"
+
+
+def text_reply(content):
+    return {"role": "assistant", "content": content}
+
+
+def change_mode_call(mode):
+    call = {"id": "call_1", "type": "function",
+            "function": {"name": "agent_change_mode", "arguments": json.dumps({"mode": mode, "reason": "asked"})}}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+# The recorded completions, by the user's message; any other message gets small talk.
+RECORDED = {
+    "Help me write a DDR about caching.": text_reply(
+        "That is what **DDR Authoring** mode is for. Would you like to switch to it?"
+    ),
+    "Thanks, that is all.": text_reply("You're welcome!"),
+    "Build an onboarding workflow.": change_mode_call("workflow_authoring"),
+    "Compare a DDR and a workflow.": text_reply("Either ddr_authoring or Workflow Authoring could help."),
+}
+SLOW, BUSY = "Take your time.", "Are you there?"
+
+
+class CompletionsServer(BaseHTTPRequestHandler):
+    requests = []  # each request's JSON body, in order
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests.append(body)
+        utterance = body["messages"][-1]["content"]
+        if self.headers["Authorization"] != f"Bearer {KEY}":
+            return self.answer(401, {"error": {"message": "Incorrect API key provided.", "type": "invalid_request_error"}})
+        if utterance == BUSY:
+            return self.answer(429, {"error": {"message": "Rate limit reached.", "type": "requests"}})
+        if utterance == SLOW:
+            time.sleep(1.0)
+        message = RECORDED.get(utterance, text_reply("Sure, happy to help with that."))
+        self.answer(200, {
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        })
+
+    def answer(self, status, body):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        try:
+            self.wfile.write(data)
+        except BrokenPipeError:  # the client gave up waiting (the timeout case)
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def completions(settings):
+    CompletionsServer.requests = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), CompletionsServer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    settings.ROUTING_EVAL_BASE_URL = f"http://127.0.0.1:{server.server_port}/v1"
+    settings.ROUTING_EVAL_MODEL = "recorded-model"
+    settings.ROUTING_EVAL_API_KEY = KEY
+    settings.ROUTING_EVAL_TIMEOUT = 0.5
+    yield CompletionsServer.requests
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def cases():
+    RoutingCase.objects.bulk_create([
+        RoutingCase(utterance="Help me write a DDR about caching.", expected="ddr_authoring"),
+        RoutingCase(utterance="Thanks, that is all.", current_mode="workflow_authoring", expected="stay"),
+        RoutingCase(utterance="Build an onboarding workflow.", expected="workflow_authoring"),
+        RoutingCase(utterance="Compare a DDR and a workflow.", expected="stay"),
+        RoutingCase(utterance=SLOW, expected="stay"),
+        RoutingCase(utterance=BUSY, expected="stay"),
+    ])
+
+
+def evaluate(*arguments):
+    out = StringIO()
+    call_command("eval_routing", "--scorer", "llm", *arguments, stdout=out, stderr=StringIO())
+    return out.getvalue(), RoutingEvaluation.objects.get()
+
+
+def failure_of(evaluation, utterance):
+    return next(failure for failure in evaluation.result["failures"] if failure["utterance"] == utterance)
+
+
+def test_each_case_is_sent_as_an_agent_sends_a_sessions_first_message(completions, cases, alice_client):
+    evaluate()
+    sent = next(body for body in completions if body["messages"][-1]["content"] == "Thanks, that is all.")
+    context = published_context_of("workflow_authoring", alice_client)
+    assert sent["model"] == "recorded-model"
+    assert sent["messages"] == [
+        {"role": "system", "content": "\n\n".join(filter(None, (context["modeInstructions"], context["systemPrompt"])))},
+        {"role": "user", "content": "Thanks, that is all."},
+    ]
+    assert sent["tools"] == context["tools"]
+
+
+def published_context_of(mode_key, client):
+    """A session's context in mode_key, openai-chat format, as an agent back-end fetches it."""
+    session = client.post("/api/sessions/", {"mode": mode_key}, format="json").json()
+    return client.get(f"/api/sessions/{session['id']}/context/?toolFormat=openai-chat").json()
+
+
+def test_replies_are_judged_by_the_modes_they_name_and_a_switch_without_asking_is_a_violation(completions, cases):
+    table, evaluation = evaluate()
+    result = evaluation.result
+    failing = {failure["utterance"] for failure in result["failures"]}
+    assert "Help me write a DDR about caching." not in failing  # named by display name: proposed
+    assert "Thanks, that is all." not in failing  # names no mode: stay
+    assert result["violations"] == [{
+        "utterance": "Build an onboarding workflow.", "current_mode": "general", "expected": "workflow_authoring",
+        "predicted": "workflow_authoring", "called": "workflow_authoring",
+    }]
+    assert "Build an onboarding workflow." in failing  # the right mode, but switched into unasked
+    assert failure_of(evaluation, "Compare a DDR and a workflow.")["error"] == (
+        "The reply names several modes: ddr_authoring, workflow_authoring."
+    )
+    assert "Violations of TUL-007 §4.3 (1):" in table
+    assert "called agent_change_mode with 'workflow_authoring'" in table
+
+
+def test_a_timeout_and_a_429_are_reported_per_case_and_the_run_goes_on(completions, cases):
+    _, evaluation = evaluate()
+    assert failure_of(evaluation, SLOW)["error"] == "No answer within ROUTING_EVAL_TIMEOUT (0.5 s)."
+    assert failure_of(evaluation, BUSY)["error"] == "Rate limited (429): the endpoint asks for fewer requests."
+    assert evaluation.result["errors"] == 3  # and the reply naming two modes
+    # Every case was asked, once: none is retried behind the operator's back.
+    scored = evaluation.result["cases"]
+    assert len(completions) == scored and scored > len(RoutingCase.objects.all())
+
+
+def test_a_refused_key_fails_every_case_saying_so(completions, cases, settings):
+    settings.ROUTING_EVAL_API_KEY = "sk-wrong"
+    _, evaluation = evaluate()
+    assert evaluation.result["passed"] == 0
+    assert {failure["error"] for failure in evaluation.result["failures"]} == {
+        "The endpoint refused ROUTING_EVAL_API_KEY (401)."
+    }
+
+
+def test_without_an_endpoint_the_command_says_what_to_set_in_one_line(settings, cases):
+    settings.ROUTING_EVAL_BASE_URL = None
+    settings.ROUTING_EVAL_MODEL = None
+    with pytest.raises(CommandError) as refused:
+        call_command("eval_routing", "--scorer", "llm")
+    assert str(refused.value) == (
+        "The llm scorer needs ROUTING_EVAL_BASE_URL and ROUTING_EVAL_MODEL: the endpoint and model to ask."
+    )
+    assert not RoutingEvaluation.objects.exists()
+    assert published_catalog().revision  # the catalog is untouched

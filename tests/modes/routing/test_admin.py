@@ -1,0 +1,69 @@
+"""The admin: the releases page shows the pending revision's routing beside its diff, as a heat map, and evaluates
+it on request; routing cases are edited with readable refusals; each for users holding the permissions only."""
+
+import pytest
+from django.urls import reverse
+
+from modes.models import AgentMode, CatalogHead, RoutingCase, RoutingEvaluation
+from modes.services import catalog_change
+
+from ..admin_forms import messages_of
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
+
+RELEASES = "/admin/modes/catalogrevision/releases/"
+
+
+@pytest.fixture
+def pending(settings, overlapping_modes):
+    """A pending revision, with the two modes' overlap still in it."""
+    settings.CATALOG_APPROVALS = 1
+    with catalog_change(by=None):
+        AgentMode.objects.filter(key="data_reports").update(position=99)
+    return CatalogHead.objects.get(pk=1).latest
+
+
+def test_the_releases_page_evaluates_the_pending_revision_and_shows_its_confusion_as_a_heat_map(pending, staff_client):
+    client = staff_client("add_routingevaluation")
+    page = client.get(RELEASES).content.decode()
+    assert f"No evaluation of revision {pending} yet." in page
+    evaluate = f"{RELEASES}{pending}/evaluate/"
+    assert f'href="{evaluate}"' in page
+    assert "with the offline scorer?" in client.get(evaluate).content.decode()  # asked first
+    done = client.post(evaluate, follow=True)
+    assert f"Revision {pending} is evaluated." in messages_of(done)
+    page = done.content.decode()
+    evaluation = RoutingEvaluation.objects.get(revision_id=pending)
+    assert f"{evaluation.result['passed']} of {evaluation.result['cases']} cases routed right" in page
+    row = page[page.index("<tr><th><code>data_reports</code></th>"):]
+    row = row[:row.index("</tr>")]
+    # Columns in the labels' order: general, ddr_authoring, workflow_authoring, sql_help, data_reports, stay.
+    assert '<td class="aptix-heat-wrong-4">3</td>' in row  # 3 of 4 to sql_help: the fourth fifth, in red
+    assert 'style="' not in row  # classes only: the admin's CSP allows no inline style
+    assert "Build me a dashboard of weekly sales figures." in page  # among the failing cases
+
+
+def test_staff_without_the_evaluation_permissions_see_no_routing_and_cannot_run_one(pending, staff_client):
+    viewer = staff_client()  # every view_* permission, no add_routingevaluation
+    page = viewer.get(RELEASES).content.decode()
+    assert "Routing of revision" in page and f"{RELEASES}{pending}/evaluate/" not in page
+    refused = viewer.post(f"{RELEASES}{pending}/evaluate/", follow=True)
+    assert any("modes.add_routingevaluation" in message for message in messages_of(refused))
+    assert not RoutingEvaluation.objects.exists()
+
+
+def test_a_case_naming_an_unknown_mode_is_refused_on_its_field_and_a_user_without_add_may_not_add(
+    overlapping_modes, staff_client, routing_staff
+):
+    client = staff_client("add_routingcase")
+    add = reverse("admin:modes_routingcase_add")
+    response = client.post(add, {"utterance": "Chart sales", "current_mode": "", "expected": "charts"})
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors == {
+        "expected": ["There is no mode 'charts'; name a mode's key or stay."]
+    }
+    assert client.post(add, {"utterance": "Chart sales", "current_mode": "", "expected": "data_reports"}).status_code == 302
+    assert RoutingCase.objects.get(utterance="Chart sales").expected == "data_reports"
+    _, reader = routing_staff("reader", "view_routingcase")
+    assert reader.post(add, {"utterance": "Chart it", "current_mode": "", "expected": "data_reports"}).status_code == 403
+    assert not RoutingCase.objects.filter(utterance="Chart it").exists()

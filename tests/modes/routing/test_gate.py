@@ -1,0 +1,146 @@
+"""
+The release gate (CATALOG_EVAL_MIN_ACCURACY, CATALOG_EVAL_MAX_DROP): a revision that routes too few cases right is
+neither approved nor published, over the API, the admin and the commands; with no approvals a change it refuses is
+not saved; rollbacks are not gated.
+"""
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from modes.models import AgentMode, CatalogHead
+from modes.services import catalog_change
+
+from ..admin_forms import change_url, form_data, messages_of
+from .conftest import OVERLAPPING, tell_apart
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
+
+RELEASER = (
+    "approve_revision", "publish_revision", "publish_unreviewed_revision", "add_routingevaluation",
+    "view_routingevaluation",
+)
+FAILING_CASE = "'Build me a dashboard of weekly sales figures.' from general: expected data_reports, predicted sql_help"
+
+
+def head():
+    return CatalogHead.objects.get(pk=1)
+
+
+def evaluate(client, number):
+    response = client.post(f"/api/catalog/revisions/{number}/evals/")
+    assert response.status_code == 201, response.json()
+    return response.json()
+
+
+@pytest.fixture
+def gate(settings):
+    settings.CATALOG_EVAL_MIN_ACCURACY = 0.7
+
+
+@pytest.fixture
+def under_review(settings, overlapping_modes, gate):
+    """The two overlapping modes published; later changes wait for one approval."""
+    settings.CATALOG_APPROVALS = 1
+
+
+def test_overlapping_lines_show_in_the_matrix_and_the_gate_holds_the_revision_until_a_line_is_fixed(
+    under_review, routing_staff
+):
+    _, client = routing_staff("rita", *RELEASER)
+    with catalog_change(by=None):  # a pending revision that only reorders: the overlap is still there
+        AgentMode.objects.filter(key="data_reports").update(position=99)
+    pending = head().latest
+    result = evaluate(client, pending)
+    assert result["confusion"]["data_reports"]["sql_help"] >= 3
+    assert result["perMode"]["data_reports"]["recall"] <= 0.25
+    for action in ("approve", "publish"):
+        refused = client.post(f"/api/catalog/revisions/{pending}/{action}/")
+        assert refused.status_code == 409
+        assert "below the 70.0% of CATALOG_EVAL_MIN_ACCURACY" in refused.json()["detail"]
+        assert FAILING_CASE in refused.json()["detail"]
+    assert head().published == pending - 1
+
+    tell_apart()
+    fixed = head().latest
+    assert evaluate(client, fixed)["confusion"]["data_reports"] == {"data_reports": 4}
+    assert client.post(f"/api/catalog/revisions/{fixed}/approve/").status_code == 200
+    assert client.post(f"/api/catalog/revisions/{fixed}/publish/").status_code == 200
+    assert head().published == fixed
+
+
+def test_with_a_gate_a_revision_with_no_evaluation_is_refused_until_one_is_run(under_review, routing_staff):
+    _, client = routing_staff("rita", *RELEASER)
+    tell_apart()
+    refused = client.post(f"/api/catalog/revisions/{head().latest}/approve/")
+    assert refused.status_code == 409
+    assert "has no routing evaluation by the offline scorer" in refused.json()["detail"]
+    assert "run an evaluation first" in refused.json()["detail"]
+    with pytest.raises(CommandError, match="run an evaluation first"):
+        call_command("publish_revision", str(head().latest), "--user", "rita")
+    assert head().published == head().latest - 1
+
+
+def test_the_permission_to_publish_failing_revisions_lets_one_through(under_review, routing_staff):
+    _, client = routing_staff("boss", *RELEASER, "publish_failing_revision")
+    with catalog_change(by=None):
+        AgentMode.objects.filter(key="data_reports").update(position=99)
+    assert client.post(f"/api/catalog/revisions/{head().latest}/approve/").status_code == 200
+    assert client.post(f"/api/catalog/revisions/{head().latest}/publish/").status_code == 200
+
+
+def test_a_drop_below_the_published_revisions_score_is_refused_naming_what_moved(
+    settings, overlapping_modes, routing_staff
+):
+    _, client = routing_staff("rita", *RELEASER)
+    tell_apart()  # published at once: no approvals yet
+    evaluate(client, head().published)
+    settings.CATALOG_APPROVALS, settings.CATALOG_EVAL_MAX_DROP = 1, 0.05
+    with catalog_change(by=None):
+        AgentMode.objects.filter(key="data_reports").update(when_to_use=OVERLAPPING)
+        AgentMode.objects.filter(key="sql_help").update(when_to_use=OVERLAPPING)
+    result = evaluate(client, head().latest)
+    assert result["changes"]["against"] == head().published
+    move = next(move for move in result["changes"]["moves"] if move["was"] == "data_reports")
+    assert move["now"] == "sql_help" and move["cases"] >= 3
+    assert f"This edit moves {move['cases']} cases from data_reports to sql_help." in result["changes"]["summary"]
+    refused = client.post(f"/api/catalog/revisions/{head().latest}/publish/")
+    assert refused.status_code == 409
+    assert "less than the published revision" in refused.json()["detail"]
+
+
+def test_with_no_approvals_a_change_the_gate_refuses_is_not_saved_over_the_api_and_in_the_admin(
+    overlapping_modes, staff_client, settings
+):
+    tell_apart()
+    settings.CATALOG_EVAL_MIN_ACCURACY = 0.7
+    admin_client = staff_client("add_agentmode", "change_agentmode")  # not publish_failing_revision
+    before = head().latest
+    roo = {"customModes": [
+        {"slug": slug, "name": name, "roleDefinition": "You help.", "whenToUse": OVERLAPPING, "groups": ["read"]}
+        for slug, name in (("sql-help", "SQL Help"), ("data-reports", "Data Reports"))
+    ]}
+    response = admin_client.post(
+        "/api/catalog/import/", {"files": [{"path": ".roomodes", "content": json.dumps(roo)}], "update": True},
+        format="json", content_type="application/json",
+    )
+    assert response.status_code == 400, response.content
+    assert "below the 70.0% of CATALOG_EVAL_MIN_ACCURACY" in response.json()["detail"]
+    mode = AgentMode.objects.get(key="data_reports")
+    AgentMode.objects.filter(key="sql_help").update(when_to_use=OVERLAPPING)  # past the services: no revision
+    page = admin_client.post(change_url(mode.pk), form_data(mode, when_to_use=OVERLAPPING), follow=True)
+    assert any("Nothing was changed" in message and "CATALOG_EVAL_MIN_ACCURACY" in message for message in messages_of(page))
+    assert head().latest == before
+    assert AgentMode.objects.get(key="data_reports").when_to_use != OVERLAPPING
+
+
+def test_a_rollback_to_a_revision_once_published_is_not_gated(settings, overlapping_modes, routing_staff):
+    _, client = routing_staff("rita", *RELEASER)
+    overlapping = head().published
+    tell_apart()
+    settings.CATALOG_EVAL_MIN_ACCURACY = 0.9
+    response = client.post(f"/api/catalog/revisions/{overlapping}/publish/")
+    assert response.status_code == 200, response.json()
+    assert AgentMode.objects.get(key="data_reports").when_to_use == OVERLAPPING
