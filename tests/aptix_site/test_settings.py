@@ -1,5 +1,5 @@
-"""aptix_site/settings.py reads the environment: SECRET_KEY, DEBUG, DATABASE_URL, DATABASE_PREPARED_STATEMENTS and
-MODE_CHANGE_CONFIRMATION."""
+"""aptix_site/settings.py reads the environment: SECRET_KEY, DEBUG, DATABASE_URL, DATABASE_PREPARED_STATEMENTS,
+MODE_CHANGE_CONFIRMATION and the routing evaluations' settings."""
 
 import os
 import runpy
@@ -125,3 +125,29 @@ def test_mode_change_confirmation_is_model_unless_the_environment_says_user(load
 def test_an_unknown_mode_change_confirmation_stops_the_settings_from_loading(load_settings):
     with pytest.raises(ImproperlyConfigured, match=r"^MODE_CHANGE_CONFIRMATION must be 'model' or 'user'; it is 'users'\.$"):
         load_settings(SECRET_KEY="x", MODE_CHANGE_CONFIRMATION="users")
+
+
+def test_no_release_gate_is_set_unless_the_environment_sets_one(load_settings):
+    loaded = load_settings(SECRET_KEY="x", CATALOG_EVAL_MIN_ACCURACY="0.85")
+    assert (loaded["CATALOG_EVAL_MIN_ACCURACY"], loaded["CATALOG_EVAL_MAX_DROP"]) == (0.85, None)
+    assert (loaded["CATALOG_EVAL_SCORER"], loaded["ROUTING_EVAL_THRESHOLD"], loaded["ROUTING_EVAL_TIMEOUT"]) == (
+        "offline", 0.3, 30.0
+    )
+    assert load_settings(SECRET_KEY="x", CATALOG_EVAL_SCORER="llm", CATALOG_APPROVALS="1")["CATALOG_EVAL_SCORER"] == "llm"
+
+
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        ({"CATALOG_EVAL_MIN_ACCURACY": "90%"}, r"^CATALOG_EVAL_MIN_ACCURACY must be a number from 0 to 1; it is '90%'\.$"),
+        ({"CATALOG_EVAL_MAX_DROP": "1.5"}, r"^CATALOG_EVAL_MAX_DROP must be a number from 0 to 1; it is '1.5'\.$"),
+        ({"ROUTING_EVAL_TIMEOUT": "nan"}, r"^ROUTING_EVAL_TIMEOUT must be a number 0 or more; it is 'nan'\.$"),
+        ({"CATALOG_EVAL_SCORER": "gpt"}, r"^CATALOG_EVAL_SCORER must be 'offline' or 'llm'; it is 'gpt'\.$"),
+        ({"CATALOG_EVAL_SCORER": "llm"}, r"^CATALOG_EVAL_SCORER=llm needs CATALOG_APPROVALS of 1 or more"),
+    ],
+)
+def test_a_bad_routing_setting_stops_the_settings_from_loading(load_settings, monkeypatch, env, message):
+    for name in ("CATALOG_EVAL_MIN_ACCURACY", "CATALOG_EVAL_MAX_DROP", "CATALOG_EVAL_SCORER", "CATALOG_APPROVALS"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(ImproperlyConfigured, match=message):
+        load_settings(SECRET_KEY="x", **env)
