@@ -3,7 +3,7 @@ The first hour of an admin, in a real headless Chromium against the app served b
 settings) on a scratch database of the suite's kind: log in, open the mode list, edit a mode's
 when-to-use and save it, get a readable error for a two-line one, read the preview, find the edit on the
 mode's History page and revert it from there; under review, edit as
-one admin, approve as another and publish on the Catalog releases page; the API docs show the token header
+one admin, evaluate its routing, approve as another and publish on the Catalog releases page; the API docs show the token header
 whole; and the mode graph of the seed catalog plus two custom modes is drawn. No page breaks its
 Content-Security-Policy (Chromium reports each violation on the console). Every page is kept as a screenshot
 (tests/browser.py says where).
@@ -244,6 +244,14 @@ def test_an_edit_is_approved_by_another_admin_and_published_on_the_releases_page
 
     log_in_as(page, base, "approver")
     page.goto(f"{base}/admin/modes/catalogrevision/releases/")
+    expect(page.locator("#routing")).to_contain_text("No evaluation of revision 2 yet.")
+    confirm(page, "Evaluate with the offline scorer")
+    expect(page.locator(".messagelist .success")).to_have_text("Revision 2 is evaluated.")
+    expect(page.locator("#routing h3")).to_contain_text("offline scorer")
+    # The heat map's shades come from the stylesheet's classes: the CSP allows no inline style.
+    right = page.locator("#routing td[class^='aptix-heat-right-']").first
+    assert right.evaluate("cell => getComputedStyle(cell).backgroundColor") not in ("rgba(0, 0, 0, 0)", "transparent")
+    shots(page, "releases-routing")
     confirm(page, "Approve")
     expect(page.locator(".messagelist .success")).to_have_text("Revision 2 is approved.")
     confirm(page, "Publish")
