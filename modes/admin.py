@@ -15,7 +15,7 @@ from django.contrib.admin.utils import quote, unquote
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.forms.fields import InvalidJSONInput
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.urls import path, reverse
 from django.utils.decorators import method_decorator
@@ -40,8 +40,10 @@ from .releases import (
     approve_revision, pending_release, publish_revision, release_actions, release_summary, revision_diff
 )
 from .revision_store import MODE, TOOL, deleted_since, history_of
-from .routing.cases import mode_keys, mode_problems
+from .routing.cases import InvalidRoutingCase, mode_keys, mode_problems
 from .routing.evaluation import evaluation_payload, latest_evaluation
+from .routing.files import FILE_FORMATS as CASE_FILE_FORMATS
+from .routing.files import export_cases, import_cases
 from .routing.offline import run_offline_evaluation
 from .routing.serializers import RoutingEvaluationResponse
 from .services import (
@@ -519,14 +521,74 @@ class RoutingCaseForm(forms.ModelForm):
         return cleaned
 
 
+class RoutingCasesImportForm(forms.Form):
+    file = forms.FileField(help_text="JSON Lines (.jsonl) or CSV (.csv), as export writes them.")
+    update = forms.BooleanField(required=False, help_text="Change the expected mode of cases that exist.")
+    dry_run = forms.BooleanField(required=False, help_text="Check and report; change nothing.")
+
+
 @admin.register(RoutingCase)
 class RoutingCaseAdmin(admin.ModelAdmin):
-    """The routing evaluations' test set: an utterance, the mode the session is in, and where it should go."""
+    """The routing evaluations' test set: an utterance, the mode the session is in, and where it should go; imported
+    and exported as files, all or none, as the commands do."""
 
     form = RoutingCaseForm
+    change_list_template = "admin/modes/routingcase_change_list.html"
     list_display = ["utterance", "current_mode", "expected", "updated_at"]
     list_filter = ["expected", "current_mode"]
     search_fields = ["utterance"]
+
+    def get_urls(self):
+        import_page = self.admin_site.admin_view(self.import_view)
+        export_file = self.admin_site.admin_view(require_safe(self.export_view))
+        return [
+            path("import/", import_page, name="modes_routingcase_import"),
+            path("export/<slug:file_format>/", export_file, name="modes_routingcase_export"),
+            *super().get_urls(),
+        ]
+
+    def may_import(self, request) -> bool:
+        return self.has_add_permission(request) and self.has_change_permission(request)
+
+    def changelist_view(self, request, extra_context=None):
+        may = {"may_import": self.may_import(request), "file_formats": CASE_FILE_FORMATS}
+        return super().changelist_view(request, {**may, **(extra_context or {})})
+
+    def import_view(self, request):
+        if not self.may_import(request):
+            raise PermissionDenied
+        form = RoutingCasesImportForm(request.POST, request.FILES) if request.method == "POST" else RoutingCasesImportForm()
+        context = {"title": "Import routing cases", "form": form}
+        if form.is_bound and form.is_valid():
+            upload = form.cleaned_data["file"]
+            file_format = upload.name.rpartition(".")[2].lower()
+            try:
+                if file_format not in CASE_FILE_FORMATS:
+                    raise InvalidRoutingCase([f"{upload.name}: name it .jsonl or .csv, as export writes them."])
+                if upload.size > settings.API_MAX_IMPORT_BYTES:
+                    raise InvalidRoutingCase([f"The file is larger than the {settings.API_MAX_IMPORT_BYTES:,} bytes an import takes."])
+                try:
+                    text = upload.read().decode("utf-8-sig")
+                except UnicodeDecodeError:
+                    raise InvalidRoutingCase([f"{upload.name}: not UTF-8 text."]) from None
+                context["counts"] = import_cases(
+                    text=text, file_format=file_format, update=form.cleaned_data["update"],
+                    dry_run=form.cleaned_data["dry_run"],
+                )
+            except InvalidRoutingCase as error:
+                context["problems"] = error.problems
+            context["dry_run"] = form.cleaned_data["dry_run"]
+        return admin_page(self, request, "admin/modes/import_routing_cases.html", **context)
+
+    def export_view(self, request, file_format):
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        if file_format not in CASE_FILE_FORMATS:
+            raise Http404(f"No export as {file_format!r}.")
+        content_type = "application/jsonl" if file_format == "jsonl" else "text/csv"
+        response = HttpResponse(export_cases(file_format=file_format), content_type=f"{content_type}; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="routing-cases.{file_format}"'
+        return response
 
 
 def _shown(value) -> str:

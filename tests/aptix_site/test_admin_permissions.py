@@ -296,12 +296,24 @@ def test_a_view_only_user_cannot_post_to_the_export_page(view_only_client):
     assert database_rows() == before
 
 
+# The routing cases' import and export, as files (tests/modes/routing/test_admin.py too).
+CASE_VIEWS = {"modes_routingcase_import", "modes_routingcase_export"}
+
+
+def test_a_view_only_user_cannot_import_routing_cases_nor_post_to_their_export(view_only_client):
+    before = database_rows()
+    upload = SimpleUploadedFile("cases.jsonl", b'{"utterance": "Hi", "expected": "stay"}\n')
+    assert view_only_client.post(reverse("admin:modes_routingcase_import"), {"file": upload}).status_code == 403
+    assert view_only_client.post(reverse("admin:modes_routingcase_export", args=["csv"])).status_code == 405
+    assert database_rows() == before
+
+
 # The Catalog releases page and its actions, tested below; the actions are the release services' to refuse.
 RELEASE_VIEWS = {"modes_catalogrevision_releases", "modes_catalogrevision_release_action"}
 
 
-@pytest.mark.parametrize("action, number", [("approve", 2), ("publish", 2), ("roll-back", 1)])
-def test_a_view_only_user_cannot_approve_publish_or_roll_back_a_revision(view_only_client, settings, action, number):
+@pytest.mark.parametrize("action, number", [("approve", 2), ("publish", 2), ("roll-back", 1), ("evaluate", 2)])
+def test_a_view_only_user_cannot_approve_publish_roll_back_or_evaluate_a_revision(view_only_client, settings, action, number):
     settings.CATALOG_APPROVALS = 1
     edit_general_past_revision_1()  # revision 2, pending review
     assert published_catalog().revision == 1
@@ -329,7 +341,7 @@ def test_every_admin_view_is_tested(model_admin):
     prefix = f"{model_admin.opts.app_label}_{model_admin.opts.model_name}_"
     tested_here = STANDARD_VIEWS | {REVERT_VIEW}  # the revert: by every admin of REVERTING_ADMINS
     untested = {name for name in admin_url_names(model_admin) if name.removeprefix(prefix) not in tested_here}
-    tested = set(OTHER_VIEWS) | RELEASE_VIEWS | {GRAPH_VIEW, IMPORT_VIEW, EXPORT_VIEW}
+    tested = set(OTHER_VIEWS) | RELEASE_VIEWS | CASE_VIEWS | {GRAPH_VIEW, IMPORT_VIEW, EXPORT_VIEW}
     assert untested <= tested, f"test what a view-only user can POST to {untested - tested}"
 
 

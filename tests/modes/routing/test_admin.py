@@ -2,6 +2,7 @@
 it on request; routing cases are edited with readable refusals; each for users holding the permissions only."""
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from modes.models import AgentMode, CatalogHead, RoutingCase, RoutingEvaluation
@@ -67,3 +68,22 @@ def test_a_case_naming_an_unknown_mode_is_refused_on_its_field_and_a_user_withou
     _, reader = routing_staff("reader", "view_routingcase")
     assert reader.post(add, {"utterance": "Chart it", "current_mode": "", "expected": "data_reports"}).status_code == 403
     assert not RoutingCase.objects.filter(utterance="Chart it").exists()
+
+
+def test_cases_are_imported_from_a_file_all_or_none_and_exported(overlapping_modes, staff_client, routing_staff):
+    client = staff_client("add_routingcase", "change_routingcase")
+    assert 'id="import-link"' in client.get(reverse("admin:modes_routingcase_changelist")).content.decode()
+    importing = reverse("admin:modes_routingcase_import")
+    bad = SimpleUploadedFile("cases.csv", b"utterance,expected\nChart it,charts\nPlot it,data_reports\n")
+    page = client.post(importing, {"file": bad})
+    assert page.context["problems"] == ["line 2: expected: There is no mode 'charts'; name a mode's key or stay."]
+    assert not RoutingCase.objects.filter(utterance="Plot it").exists()
+    good = SimpleUploadedFile("cases.jsonl", '{"utterance": "Plot it", "expected": "data_reports"}\n'.encode())
+    assert client.post(importing, {"file": good}).context["counts"] == {"created": 1, "updated": 0, "unchanged": 0}
+    exported = client.get(reverse("admin:modes_routingcase_export", args=["jsonl"]))
+    assert exported["Content-Disposition"] == 'attachment; filename="routing-cases.jsonl"'
+    assert '{"utterance": "Plot it", "currentMode": "", "expected": "data_reports"}' in exported.content.decode()
+    _, reader = routing_staff("reader", "view_routingcase")
+    assert reader.post(importing, {"file": SimpleUploadedFile("c.jsonl", b'{"utterance": "x", "expected": "stay"}')}).status_code == 403
+    assert reader.get(reverse("admin:modes_routingcase_export", args=["csv"])).status_code == 200
+    assert not RoutingCase.objects.filter(utterance="x").exists()
