@@ -107,9 +107,11 @@ test-postgres: install-test $(NGINX) $(PGBOUNCER)
 
 # The benchmark harness (benchmarks/run.py): the app against a reference project, both under make serve.
 # BENCH_ARGS="--rounds 5 --databases postgres" changes the run; it exits non-zero when a budget is missed.
+# First, the offline routing scorer's accuracy against a lexical ranker, and its time for 300 cases.
 bench: install $(NGINX)
 	command -v wrk >/dev/null || apt-get install -y -q wrk
 	$(PIP_INSTALL) -r benchmarks/requirements.txt
+	$(BIN)/python -m benchmarks.routing_scorers
 	$(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 # The volume benchmark (benchmarks/volume.py): every endpoint and admin page on a PostgreSQL database filled to

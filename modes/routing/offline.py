@@ -42,6 +42,9 @@ def routing_texts(catalog: Catalog) -> tuple[list[str], np.ndarray]:
     return pieces, np.array(owners)
 
 
+BATCH = 256  # cases scored at once: 256 x 10,000 pieces of routing text is 10 MB of similarities
+
+
 class OfflineScorer:
     name = "offline"
 
@@ -54,14 +57,20 @@ class OfflineScorer:
         model = embedding_model()
         pieces, owners = routing_texts(catalog)
         keys = [mode.key for mode in catalog.modes]
-        similarity = model.embed([case.utterance for case in cases], norm=True) @ model.embed(pieces, norm=True).T
-        for row, case in zip(similarity, cases):
-            row[[piece == case.utterance for piece in pieces]] = -1.0  # a case is not scored by its own text
-            best = np.full(len(keys), -1.0)
-            np.maximum.at(best, owners, row)
-            top = int(best.argmax())
-            closest = keys[top] if best[top] >= self.threshold else ROUTING_STAY
-            yield Outcome(ROUTING_STAY if closest == case.current_mode else closest)
+        where = {}  # each piece's text: its positions, to leave a case's own text out
+        for position, piece in enumerate(pieces):
+            where.setdefault(piece, []).append(position)
+        embedded = model.embed(pieces, norm=True)
+        for start in range(0, len(cases), BATCH):  # a batch's matrix, not every case's: bounded memory
+            batch = cases[start:start + BATCH]
+            similarity = model.embed([case.utterance for case in batch], norm=True) @ embedded.T
+            for row, case in zip(similarity, batch):
+                row[where.get(case.utterance, [])] = -1.0
+                best = np.full(len(keys), -1.0)
+                np.maximum.at(best, owners, row)
+                top = int(best.argmax())
+                closest = keys[top] if best[top] >= self.threshold else ROUTING_STAY
+                yield Outcome(ROUTING_STAY if closest == case.current_mode else closest)
 
 
 class EvaluationForbidden(NotAllowed):
