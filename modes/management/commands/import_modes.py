@@ -6,7 +6,9 @@ files (Roo Code, Kilo, OpenCode, Claude Code), one file or a repository's folder
 from collections import Counter
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
+
+from aptix_site.commands import ServiceCommand
 
 from modes.checks import unresolved_tools_message
 from modes.coding_agents.base import fidelity_text
@@ -23,7 +25,7 @@ def describe_action(entry: PlannedEntry, *, dry_run: bool) -> str:
     return f"would be {entry.action}{fields}" if dry_run else f"{entry.action}{fields}"
 
 
-class Command(BaseCommand):
+class Command(ServiceCommand):  # a refusal at the end, such as the release gate's, is one line
     help = (
         "Import agent modes from a YAML or JSON file written by export_modes, or from coding agents' mode files: "
         "one file, or a repository's folder (each file's format known by its path, or as --from says)."

@@ -5,6 +5,7 @@ not saved; rollbacks are not gated.
 """
 
 import json
+from io import StringIO
 
 import pytest
 from django.core.management import call_command
@@ -144,3 +145,21 @@ def test_a_rollback_to_a_revision_once_published_is_not_gated(settings, overlapp
     response = client.post(f"/api/catalog/revisions/{overlapping}/publish/")
     assert response.status_code == 200, response.json()
     assert AgentMode.objects.get(key="data_reports").when_to_use == OVERLAPPING
+
+
+def test_with_no_approvals_import_modes_refused_by_the_gate_ends_in_one_line_and_changes_nothing(
+    overlapping_modes, settings, tmp_path
+):
+    tell_apart()
+    settings.CATALOG_EVAL_MIN_ACCURACY = 0.7
+    before = head().latest
+    roomodes = tmp_path / ".roomodes"
+    roomodes.write_text(json.dumps({"customModes": [
+        {"slug": slug, "name": name, "roleDefinition": "You help.", "whenToUse": OVERLAPPING, "groups": ["read"]}
+        for slug, name in (("sql-help", "SQL Help"), ("data-reports", "Data Reports"))
+    ]}))
+    with pytest.raises(CommandError) as refused:
+        call_command("import_modes", str(roomodes), "--update", stdout=StringIO())
+    assert str(refused.value).startswith("This change routes ")
+    assert "\n" not in str(refused.value)
+    assert head().latest == before
