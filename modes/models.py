@@ -273,7 +273,7 @@ class CatalogRevision(models.Model):
             ("approve_revision", "Can approve catalog revisions of others"),
             ("publish_revision", "Can publish or roll back catalog revisions"),
             ("publish_unreviewed_revision", "Can publish catalog revisions unreviewed"),
-            ("publish_failing_revision", "Can approve and publish catalog revisions that fail the routing gate"),
+            ("publish_failing_revision", "Can publish revisions failing the routing gate"),
         ]
 
     def __str__(self):

@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AlterModelOptions(
             name='catalogrevision',
-            options={'ordering': ['-number'], 'permissions': [('approve_revision', 'Can approve catalog revisions of others'), ('publish_revision', 'Can publish or roll back catalog revisions'), ('publish_unreviewed_revision', 'Can publish catalog revisions unreviewed'), ('publish_failing_revision', 'Can approve and publish catalog revisions that fail the routing gate')]},
+            options={'ordering': ['-number'], 'permissions': [('approve_revision', 'Can approve catalog revisions of others'), ('publish_revision', 'Can publish or roll back catalog revisions'), ('publish_unreviewed_revision', 'Can publish catalog revisions unreviewed'), ('publish_failing_revision', 'Can publish revisions failing the routing gate')]},
         ),
         migrations.CreateModel(
             name='RoutingCase',
