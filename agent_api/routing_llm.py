@@ -55,6 +55,8 @@ class LlmScorer:
             )
         except openai.APIError as error:
             return Outcome(None, error=failure(error))
+        if not reply.choices:  # a content filter, say
+            return Outcome(None, error="The endpoint answered no choice.")
         message = reply.choices[0].message
         for call in message.tool_calls or ():
             if call.function.name == CHANGE_MODE:
@@ -67,22 +69,23 @@ class LlmScorer:
 
 
 def proposed_modes(catalog: Catalog, text: str, *, current: str) -> list[str]:
-    """The keys of the modes text names by key or display name (as a whole word, any case), but the current one."""
-    return [
-        mode.key for mode in catalog.modes
-        if mode.key != current and any(_names(name, text) for name in (mode.key, mode.display_name))
-    ]
-
-
-def _names(name: str, text: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
+    """The keys of the modes text names by key or display name (as a whole word, any case), but the current one. The
+    longest names are looked for first, and what they match is not read again: "DDR Authoring" is not also "DDR"."""
+    names = sorted(((name, mode.key) for mode in catalog.modes for name in {mode.key, mode.display_name}),
+                   key=lambda pair: -len(pair[0]))
+    named = set()
+    for name, key in names:
+        text, found = re.subn(rf"(?<!\w){re.escape(name)}(?!\w)", " ", text, flags=re.IGNORECASE)
+        if found:
+            named.add(key)
+    return [mode.key for mode in catalog.modes if mode.key in named and mode.key != current]
 
 
 def called_mode(arguments: str) -> str:
     """The mode an agent_change_mode call names, as the model wrote it."""
     try:
         mode = json.loads(arguments).get("mode")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         mode = None
     return mode if isinstance(mode, str) else "(no mode)"
 

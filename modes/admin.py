@@ -5,6 +5,7 @@ restore; the catalog's revisions and releases. Every form posted here that chang
 """
 
 import json
+from collections import Counter
 
 from django import forms
 from django.conf import settings
@@ -472,6 +473,8 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
 # The page shows this many changed modes; the API's diff pages through them all.
 RELEASES_PAGE_MODES = 100
 HEAT_BUCKETS = 5  # the heat map's shades: a cell's share of its row, in fifths
+HEAT_LABELS = 40  # the heat map's rows and columns at most: the modes most confused, the API has them all
+SHOWN_FAILURES = 100  # failing cases listed on the page; the API lists them all
 
 
 def routing_evaluations(revision, user) -> dict | None:
@@ -482,22 +485,42 @@ def routing_evaluations(revision, user) -> dict | None:
     for scorer in ("offline", "llm"):
         if evaluation := latest_evaluation(number=revision.number, scorer=scorer):
             shown = RoutingEvaluationResponse(evaluation_payload(evaluation)).data
-            evaluations.append({**shown, "heat": heat_rows(shown)})
+            evaluations.append({
+                **shown, "heat": heat_rows(shown), "heat_labels": heat_labels(shown),
+                "shown_failures": shown["failures"][:SHOWN_FAILURES],
+                "more_failures": max(len(shown["failures"]) - SHOWN_FAILURES, 0),
+            })
     return {"revision": revision.number, "evaluations": evaluations,
             "may_evaluate": may(user, "add_routingevaluation")}
 
 
+def heat_labels(evaluation: dict) -> list[str]:
+    """The heat map's labels, in catalog order: all of them, or the HEAT_LABELS most confused (a catalog of 1,000
+    modes would draw a million cells)."""
+    labels = evaluation["labels"]
+    if len(labels) <= HEAT_LABELS:
+        return labels
+    confused = Counter()
+    for expected, row in evaluation["confusion"].items():
+        for predicted, count in row.items():
+            if predicted != expected:
+                confused[expected] += count
+                confused[predicted] += count
+    kept = {label for label, _ in confused.most_common(HEAT_LABELS)}
+    return [label for label in labels if label in kept]
+
+
 def heat_rows(evaluation: dict) -> list[dict]:
-    """Per expected label with cases: its cells in the labels' order, each a count and a CSS class for its share of
+    """Per expected label with cases: its cells in heat_labels' order, each a count and a CSS class for its share of
     the row (the admin's CSP allows no inline style), and the label's precision and recall."""
-    rows = []
-    for expected in evaluation["labels"]:
+    rows, labels = [], heat_labels(evaluation)
+    for expected in labels:
         counts = evaluation["confusion"].get(expected, {})
         total = sum(counts.values())
         if not total:
             continue
         cells = []
-        for predicted in evaluation["labels"]:
+        for predicted in labels:
             count = counts.get(predicted, 0)
             bucket = -(-count * HEAT_BUCKETS // total)  # 0 only for no case; 1 to 5 by fifths, rounded up
             kind = "right" if predicted == expected else "wrong"

@@ -57,6 +57,9 @@ class EntryConfirmation(models.TextChoices):  # AgentMode.EntryConfirmation; a c
     NONE = "none", "No confirmation"
 
 
+ROUTING_STAY = "stay"  # a routing case's expected outcome when the model should propose no mode: no mode's key
+
+
 class AgentMode(models.Model):
     Status = ModeStatus
     EntryConfirmation = EntryConfirmation
@@ -162,6 +165,11 @@ class AgentMode(models.Model):
 
     def __str__(self):
         return self.key
+
+    def clean(self):
+        if self.key == ROUTING_STAY:
+            raise ValidationError({"key": f"{ROUTING_STAY!r} is what a routing case expects when no mode should be "
+                                          "proposed, so no mode can have it as its key."})
 
     def save(self, *args, **kwargs):
         if self.position is None:
@@ -354,8 +362,6 @@ class ArchivedHistory(models.Model):
         return f"{self.kind} {self.name} {self.change} at {self.changed_at:%Y-%m-%d %H:%M}"
 
 
-ROUTING_STAY = "stay"  # a routing case's expected outcome when the model should propose no mode
-
 
 class RoutingCase(models.Model):
     """An utterance and where the model should route it (modes.routing): the evaluations' test set, not the catalog's."""
@@ -398,8 +404,11 @@ class RoutingEvaluation(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     result = models.JSONField(help_text="Accuracy, per-mode precision and recall, confusion, failures, violations.")
-    # Every case's outcome, [utterance, current mode, expected, predicted]: what another revision's moves are read from.
+    # Every case's outcome, [utterance, current mode, expected, predicted, passed]: what another revision's moves, and
+    # the drop on the cases both scored, are read from.
     outcomes = models.JSONField()
+    # Of the stored cases it scored: the gate takes no evaluation made on other cases than there are now.
+    cases_digest = models.CharField(max_length=64)
 
     class Meta:
         ordering = ["-id"]

@@ -4,9 +4,12 @@ catalog is scored on. A stored case names modes by key, so it is judged against 
 a mode the catalog lacks is skipped, and said so.
 """
 
+import hashlib
+import json
 from dataclasses import dataclass
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db import IntegrityError, transaction
 
 from aptix_site.service_errors import InvalidInput
 
@@ -25,6 +28,10 @@ class Case:
         """As an evaluation's failures list it."""
         return {"utterance": self.utterance, "current_mode": self.current_mode, "expected": self.expected,
                 "predicted": predicted}
+
+    @property
+    def identity(self) -> tuple[str, str, str]:
+        return self.utterance, self.current_mode, self.expected
 
 
 class InvalidRoutingCase(InvalidInput):
@@ -64,18 +71,27 @@ def mode_keys() -> dict[str, bool]:
     return dict(AgentMode.objects.values_list("key", "is_default"))
 
 
+MAX_STORED = 10_000  # every evaluation scores every case: a bound on what one request costs
+
+
 def save_case(case: RoutingCase) -> RoutingCase:
     """Store a new or changed case; InvalidRoutingCase, nothing stored, if a rule refuses it."""
     if problems := case_problems(case, keys=mode_keys()):
         raise InvalidRoutingCase(problems)
-    case.save()
+    if case._state.adding and RoutingCase.objects.count() >= MAX_STORED:
+        raise InvalidRoutingCase([f"There are {MAX_STORED:,} cases, as many as an evaluation takes: delete some first."])
+    try:
+        with transaction.atomic():
+            case.save()
+    except IntegrityError:  # the same case, added at the same moment by another request
+        raise InvalidRoutingCase(["case: A case with this utterance from this mode exists already."]) from None
     return case
 
 
-def catalog_cases(catalog: Catalog, stored) -> tuple[list[Case], list[Case]]:
+def catalog_cases(catalog: Catalog, stored) -> tuple[list[Case], list[dict]]:
     """
-    (the cases to score catalog on, the stored ones naming a mode it lacks). Each mode's example utterances are
-    cases too: the mode expected from the default mode, and stay from the mode itself. A stored case replaces an
+    (the cases to score catalog on, the stored ones it cannot score, each with why). Each mode's example utterances
+    are cases too: the mode expected from the default mode, and stay from the mode itself. A stored case replaces an
     example one with the same utterance and current mode.
     """
     default = catalog.default.key
@@ -85,11 +101,24 @@ def catalog_cases(catalog: Catalog, stored) -> tuple[list[Case], list[Case]]:
             if mode.key != default:
                 cases[utterance, default] = Case(utterance, default, mode.key, source=mode.key)
             cases[utterance, mode.key] = Case(utterance, mode.key, ROUTING_STAY, source=mode.key)
+    stored_here = set()
     for row in stored:
         case = Case(row.utterance, row.current_mode or default, row.expected)
-        known = case.current_mode in catalog.by_key and case.expected in {*catalog.by_key, ROUTING_STAY}
-        if known and case.expected != case.current_mode:
-            cases[case.utterance, case.current_mode] = case
+        if case.current_mode not in catalog.by_key or case.expected not in {*catalog.by_key, ROUTING_STAY}:
+            reason = "It names a mode this revision lacks."
+        elif case.expected == case.current_mode:
+            reason = f"It expects {case.expected}, the mode it starts in (the default here), which is staying."
+        elif (case.utterance, case.current_mode) in stored_here:
+            reason = "Another case has its utterance from the same mode (the default here)."
         else:
-            skipped.append(case)
+            stored_here.add((case.utterance, case.current_mode))
+            cases[case.utterance, case.current_mode] = case
+            continue
+        skipped.append({**case.shown(None), "reason": reason})
     return list(cases.values()), skipped
+
+
+def cases_digest(stored) -> str:
+    """What the stored cases are, as a SHA-256: an evaluation made on other cases than these is out of date."""
+    lines = sorted(json.dumps([row.utterance, row.current_mode, row.expected]) for row in stored)
+    return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()

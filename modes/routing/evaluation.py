@@ -11,7 +11,7 @@ from typing import Protocol
 
 from ..catalog import Catalog, catalog_at_revision
 from ..models import ROUTING_STAY, CatalogHead, RoutingCase, RoutingEvaluation
-from .cases import Case, catalog_cases
+from .cases import Case, catalog_cases, cases_digest
 
 
 Progress = Callable[[int, int], None]  # cases scored, cases in all
@@ -43,16 +43,18 @@ def evaluate_revision(*, number: int, scorer: Scorer, by=None, progress: Progres
 
 def evaluate_catalog(catalog: Catalog, *, scorer: Scorer, by=None, progress: Progress = lambda done, total: None):
     """As evaluate_revision, for a catalog of a recorded revision already at hand."""
-    cases, skipped = catalog_cases(catalog, RoutingCase.objects.all())
+    stored = list(RoutingCase.objects.all())
+    cases, skipped = catalog_cases(catalog, stored)
     outcomes = []
     for outcome in scorer.outcomes(catalog, cases):
         outcomes.append(outcome)
         progress(len(outcomes), len(cases))
     labels = [*(mode.key for mode in catalog.modes), ROUTING_STAY]
-    result = {**measure(cases, outcomes, labels=labels), "skipped": [case.shown(None) for case in skipped]}
-    rows = [[case.utterance, case.current_mode, case.expected, outcome.predicted] for case, outcome in zip(cases, outcomes)]
+    result = {**measure(cases, outcomes, labels=labels), "skipped": skipped}
+    rows = [[*case.identity, outcome.predicted, outcome.passes(case)] for case, outcome in zip(cases, outcomes)]
     return RoutingEvaluation.objects.create(
-        revision_id=catalog.revision, scorer=scorer.name, created_by=by, result=result, outcomes=rows
+        revision_id=catalog.revision, scorer=scorer.name, created_by=by, result=result, outcomes=rows,
+        cases_digest=cases_digest(stored),
     )
 
 
@@ -95,6 +97,16 @@ def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
+def accuracy_on_common_cases(before: RoutingEvaluation, after: RoutingEvaluation) -> tuple[float, float] | None:
+    """(before's accuracy, after's) on the cases both scored, None if they scored none alike: a drop is judged on
+    the same cases, not on cases added or deleted since."""
+    old = {tuple(row[:3]): row[4] for row in before.outcomes}
+    common = [(old[tuple(row[:3])], row[4]) for row in after.outcomes if tuple(row[:3]) in old]
+    if not common:
+        return None
+    return sum(was for was, _ in common) / len(common), sum(now for _, now in common) / len(common)
+
+
 def latest_evaluation(*, number: int, scorer: str) -> RoutingEvaluation | None:
     return RoutingEvaluation.objects.filter(revision_id=number, scorer=scorer).select_related("created_by").first()
 
@@ -117,11 +129,9 @@ def evaluation_payload(evaluation: RoutingEvaluation) -> dict:
 
 def changes(before: RoutingEvaluation, after: RoutingEvaluation) -> dict:
     """What after predicts otherwise than before for the cases both scored: "moves 3 cases from a to b"."""
-    old = {(utterance, current, expected): predicted for utterance, current, expected, predicted in before.outcomes}
+    old = {tuple(row[:3]): row[3] for row in before.outcomes}
     moved = Counter(
-        (old[utterance, current, expected], predicted)
-        for utterance, current, expected, predicted in after.outcomes
-        if (utterance, current, expected) in old and old[utterance, current, expected] != predicted
+        (old[tuple(row[:3])], row[3]) for row in after.outcomes if tuple(row[:3]) in old and old[tuple(row[:3])] != row[3]
     )
     moves = [{"was": was, "now": now, "cases": count} for (was, now), count in moved.most_common()]
     return {

@@ -11,14 +11,15 @@ import json
 from django.conf import settings
 from django.db import transaction
 
-from aptix_site.text import unstorable_text
+from aptix_site.text import refuse_duplicate_keys, unstorable_text
 
 from ..models import RoutingCase
-from .cases import InvalidRoutingCase, case_problems, mode_keys
+from .cases import MAX_STORED, InvalidRoutingCase, case_problems, mode_keys
 
 FIELDS = {"utterance": "utterance", "currentMode": "current_mode", "expected": "expected"}
 FILE_FORMATS = ("jsonl", "csv")
 MAX_CASES = 10_000  # a test set of a few hundred is usual; a run scores every case
+MAX_PROBLEMS = 100  # a file past this many problems needs fixing at its source, not reading on
 
 
 def export_cases(*, file_format: str) -> str:
@@ -37,8 +38,6 @@ def import_cases(*, text: str, file_format: str, update: bool = False, dry_run: 
     if len(text.encode("utf-8", "surrogatepass")) > settings.API_MAX_IMPORT_BYTES:
         raise InvalidRoutingCase([f"The file is larger than the {settings.API_MAX_IMPORT_BYTES:,} bytes an import takes."])
     entries, problems = read_cases(text, file_format=file_format)
-    if len(entries) > MAX_CASES:
-        raise InvalidRoutingCase([f"The file holds {len(entries):,} cases; an import takes {MAX_CASES:,} at most."])
     keys, counts, to_save = mode_keys(), {"created": 0, "updated": 0, "unchanged": 0}, []
     with transaction.atomic():
         stored = {(case.utterance, case.current_mode): case for case in RoutingCase.objects.select_for_update()}
@@ -64,6 +63,11 @@ def import_cases(*, text: str, file_format: str, update: bool = False, dry_run: 
                 to_save.append(existing)
             else:
                 counts["unchanged"] += 1
+        if len(stored) + counts["created"] > MAX_STORED:
+            problems.append(
+                f"With the {len(stored):,} cases stored, the file's {counts['created']:,} new ones would pass the "
+                f"{MAX_STORED:,} an evaluation takes: delete some first."
+            )
         if problems:
             raise InvalidRoutingCase(problems)
         if not dry_run:
@@ -73,18 +77,24 @@ def import_cases(*, text: str, file_format: str, update: bool = False, dry_run: 
 
 
 def read_cases(text: str, *, file_format: str) -> tuple[list[tuple[str, dict]], list[str]]:
-    """([(where, the case's fields)], problems) of a file: each line's own problems (its shape, its text)."""
+    """([(where, the case's fields)], problems) of a file: each line's own problems (its shape, its text). Reading
+    stops past MAX_CASES lines or at the MAX_PROBLEMS-th problem: a file of garbage costs no more than a full one."""
     if file_format not in FILE_FORMATS:
         return [], [f"The format is {file_format!r}; it is one of {', '.join(FILE_FORMATS)}."]
     rows = _json_lines(text) if file_format == "jsonl" else _csv_rows(text)
     entries, problems = [], []
-    for where, row in rows:
+    for count, (where, row) in enumerate(rows, 1):
+        if count > MAX_CASES:
+            return [], [f"The file holds more than {MAX_CASES:,} cases, which an import takes at most."]
+        if len(problems) >= MAX_PROBLEMS:
+            problems.append(f"Reading stopped at {where}, after {MAX_PROBLEMS} problems.")
+            break
         if isinstance(row, str):
             problems.append(f"{where}: {row}")
             continue
-        unknown = sorted(set(row) - set(FIELDS))
+        unknown = sorted(_shown(name) for name in set(row) - set(FIELDS))
         wrong = [name for name, value in row.items() if name in FIELDS and not isinstance(value, str)]
-        unstorable = [name for name, value in row.items() if isinstance(value, str) and unstorable_text(value)]
+        unstorable = [name for name, value in row.items() if name in FIELDS and isinstance(value, str) and unstorable_text(value)]
         missing = [name for name in ("utterance", "expected") if name not in row]
         line_problems = [
             *(f"{name}: not a field of a case (utterance, currentMode, expected)." for name in unknown),
@@ -100,12 +110,18 @@ def read_cases(text: str, *, file_format: str) -> tuple[list[tuple[str, dict]], 
     return entries, problems
 
 
+def _shown(name: str) -> str:
+    """A name from the file, escaped if a page or a terminal could not print it."""
+    return ascii(name) if unstorable_text(name) else name
+
+
 def _json_lines(text: str):
-    for number, line in enumerate(text.splitlines(), 1):
+    # Lines end at "\n" only: str.splitlines() also splits at U+2028, "\x85" or "\f", which a JSON string may hold.
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            row = json.loads(line, object_pairs_hook=refuse_duplicate_keys)
         except (ValueError, RecursionError) as error:
             yield f"line {number}", f"not JSON: {getattr(error, 'msg', error)}."
             continue
@@ -113,8 +129,19 @@ def _json_lines(text: str):
 
 
 def _csv_rows(text: str):
-    reader = csv.DictReader(io.StringIO(text))
+    # Whatever the line endings (a file saved on an old Mac ends lines in "\r"), as the command's reading makes them.
+    reader = csv.DictReader(io.StringIO(text.replace("\r\n", "\n").replace("\r", "\n")))
     try:
+        columns = reader.fieldnames or []
+        header = [
+            *(f"{_shown(name)}: not a column of a case (utterance, currentMode, expected)."
+              for name in columns if name not in FIELDS),
+            *(f"{_shown(name)}: named twice." for name in sorted({name for name in columns if columns.count(name) > 1})),
+            *(f"{name}: every case needs this column." for name in ("utterance", "expected") if name not in columns),
+        ]
+        if header:
+            yield "the header", " ".join(header)
+            return
         for row in reader:
             if None in row:
                 yield f"line {reader.line_num}", "has more values than the header has columns."

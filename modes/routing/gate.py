@@ -13,9 +13,10 @@ from django.conf import settings
 from aptix_site.service_errors import Conflict, InvalidInput
 
 from ..catalog import Catalog, catalog_at_revision
-from ..models import RoutingEvaluation
+from ..models import RoutingCase, RoutingEvaluation
 from ..permissions import may
-from .evaluation import evaluate_catalog, latest_evaluation
+from .cases import cases_digest
+from .evaluation import accuracy_on_common_cases, evaluate_catalog, latest_evaluation
 from .offline import OfflineScorer
 
 SHOWN_FAILURES = 5  # the refusal names this many failing cases; the evaluation lists them all
@@ -56,16 +57,16 @@ def check_gate_on_record(*, catalog: Catalog, published: int, user) -> None:
 
 def gate_refusal(*, number: int, published: int, subject: str = "") -> str | None:
     """Why revision number (subject: "Revision <number>") misses the gate, naming its failing cases; None if not."""
-    subject = subject or f"Revision {number}"
-    scorer = settings.CATALOG_EVAL_SCORER
+    subject, scorer = subject or f"Revision {number}", settings.CATALOG_EVAL_SCORER
     evaluation = latest_evaluation(number=number, scorer=scorer)
     if evaluation is None:
-        return (
-            f"Revision {number} has no routing evaluation by the {scorer} scorer, which the release gate needs: run "
-            f"an evaluation first (POST /api/catalog/revisions/{number}/evals/ or manage.py eval_routing "
-            f"--revision {number})."
-        )
-    accuracy, minimum = evaluation.result["accuracy"] or 0.0, settings.CATALOG_EVAL_MIN_ACCURACY
+        return f"Revision {number} has no routing evaluation by the {scorer} scorer, which the release gate needs: {_run(number)}"
+    current = cases_digest(RoutingCase.objects.all())
+    if evaluation.cases_digest != current:
+        return f"The routing cases changed since revision {number} was last evaluated by the {scorer} scorer: {_run(number)}"
+    accuracy, minimum = evaluation.result["accuracy"], settings.CATALOG_EVAL_MIN_ACCURACY
+    if accuracy is None:
+        return f"Revision {number} has no routing case to be judged on: add cases, then {_run(number)}"
     if minimum is not None and accuracy < minimum:
         return (
             f"{subject} routes {accuracy:.1%} of the cases right, below the {minimum:.1%} of "
@@ -78,15 +79,25 @@ def gate_refusal(*, number: int, published: int, subject: str = "") -> str | Non
     if baseline is None:
         return (
             f"The published revision {published} has no routing evaluation by the {scorer} scorer to compare "
-            f"revision {number} with: run an evaluation first (manage.py eval_routing --revision {published})."
+            f"revision {number} with: {_run(published)}"
         )
-    drop = (baseline.result["accuracy"] or 0.0) - accuracy
-    if drop > most:
+    if (common := accuracy_on_common_cases(baseline, evaluation)) is None:
+        return None  # no case in common: no drop to judge
+    was, now = common
+    if was - now > most:
         return (
-            f"{subject} routes {accuracy:.1%} of the cases right, {drop:.1%} less than the published revision "
-            f"{published}, more than the {most:.1%} drop CATALOG_EVAL_MAX_DROP allows. {_failing(evaluation)}"
+            f"{subject} routes {now:.1%} of the cases right where the published revision {published} routed "
+            f"{was:.1%} of the same cases right: a drop of {was - now:.1%}, more than the {most:.1%} "
+            f"CATALOG_EVAL_MAX_DROP allows. {_failing(evaluation)}"
         )
     return None
+
+
+def _run(number: int) -> str:
+    """How to evaluate revision number by the gate's scorer."""
+    if settings.CATALOG_EVAL_SCORER == "llm":
+        return f"run one (manage.py eval_routing --revision {number} --scorer llm)."
+    return f"run an evaluation first (POST /api/catalog/revisions/{number}/evals/ or manage.py eval_routing --revision {number})."
 
 
 def _failing(evaluation: RoutingEvaluation) -> str:

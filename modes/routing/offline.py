@@ -6,6 +6,7 @@ is proposed; the mode the session is in, or none as close as ROUTING_EVAL_THRESH
 benchmarks/routing_scorers.py measured it against a lexical ranker (BM25): docs/catalog.md has the figures.
 """
 
+import re
 from functools import cache
 from pathlib import Path
 
@@ -31,15 +32,18 @@ def embedding_model():
     return wordllama.WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
 
 
-def routing_texts(catalog: Catalog) -> tuple[list[str], np.ndarray]:
-    """Each mode's routing text, one piece per line of it, and the index of the mode each piece is of."""
-    pieces, owners = [], []
-    for index, mode in enumerate(catalog.modes):
-        for text in (mode.when_to_use, mode.description, *mode.example_utterances):
-            if text.strip():
-                pieces.append(text)
-                owners.append(index)
-    return pieces, np.array(owners)
+def routing_texts(catalog: Catalog) -> tuple[list[str], list[int]]:
+    """Each mode's routing text, one piece per line of it, in catalog order, and where each mode's pieces start."""
+    pieces, starts = [], []
+    for mode in catalog.modes:
+        starts.append(len(pieces))
+        pieces += [text for text in (mode.when_to_use, mode.description, *mode.example_utterances) if text.strip()]
+    return pieces, starts
+
+
+def same_text(text: str) -> str:
+    """What a case's own text is recognized by among the pieces: its words, whatever their case and punctuation."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
 
 
 BATCH = 256  # cases scored at once: 256 x 10,000 pieces of routing text is 10 MB of similarities
@@ -55,22 +59,22 @@ class OfflineScorer:
         if not cases:
             return
         model = embedding_model()
-        pieces, owners = routing_texts(catalog)
+        pieces, starts = routing_texts(catalog)  # every mode has a piece: its when-to-use line is never blank
         keys = [mode.key for mode in catalog.modes]
-        where = {}  # each piece's text: its positions, to leave a case's own text out
+        where = {}  # each piece's words: its positions, to leave a case's own text out
         for position, piece in enumerate(pieces):
-            where.setdefault(piece, []).append(position)
+            where.setdefault(same_text(piece), []).append(position)
         embedded = model.embed(pieces, norm=True)
         for start in range(0, len(cases), BATCH):  # a batch's matrix, not every case's: bounded memory
             batch = cases[start:start + BATCH]
             similarity = model.embed([case.utterance for case in batch], norm=True) @ embedded.T
-            for row, case in zip(similarity, batch):
-                row[where.get(case.utterance, [])] = -1.0
-                best = np.full(len(keys), -1.0)
-                np.maximum.at(best, owners, row)
-                top = int(best.argmax())
-                closest = keys[top] if best[top] >= self.threshold else ROUTING_STAY
-                yield Outcome(ROUTING_STAY if closest == case.current_mode else closest)
+            for row, case in enumerate(batch):
+                similarity[row, where.get(same_text(case.utterance), [])] = -1.0
+            closest = np.maximum.reduceat(similarity, starts, axis=1)  # per mode, its closest piece
+            for scores, case in zip(closest, batch):
+                top = int(scores.argmax())
+                proposed = keys[top] if scores[top] >= self.threshold else ROUTING_STAY
+                yield Outcome(ROUTING_STAY if proposed == case.current_mode else proposed)
 
 
 class EvaluationForbidden(NotAllowed):

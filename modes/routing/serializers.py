@@ -44,6 +44,10 @@ class CaseOutcomeShape(Shape):
     error = serializers.CharField(required=False, help_text="Why the scorer got no answer: a timeout, a 429, a key.")
 
 
+class SkippedCaseShape(CaseOutcomeShape):
+    reason = serializers.CharField(help_text="Why this revision cannot score it.")
+
+
 class ViolationShape(CaseOutcomeShape):
     called = serializers.CharField(help_text="The mode of the agent_change_mode call made without the user's yes.")
 
@@ -79,7 +83,11 @@ class RoutingEvaluationResponse(Shape):
         many=True, help_text="agent_change_mode called in a one-message case, which no user has confirmed (TUL-007 "
         "§4.3): each fails."
     )
-    errors = serializers.IntegerField(help_text="Cases the scorer got no answer for; each fails.")
-    skipped = CaseOutcomeShape(many=True, help_text="Stored cases naming a mode this revision lacks: not scored.")
+    errors = serializers.IntegerField(
+        help_text="Cases the scorer got no usable answer for (a failed call, a reply naming several modes): each fails."
+    )
+    skipped = SkippedCaseShape(
+        many=True, help_text="Stored cases this revision cannot score, each with why (a mode it lacks, ...)."
+    )
     changes = RoutingChangesShape(allow_null=True, help_text="Against the published revision; null for that one, "
                                   "or when it has no evaluation by this scorer.")

@@ -6,7 +6,7 @@ modes.view_routingevaluation). The llm scorer takes minutes: only `manage.py eva
 
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import generics, status
-from rest_framework.permissions import BasePermission, IsAdminUser
+from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -23,7 +23,8 @@ from .serializers import EvaluationQuery, RoutingCaseRequest, RoutingCaseShape, 
 
 
 def holding(read: str, write: str):
-    """A permission class: modes.<read> to GET, modes.<write> to POST."""
+    """A permission class: modes.<read> to GET, modes.<write> to POST (the same one where a POST answers what a GET
+    would)."""
 
     class Holding(BasePermission):
         def has_permission(self, request, view):
@@ -61,13 +62,15 @@ class RoutingCaseListView(generics.ListAPIView):
 
 
 class RoutingEvaluationView(APIView):
-    permission_classes = [IsAdminUser]  # and modes.add_routingevaluation, which the service asks for
+    # Reading the answer needs the view permission too; running it, modes.add_routingevaluation, the service asks for.
+    permission_classes = [holding("view_routingevaluation", "view_routingevaluation")]
 
     @extend_schema(
         operation_id="evaluateCatalogRevision", request=None,
         responses={201: RoutingEvaluationResponse, **error_responses(401, 403, 404)},
         description="Score revision n on the routing cases with the offline scorer (seconds; no network), store the "
-        "evaluation with the revision and answer it, with what it moves against the published revision.",
+        "evaluation with the revision and answer it, with what it moves against the published revision. Needs "
+        "modes.add_routingevaluation and modes.view_routingevaluation.",
     )
     def post(self, request, number):
         evaluation = run_offline_evaluation(number=revision_from_url(number), user=request.user)

@@ -34,6 +34,7 @@ def change_mode_call(mode):
 
 # The recorded completions, by the user's message; any other message gets small talk.
 RECORDED = {
+    "Is anyone there?": None,  # no choice at all, as after a content filter
     "Help me write a DDR about caching.": text_reply(
         "That is what **DDR Authoring** mode is for. Would you like to switch to it?"
     ),
@@ -58,9 +59,9 @@ class CompletionsServer(BaseHTTPRequestHandler):
         if utterance == SLOW:
             time.sleep(1.0)
         message = RECORDED.get(utterance, text_reply("Sure, happy to help with that."))
+        choices = [{"index": 0, "message": message, "finish_reason": "stop"}] if message else []
         self.answer(200, {
-            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"],
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"], "choices": choices,
         })
 
     def answer(self, status, body):
@@ -102,6 +103,7 @@ def cases():
         RoutingCase(utterance="Compare a DDR and a workflow.", expected="stay"),
         RoutingCase(utterance=SLOW, expected="stay"),
         RoutingCase(utterance=BUSY, expected="stay"),
+        RoutingCase(utterance="Is anyone there?", expected="stay"),
     ])
 
 
@@ -155,7 +157,8 @@ def test_a_timeout_and_a_429_are_reported_per_case_and_the_run_goes_on(completio
     _, evaluation = evaluate()
     assert failure_of(evaluation, SLOW)["error"] == "No answer within ROUTING_EVAL_TIMEOUT (0.5 s)."
     assert failure_of(evaluation, BUSY)["error"] == "Rate limited (429): the endpoint asks for fewer requests."
-    assert evaluation.result["errors"] == 3  # and the reply naming two modes
+    assert failure_of(evaluation, "Is anyone there?")["error"] == "The endpoint answered no choice."
+    assert evaluation.result["errors"] == 4  # and the reply naming two modes
     # Every case was asked, once: none is retried behind the operator's back.
     scored = evaluation.result["cases"]
     assert len(completions) == scored and scored > len(RoutingCase.objects.all())
@@ -180,3 +183,18 @@ def test_without_an_endpoint_the_command_says_what_to_set_in_one_line(settings, 
     )
     assert not RoutingEvaluation.objects.exists()
     assert published_catalog().revision  # the catalog is untouched
+
+
+def test_a_longer_name_is_read_before_a_shorter_one_inside_it(db):
+    from agent_api.routing_llm import proposed_modes
+    from modes.catalog import Catalog
+    from modes.models import AgentMode
+
+    catalog = Catalog(1, (
+        AgentMode(key="general", display_name="General", is_default=True, when_to_use="Anything."),
+        AgentMode(key="ddr", display_name="DDR", when_to_use="Short DDR questions."),
+        AgentMode(key="ddr_authoring", display_name="DDR Authoring", when_to_use="Writing DDRs."),
+    ))
+    assert proposed_modes(catalog, "Switch to DDR Authoring?", current="general") == ["ddr_authoring"]
+    assert proposed_modes(catalog, "Ask DDR, or ddr_authoring?", current="general") == ["ddr", "ddr_authoring"]
+    assert proposed_modes(catalog, "In general, fine.", current="general") == []

@@ -31,12 +31,13 @@ class Command(ServiceCommand):
         number = revision or CatalogHead.objects.values_list("latest", flat=True).get(pk=1)
         if not number:
             raise CommandError("No catalog revision is recorded yet: run migrate first.")
+        chosen = SCORERS[scorer]()  # refuses a missing endpoint before any bar is drawn
         with tqdm(desc=f"Scoring revision {number}", unit="case", file=sys.stderr, leave=False) as bar:
             def progress(done, total):
                 bar.total = total
                 bar.update(1)
 
-            evaluation = evaluate_revision(number=number, scorer=SCORERS[scorer](), progress=progress)
+            evaluation = evaluate_revision(number=number, scorer=chosen, progress=progress)
         self.stdout.write(table(RoutingEvaluationResponse(evaluation_payload(evaluation)).data))
 
 

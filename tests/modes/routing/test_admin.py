@@ -87,3 +87,21 @@ def test_cases_are_imported_from_a_file_all_or_none_and_exported(overlapping_mod
     assert reader.post(importing, {"file": SimpleUploadedFile("c.jsonl", b'{"utterance": "x", "expected": "stay"}')}).status_code == 403
     assert reader.get(reverse("admin:modes_routingcase_export", args=["csv"])).status_code == 200
     assert not RoutingCase.objects.filter(utterance="x").exists()
+
+
+def test_a_key_no_page_can_print_is_shown_escaped(staff_client):
+    client = staff_client("add_routingcase", "change_routingcase")
+    upload = SimpleUploadedFile("cases.jsonl", b'{"utt\\ud800": "Hi", "expected": "stay"}\n')
+    page = client.post(reverse("admin:modes_routingcase_import"), {"file": upload})
+    assert page.status_code == 200
+    assert "line 1: &#x27;utt\\ud800&#x27;: not a field of a case" in page.content.decode()
+
+
+def test_past_forty_modes_the_heat_map_draws_the_forty_most_confused():
+    from modes.admin import heat_labels
+
+    labels = [f"m{n}" for n in range(60)] + ["stay"]
+    confusion = {f"m{n}": {f"m{n}": 5, "stay": n} for n in range(60)}  # m59 the most confused, m0 not at all
+    kept = heat_labels({"labels": labels, "confusion": confusion})
+    assert len(kept) == 40
+    assert kept[0] == "m21" and kept[-2:] == ["m59", "stay"]  # catalog order kept

@@ -75,11 +75,13 @@ def test_an_evaluation_is_run_stored_with_the_revision_and_read_back(routing_sta
 
 def test_evaluations_are_refused_to_users_without_the_permissions_and_unknown_revisions_are_404(routing_staff):
     _, reader = routing_staff("reader", "view_routingevaluation")
-    _, runner = routing_staff("runner", "add_routingevaluation")
+    _, runner = routing_staff("runner", "add_routingevaluation")  # may run one, not read its answer
     number = published_catalog().revision
     assert reader.post(evals(number)).status_code == 403
+    assert runner.post(evals(number)).status_code == 403
     assert runner.get(evals(number, latest=True)).status_code == 403
     assert not RoutingEvaluation.objects.exists()
-    assert runner.post(evals(999)).status_code == 404
+    _, both = routing_staff("both", "add_routingevaluation", "view_routingevaluation")
+    assert both.post(evals(999)).status_code == 404
     assert reader.get(evals("x", latest=True)).status_code == 404
     assert reader.get(evals(number, latest=True) + "?scorer=gpt").status_code == 400

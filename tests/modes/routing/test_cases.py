@@ -36,7 +36,9 @@ def test_a_stored_case_replaces_the_example_case_with_its_utterance_and_mode():
 def test_a_stored_case_naming_a_mode_the_revision_lacks_is_skipped_and_said_so():
     stored = RoutingCase(utterance="Plan the sprint.", current_mode="", expected="sprint_planning")
     cases, skipped = catalog_cases(published_catalog(), [stored])
-    assert [case.utterance for case in skipped] == ["Plan the sprint."]
+    assert [(case["utterance"], case["reason"]) for case in skipped] == [
+        ("Plan the sprint.", "It names a mode this revision lacks.")
+    ]
     assert "Plan the sprint." not in {case.utterance for case in cases}
 
 
@@ -65,3 +67,35 @@ def test_the_same_utterance_from_the_same_mode_is_refused_a_second_time():
         save_case(RoutingCase(utterance="Hi", expected="ddr_authoring"))
     save_case(RoutingCase(utterance="Hi", current_mode="ddr_authoring", expected="general"))  # from another mode
     assert RoutingCase.objects.count() == 2
+
+
+def test_two_cases_that_start_in_the_same_mode_once_the_default_is_read_are_scored_once_and_the_other_said_so():
+    stored = [RoutingCase(utterance="Hi", current_mode="", expected="stay"),
+              RoutingCase(utterance="Hi", current_mode="general", expected="ddr_authoring")]
+    cases, skipped = catalog_cases(published_catalog(), stored)
+    assert [(case.current_mode, case.expected) for case in cases if case.utterance == "Hi"] == [("general", "stay")]
+    assert [case["reason"] for case in skipped] == [
+        "Another case has its utterance from the same mode (the default here)."
+    ]
+
+
+def test_no_mode_may_be_keyed_stay_which_routing_cases_read_as_no_switch(new_mode):
+    from django.core.exceptions import ValidationError
+
+    from tests.conftest import valid_mode
+
+    with pytest.raises(ValidationError, match="no mode can have it as its key"):
+        valid_mode("stay").full_clean()
+
+
+def test_the_stored_cases_are_bounded(monkeypatch):
+    from modes.routing import cases, files
+
+    monkeypatch.setattr(cases, "MAX_STORED", 1)
+    monkeypatch.setattr(files, "MAX_STORED", 1)
+    save_case(RoutingCase(utterance="Hi", expected="stay"))
+    with pytest.raises(InvalidRoutingCase, match="There are 1 cases, as many as an evaluation takes"):
+        save_case(RoutingCase(utterance="Hello", expected="stay"))
+    with pytest.raises(InvalidRoutingCase, match="would pass the 1 an evaluation takes"):
+        files.import_cases(text='{"utterance": "Hello", "expected": "stay"}\n', file_format="jsonl")
+    assert RoutingCase.objects.count() == 1

@@ -78,7 +78,7 @@ def test_a_case_that_exists_is_a_problem_unless_update_changes_its_expected_mode
 def test_an_oversized_import_is_refused_whole(monkeypatch, settings):
     monkeypatch.setattr(files, "MAX_CASES", 2)
     three = "".join(json.dumps({"utterance": f"Case {n}", "expected": "stay"}) + "\n" for n in range(3))
-    with pytest.raises(InvalidRoutingCase, match="The file holds 3 cases; an import takes 2 at most."):
+    with pytest.raises(InvalidRoutingCase, match="The file holds more than 2 cases, which an import takes at most."):
         import_cases(text=three, file_format="jsonl")
     settings.API_MAX_IMPORT_BYTES = 50
     with pytest.raises(InvalidRoutingCase, match="larger than the 50 bytes"):
@@ -107,3 +107,42 @@ def test_the_commands_import_and_export_and_refuse_in_one_line_changing_nothing(
     call_command("export_routing_cases", "--format", "csv", stdout=out)
     assert out.getvalue().splitlines()[0] == "utterance,currentMode,expected"
     assert len(stored()) == 2
+
+
+def test_an_export_of_cases_holding_line_separators_imports_back():
+    for text in ("a\u2028b", "c\x85d", "e\x0cf"):
+        RoutingCase.objects.create(utterance=text, expected="stay")
+    text = export_cases(file_format="jsonl")
+    RoutingCase.objects.all().delete()
+    assert import_cases(text=text, file_format="jsonl")["created"] == 3
+
+
+@pytest.mark.parametrize(
+    "text, file_format, problems",
+    [
+        ('{"utterance": "Hi", "utterance": "Ho", "expected": "stay"}', "jsonl",
+         ["line 1: not JSON: the key 'utterance' appears twice in one object."]),
+        ('{"utt\\ud800": "Hi", "expected": "stay"}', "jsonl",
+         ["line 1: 'utt\\ud800': not a field of a case (utterance, currentMode, expected).",
+          "line 1: utterance: every case needs one."]),
+        ("utterance,expected,expected\nHi,stay,stay\nHo,stay,stay\n", "csv", ["the header: expected: named twice."]),
+        ("utterance ,expected\nHi,stay\nHo,stay\n", "csv",
+         ["the header: utterance : not a column of a case (utterance, currentMode, expected). "
+          "utterance: every case needs this column."]),
+    ],
+)
+def test_a_malformed_file_is_refused_once_per_problem_naming_it_printably(text, file_format, problems):
+    with pytest.raises(InvalidRoutingCase) as refused:
+        import_cases(text=text, file_format=file_format)
+    assert refused.value.problems == problems
+
+
+def test_a_csv_with_old_mac_line_endings_is_read():
+    assert import_cases(text="utterance,expected\rHi,stay\rHo,stay\r", file_format="csv")["created"] == 2
+
+
+def test_reading_stops_at_the_hundredth_problem():
+    with pytest.raises(InvalidRoutingCase) as refused:
+        import_cases(text="{}\n" * 5000, file_format="jsonl")
+    assert len(refused.value.problems) == 101  # two for each of 50 lines, and where reading stopped
+    assert refused.value.problems[-1] == "Reading stopped at line 51, after 100 problems."

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from modes.models import AgentMode, CatalogHead
+from modes.models import AgentMode, CatalogHead, RoutingCase
 from modes.services import catalog_change
 
 from ..admin_forms import change_url, form_data, messages_of
@@ -109,7 +109,7 @@ def test_a_drop_below_the_published_revisions_score_is_refused_naming_what_moved
     assert f"This edit moves {move['cases']} cases from data_reports to sql_help." in result["changes"]["summary"]
     refused = client.post(f"/api/catalog/revisions/{head().latest}/publish/")
     assert refused.status_code == 409
-    assert "less than the published revision" in refused.json()["detail"]
+    assert "more than the 5.0% CATALOG_EVAL_MAX_DROP allows" in refused.json()["detail"]
 
 
 def test_with_no_approvals_a_change_the_gate_refuses_is_not_saved_over_the_api_and_in_the_admin(
@@ -163,3 +163,30 @@ def test_with_no_approvals_import_modes_refused_by_the_gate_ends_in_one_line_and
     assert str(refused.value).startswith("This change routes ")
     assert "\n" not in str(refused.value)
     assert head().latest == before
+
+
+def test_an_evaluation_made_on_other_cases_than_there_are_now_does_not_pass_the_gate(under_review, routing_staff):
+    _, client = routing_staff("rita", *RELEASER)
+    tell_apart()
+    evaluate(client, head().latest)
+    RoutingCase.objects.create(utterance="Plot revenue by region.", expected="data_reports")
+    refused = client.post(f"/api/catalog/revisions/{head().latest}/approve/")
+    assert refused.status_code == 409
+    assert "The routing cases changed since revision" in refused.json()["detail"]
+    evaluate(client, head().latest)
+    assert client.post(f"/api/catalog/revisions/{head().latest}/approve/").status_code == 200
+
+
+def test_the_drop_is_judged_on_the_cases_both_revisions_were_scored_on(settings, overlapping_modes, routing_staff):
+    _, client = routing_staff("rita", *RELEASER)
+    tell_apart()
+    evaluate(client, head().published)
+    settings.CATALOG_APPROVALS, settings.CATALOG_EVAL_MAX_DROP = 1, 0.0
+    # Cases the published revision was never scored on, all failing: they lower the new score, not the drop.
+    RoutingCase.objects.bulk_create(
+        [RoutingCase(utterance=f"zxqv {n}", current_mode="sql_help", expected="data_reports") for n in range(10)]
+    )
+    with catalog_change(by=None):
+        AgentMode.objects.filter(key="data_reports").update(position=99)
+    assert evaluate(client, head().latest)["changes"]["moves"] == []
+    assert client.post(f"/api/catalog/revisions/{head().latest}/publish/").status_code == 200
