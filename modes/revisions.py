@@ -8,7 +8,6 @@ revision, so never served: rows_differ_from_latest() finds it, `manage.py record
 from django.conf import settings
 from django.utils import timezone
 
-from .catalog import catalog_at_revision
 from .routing.gate import check_gate_on_record
 from .rules import validate_catalog
 from .models import AgentMode, CatalogHead, CatalogRevision, DeclaredTool
@@ -31,7 +30,7 @@ def record_revision(*, created_by, restores: int | None = None) -> CatalogRevisi
     store_changes(revision, before=before, document=catalog, modes=modes)
     if settings.CATALOG_APPROVALS == 0 or head.published == 0:  # the first revision is published at once too
         if head.published and restores is None:  # a rollback restores what was published once: not gated
-            check_gate_on_record(catalog=catalog_at_revision(revision.number), published=head.published, user=created_by)
+            check_gate_on_record(number=revision.number, published=head.published, user=created_by)
         publish(head, revision, by=created_by, unreviewed=False)
     head.save()
     return revision

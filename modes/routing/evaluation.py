@@ -38,11 +38,7 @@ class Scorer(Protocol):
 
 def evaluate_revision(*, number: int, scorer: Scorer, by=None, progress: Progress = lambda done, total: None):
     """Score revision number's catalog on the cases (progress(done, total) after each) and store the evaluation."""
-    return evaluate_catalog(catalog_at_revision(number), scorer=scorer, by=by, progress=progress)
-
-
-def evaluate_catalog(catalog: Catalog, *, scorer: Scorer, by=None, progress: Progress = lambda done, total: None):
-    """As evaluate_revision, for a catalog of a recorded revision already at hand."""
+    catalog = catalog_at_revision(number)
     stored = list(RoutingCase.objects.all())
     cases, skipped = catalog_cases(catalog, stored)
     outcomes = []

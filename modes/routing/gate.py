@@ -12,11 +12,10 @@ from django.conf import settings
 
 from aptix_site.service_errors import Conflict, InvalidInput
 
-from ..catalog import Catalog, catalog_at_revision
 from ..models import RoutingCase, RoutingEvaluation
 from ..permissions import may
 from .cases import cases_digest
-from .evaluation import accuracy_on_common_cases, evaluate_catalog, latest_evaluation
+from .evaluation import accuracy_on_common_cases, evaluate_revision, latest_evaluation
 from .offline import OfflineScorer
 
 SHOWN_FAILURES = 5  # the refusal names this many failing cases; the evaluation lists them all
@@ -41,17 +40,18 @@ def check_gate(*, number: int, published: int, user) -> None:
             raise RoutingGateRefused(refusal)
 
 
-def check_gate_on_record(*, catalog: Catalog, published: int, user) -> None:
-    """For a revision about to be published as it is recorded: evaluated offline, and RoutingGateRefusedChange if
-    it misses the gate. The published revision is evaluated too if it has not been, to judge the drop against."""
+def check_gate_on_record(*, number: int, published: int, user) -> None:
+    """For revision number, about to be published as it is recorded: evaluated offline, and RoutingGateRefusedChange
+    if it misses the gate. The published revision is evaluated too if it has not been, to judge the drop against.
+    With no gate set, nothing is read: every save under CATALOG_APPROVALS = 0 comes through here."""
     if not gate_is_set():
         return
     scorer = OfflineScorer()
-    evaluate_catalog(catalog, scorer=scorer, by=user)
+    evaluate_revision(number=number, scorer=scorer, by=user)
     if settings.CATALOG_EVAL_MAX_DROP is not None and not latest_evaluation(number=published, scorer=scorer.name):
-        evaluate_catalog(catalog_at_revision(published), scorer=scorer)
+        evaluate_revision(number=published, scorer=scorer)
     if not may(user, "publish_failing_revision"):
-        if refusal := gate_refusal(number=catalog.revision, published=published, subject="This change"):
+        if refusal := gate_refusal(number=number, published=published, subject="This change"):
             raise RoutingGateRefusedChange(refusal)
 
 
