@@ -51,7 +51,9 @@ def case_problems(case: RoutingCase, *, keys: dict[str, bool], unique: bool = Tr
     return [f"{PUBLIC[name]}: {message}" for name, message in mode_problems(case, keys=keys).items()]
 
 
-PUBLIC = {"utterance": "utterance", "current_mode": "currentMode", "expected": "expected", NON_FIELD_ERRORS: "case"}
+# A case's fields as files and the API name them, and as the model does: the one mapping between the two.
+FIELDS = {"utterance": "utterance", "currentMode": "current_mode", "expected": "expected"}
+PUBLIC = {**{field: name for name, field in FIELDS.items()}, NON_FIELD_ERRORS: "case"}
 
 
 def mode_problems(case: RoutingCase, *, keys: dict[str, bool]) -> dict[str, str]:

@@ -14,11 +14,9 @@ from django.db import transaction
 from aptix_site.text import refuse_duplicate_keys, unstorable_text
 
 from ..models import RoutingCase
-from .cases import MAX_STORED, InvalidRoutingCase, case_problems, mode_keys
+from .cases import FIELDS, MAX_STORED, InvalidRoutingCase, case_problems, mode_keys
 
-FIELDS = {"utterance": "utterance", "currentMode": "current_mode", "expected": "expected"}
 FILE_FORMATS = ("jsonl", "csv")
-MAX_CASES = 10_000  # a test set of a few hundred is usual; a run scores every case
 MAX_PROBLEMS = 100  # a file past this many problems needs fixing at its source, not reading on
 
 
@@ -78,14 +76,15 @@ def import_cases(*, text: str, file_format: str, update: bool = False, dry_run: 
 
 def read_cases(text: str, *, file_format: str) -> tuple[list[tuple[str, dict]], list[str]]:
     """([(where, the case's fields)], problems) of a file: each line's own problems (its shape, its text). Reading
-    stops past MAX_CASES lines or at the MAX_PROBLEMS-th problem: a file of garbage costs no more than a full one."""
+    stops past MAX_STORED lines (no file can bring more cases than may be stored) or at the MAX_PROBLEMS-th problem: a
+    file of garbage costs no more than a full one."""
     if file_format not in FILE_FORMATS:
         return [], [f"The format is {file_format!r}; it is one of {', '.join(FILE_FORMATS)}."]
     rows = _json_lines(text) if file_format == "jsonl" else _csv_rows(text)
     entries, problems = [], []
     for count, (where, row) in enumerate(rows, 1):
-        if count > MAX_CASES:
-            return [], [f"The file holds more than {MAX_CASES:,} cases, which an import takes at most."]
+        if count > MAX_STORED:
+            return [], [f"The file holds more than {MAX_STORED:,} cases, which an import takes at most."]
         if len(problems) >= MAX_PROBLEMS:
             problems.append(f"Reading stopped at {where}, after {MAX_PROBLEMS} problems.")
             break

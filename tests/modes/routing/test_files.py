@@ -76,7 +76,7 @@ def test_a_case_that_exists_is_a_problem_unless_update_changes_its_expected_mode
 
 
 def test_an_oversized_import_is_refused_whole(monkeypatch, settings):
-    monkeypatch.setattr(files, "MAX_CASES", 2)
+    monkeypatch.setattr(files, "MAX_STORED", 2)
     three = "".join(json.dumps({"utterance": f"Case {n}", "expected": "stay"}) + "\n" for n in range(3))
     with pytest.raises(InvalidRoutingCase, match="The file holds more than 2 cases, which an import takes at most."):
         import_cases(text=three, file_format="jsonl")
