@@ -65,7 +65,8 @@ def table(evaluation: dict) -> str:
                 for row in rows
             ]
     if evaluation["skipped"]:
-        lines += ["", f"Skipped: {len(evaluation['skipped'])} cases name a mode this revision lacks."]
+        lines += ["", f"Skipped ({len(evaluation['skipped'])}):"]
+        lines += [f"- {row['utterance']!r} from {row['currentMode']}: {row['reason']}" for row in evaluation["skipped"]]
     return "\n".join(lines) + "\n"
 
 
