@@ -57,11 +57,12 @@ class ToolInvokeView(EnvelopeView):
     )
     def post(self, request, name):
         invocation = Invocation.validated(request.data)
+        session = invocation_session(session_id=invocation["sessionId"], user=request.user)
         result = invoke_tool(
-            load_catalog=lambda: request.catalog,
+            load_catalog=lambda: request.release.catalog_for(session),
             name=name,
             arguments=invocation["arguments"],
-            session=invocation_session(session_id=invocation["sessionId"], user=request.user),
+            session=session,
             conversation_id=invocation["conversationId"],
             user=request.user,
             confirmation_channel="rest",
@@ -101,7 +102,8 @@ class ConfirmationAnswerView(EnvelopeView):
         session = owned_session(session_id=session_id, user=request.user)  # another's is not found, whatever is sent
         choice = ConfirmationAnswer.validated(request.data)["choice"]
         result = answer_mode_change(
-            catalog=request.catalog, session_id=session.pk, confirmation_id=confirmation_id, user=request.user,
+            catalog=request.release.catalog_for(session), session_id=session.pk, confirmation_id=confirmation_id,
+            user=request.user,
             choice=choice, channel="rest",
         )
         return envelope_response(result, done=choice == "stay")
@@ -120,7 +122,8 @@ class SessionContextView(APIView):
         query = SessionContextQuery.validated(request.query_params)
         tool_format, revision = query["toolFormat"], query["revision"]
         if revision is None:
-            return Response(llm_context(catalog=request.catalog, mode_id=session.mode_id, tool_format=tool_format))
+            catalog = request.release.catalog_for(session)
+            return Response(llm_context(catalog=catalog, mode_id=session.mode_id, tool_format=tool_format))
         return Response(
             llm_context_at_revision(session=session, revision=revision, viewer=request.user, tool_format=tool_format)
         )

@@ -17,13 +17,13 @@ def main():
 
     from accounts.models import Membership, Organization
     from accounts.tokens import create_token
-    from modes.catalog import published_catalog
+    from modes.catalog import published_release
     from sessions_app.services import create_session
 
     user = User.objects.create_user("bench")
     org = Organization.objects.create(name="Bench", slug="bench")
     Membership.objects.create(user=user, organization=org)
-    session = create_session(catalog=published_catalog(), owner=user, org=org)
+    session = create_session(release=published_release(), owner=user, org=org)
     _, key = create_token(user=user, name="bench")
     print(json.dumps({"token": key, "session": str(session.id)}))
 

@@ -90,7 +90,7 @@ class McpView(APIView):
         """
         try:
             result = answer(
-                message, catalog=request.catalog, user=request.user, session=session,
+                message, catalog=request.release.catalog_for(session), user=request.user, session=session,
                 before_tool_call=lambda: self._throttle_tool_call(request),
             )
             reply = protocol.result_response(message, result)

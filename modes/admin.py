@@ -22,6 +22,7 @@ from django.urls import path, reverse
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST, require_safe
+from rest_framework.exceptions import ValidationError
 
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin, admin_page
 from aptix_site.service_errors import ServiceError
@@ -34,13 +35,16 @@ from .coding_agents.formats import FORMATS as AGENT_FORMATS
 from .coding_agents.importing import import_agent_files
 from .coding_agents.uploads import ImportForm, uploaded_files
 from .graph import GRAPH_HINT, catalog_graph_problems
-from .models import AgentMode, ArchivedHistory, CatalogRevision, DeclaredTool, RoutingCase
+from .models import AgentMode, ArchivedHistory, CatalogRevision, CatalogRollout, DeclaredTool, RoutingCase
 from .permissions import may
 from .portable import PortableFileError
 from .releases import (
-    approve_revision, pending_release, publish_revision, release_actions, release_summary, revision_diff
+    abort_rollout, approve_revision, pending_release, promote_rollout, publish_revision, release_actions,
+    release_summary, revision_diff
 )
 from .revision_store import MODE, TOOL, deleted_since, history_of
+from .rollouts import InvalidStaging, Staging
+from .serializers import PublishRequest
 from .routing.cases import InvalidRoutingCase, mode_keys, mode_problems
 from .routing.evaluation import evaluation_payload, latest_evaluation
 from .routing.files import FILE_FORMATS as CASE_FILE_FORMATS
@@ -396,18 +400,64 @@ def release_banner(request) -> None:
     messages.warning(request, format_html(text, published, number, approvals, settings.CATALOG_APPROVALS, link))
 
 
+def _staging(form) -> Staging:
+    """The staged publication the page's form asks for, judged as the API judges its body (PublishRequest)."""
+    guard = {"metric": form.get("guard_metric"), "ratio": form.get("guard_ratio"), "minSessions": form.get("guard_min_sessions")}
+    slugs = [slug.strip() for slug in form.get("organizations", "").split(",") if slug.strip()]
+    body = {"share": form.get("share") or "0", "organizations": slugs, **({"guard": guard} if guard["metric"] else {})}
+    try:
+        return PublishRequest.staging(body)
+    except ValidationError as error:
+        raise InvalidStaging(_problems(error.detail)) from None
+
+
+def _problems(detail, name="") -> str:
+    if isinstance(detail, dict):
+        return " ".join(_problems(inner, f"{name} {key}".strip()) for key, inner in detail.items())
+    if isinstance(detail, list):
+        return " ".join(_problems(inner, name) for inner in detail)
+    return f"{name}: {detail}"
+
+
 RELEASE_ACTIONS = {
-    # the action in the page's address: (the service that does it, the question its confirmation asks, the yes)
-    "approve": (approve_revision, "Approve revision {number}?", "Yes, approve it"),
-    "publish": (publish_revision, "Publish revision {number} to agents?", "Yes, publish it"),
+    # the action in the page's address: (what does it, given the request and the revision's number, the question its
+    # confirmation asks, the yes, and the form's fields, if it has some)
+    "approve": (
+        lambda request, number: approve_revision(number=number, user=request.user), "Approve revision {number}?",
+        "Yes, approve it", None,
+    ),
+    "publish": (
+        lambda request, number: publish_revision(number=number, user=request.user),
+        "Publish revision {number} to agents?", "Yes, publish it", None,
+    ),
+    "stage": (
+        lambda request, number: publish_revision(number=number, user=request.user, staging=_staging(request.POST)),
+        "Roll revision {number} out to part of the sessions first?", "Yes, roll it out",
+        "admin/modes/rollout_fields.html",
+    ),
+    "promote": (
+        lambda request, number: promote_rollout(number=number, user=request.user),
+        "Publish revision {number}, being rolled out, to every session?", "Yes, promote it", None,
+    ),
+    "abort": (
+        lambda request, number: abort_rollout(number=number, user=request.user, reason=request.POST.get("reason", "")),
+        "Abort the rollout of revision {number}? Its sessions are served the published revision again.",
+        "Yes, abort it", "admin/modes/abort_fields.html",
+    ),
     "roll-back": (
-        publish_revision, "Roll the catalog back to revision {number}? Agents are served it at once.", "Yes, roll back"
+        lambda request, number: publish_revision(number=number, user=request.user),
+        "Roll the catalog back to revision {number}? Agents are served it at once.", "Yes, roll back", None,
     ),
     "evaluate": (
-        run_offline_evaluation, "Score revision {number} on the routing cases with the offline scorer?", "Yes, evaluate"
+        lambda request, number: run_offline_evaluation(number=number, user=request.user),
+        "Score revision {number} on the routing cases with the offline scorer?", "Yes, evaluate", None,
     ),
 }
-DONE = {"approve": "Revision {number} is approved.", "evaluate": "Revision {number} is evaluated."}
+DONE = {
+    "approve": "Revision {number} is approved.", "evaluate": "Revision {number} is evaluated.",
+    "stage": "Revision {number} is being rolled out.", "promote": "Revision {number} is published to every session.",
+    "abort": "The rollout of revision {number} is aborted.",
+}
 
 
 @admin.register(CatalogRevision)
@@ -446,27 +496,34 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
             "title": "Catalog releases", "prompt_diff": diff["prompt"], "diff": modes[:RELEASES_PAGE_MODES],
             "routing": routing_evaluations(pending or summary["published"], request.user),
             "more_modes": len(modes[RELEASES_PAGE_MODES:]), "tool_diff": tools,
-            "may": release_actions(request.user, summary), **summary,
+            "may": release_actions(request.user, summary), **summary, **self.rollout_context(request, summary),
         }
         return admin_page(self, request, "admin/modes/catalog_releases.html", **context)
+
+    def rollout_context(self, request, summary) -> dict:
+        """What the page shows of the rollout beyond its row: sessions_app's admin adds how the cohorts fare."""
+        return {}
 
     def release_action_view(self, request, number, action):
         if action not in RELEASE_ACTIONS:
             raise Http404(f"No release action {action!r}.")
         if not self.has_view_permission(request):
             raise PermissionDenied
-        service, question, confirm = RELEASE_ACTIONS[action]
+        service, question, confirm, fields = RELEASE_ACTIONS[action]
         releases_url = reverse("admin:modes_catalogrevision_releases")
         if request.method == "POST":
             try:
-                revision = service(number=number, user=request.user)
+                revision = service(request, number)
             except ServiceError as error:
                 self.message_user(request, str(error), messages.ERROR)
             else:
                 done = DONE.get(action, "Revision {number} is published to agents.")
                 self.message_user(request, done.format(number=getattr(revision, "number", number)), messages.SUCCESS)
             return HttpResponseRedirect(releases_url)
-        context = {"title": question.format(number=number), "confirm": confirm, "releases_url": releases_url}
+        context = {
+            "title": question.format(number=number), "confirm": confirm, "releases_url": releases_url, "fields": fields,
+            "metrics": CatalogRollout.Metric.choices,
+        }
         return admin_page(self, request, "admin/modes/catalog_release_confirm.html", **context)
 
 

@@ -2,17 +2,24 @@
 The catalog agents see (AGN-014 §5): the published revision, as one immutable Catalog per process.
 
 Every write goes through modes.services, which records it as a numbered revision (modes.revisions); modes.releases
-publishes one, and the head row (CatalogHead) then names it. published_catalog() reads the head (one small query) and
-returns this process's Catalog of that revision, loaded again only when another one is published. Each way of serving
-resolves it once per request, at its edge, and hands it to the services, so that all a request is told comes from one
-revision. catalog_at_revision() is any revision; working_catalog() the rows as admins left them (the admin's
-previews). Lookups are by key (prompts and tools speak in keys); sessions store ids.
+publishes one, and the head row (CatalogHead) then names it. While a rollout is in flight (modes.rollouts), the head
+also names it, and its revision is served to the sessions of its cohort. published_release() reads the head (one
+small query) and returns this process's Release: the control Catalog and the rollout's, each loaded again only when
+another one is published. Each way of serving resolves it once per request, at its edge (request.release), takes the
+catalog of the session it serves (Release.catalog_for) and hands it to the services, so that all a request is told
+comes from one revision. catalog_at_revision() is any revision; working_catalog() the rows as admins left them (the
+admin's previews). Lookups are by key (prompts and tools speak in keys); sessions store ids.
 """
 
+import hashlib
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
+from typing import Protocol
 
 from django.core.exceptions import ImproperlyConfigured
+from django.db.models import Exists, OuterRef
 
 from agent_tools.contract import AgentTool, ClientTool
 from agent_tools.registry import UnknownToolError, registry
@@ -21,7 +28,7 @@ from aptix_site.text import compact_json
 
 from .graph import ModeSwitchRefused, may_switch
 from .listing import mode_list_payload
-from .models import AgentMode, AgentModeSummary, CatalogHead, CatalogRevision, DeclaredTool
+from .models import AgentMode, AgentModeSummary, CatalogHead, CatalogRevision, CatalogRollout, DeclaredTool
 from .revision_store import entries_at, rows_of
 
 # AGN-014 §6.2, word for word (note the typographic apostrophes).
@@ -170,28 +177,110 @@ class Catalog:
         return ModeSwitchRefused(current=source.key, target=target.key, allowed=allowed)
 
 
-_published: Catalog | None = None  # this process's copy of the published catalog
+BUCKETS = 10_000  # a rollout's share is of these: a percentage to two decimals
+
+
+def bucket(*, salt: uuid.UUID, key: uuid.UUID) -> int:
+    """Where a session falls among BUCKETS for one rollout: SHA-256 of its key's bytes, salted with the rollout's id."""
+    return int.from_bytes(hashlib.sha256(salt.bytes + key.bytes).digest()[:8], "big") % BUCKETS
+
+
+class ServedSession(Protocol):
+    """What a rollout reads of a session (sessions_app.models.AgentSession): the key of its bucket, its organization."""
+
+    cohort_key: uuid.UUID
+    org_id: int | None
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """A rollout in flight (modes.rollouts): its revision's catalog, and which sessions it is served to."""
+
+    id: uuid.UUID
+    staged: Catalog
+    share: Decimal
+    organization_ids: frozenset[int]
+
+    def includes(self, session: ServedSession) -> bool:
+        """Whether session is in the cohort: its bucket is in the lowest share, or its organization is named."""
+        if session.org_id is not None and session.org_id in self.organization_ids:
+            return True
+        return bucket(salt=self.id, key=session.cohort_key) < self.share * BUCKETS / 100
+
+
+@dataclass(frozen=True)
+class Release:
+    """What agents are served: the published (control) catalog, and while a rollout is in flight, its own."""
+
+    control: Catalog
+    rollout: Rollout | None = None
+
+    def catalog_for(self, session: ServedSession | None) -> Catalog:
+        """The catalog a session is served, whole: its cohort's; the control catalog for what names no session."""
+        if session is not None and self.rollout is not None and self.rollout.includes(session):
+            return self.rollout.staged
+        return self.control
+
+
+_release: tuple[tuple, Release] | None = None  # this process's copy of what is published, with the head it was read at
+
+
+def published_release() -> Release:
+    """
+    What is published: one query reads the head row (and the rollout in flight's stamp, joined); the catalogs and the
+    rollout are loaded again only when they are other ones, each catalog by itself.
+    """
+    global _release
+    fields = ("published", "published_at", "rollout_id", "rollout__changed_at")
+    # Not first(): it would compile an ORDER BY on every request.
+    head = next(iter(CatalogHead.objects.filter(pk=1).values_list(*fields)), (0, None, None, None))
+    if not head[0]:
+        return Release(working_catalog())  # nothing published yet (a database being migrated or flushed): the rows
+    if _release is not None and _release[0] == head:
+        return _release[1]
+    before = _release[1] if _release else None
+    control = _reused(before and before.control, head[0], head[1]) or Catalog(
+        head[0], *rows_of(entries_at(head[0])), published_at=head[1]
+    )
+    release = Release(control, _load_rollout(head[2], before and before.rollout))
+    _release = head, release
+    return release
+
+
+def _reused(catalog: Catalog | None, revision: int, published_at) -> Catalog | None:
+    """catalog if it is this revision as published then: its built answers stay."""
+    return catalog if catalog is not None and (catalog.revision, catalog.published_at) == (revision, published_at) else None
+
+
+def _load_rollout(rollout_id, before: Rollout | None) -> Rollout | None:
+    if rollout_id is None:
+        return None
+    rollout = CatalogRollout.objects.get(pk=rollout_id)
+    # Its catalog is kept while its share or organizations change; another rollout loads its own, as a revision's
+    # number alone could name another catalog after a database is restored from a backup.
+    staged = before.staged if before and before.id == rollout.pk else None
+    return Rollout(
+        id=rollout.pk,
+        staged=staged or Catalog(rollout.revision_id, *rows_of(entries_at(rollout.revision_id))),
+        share=rollout.share,
+        organization_ids=frozenset(rollout.organizations.values_list("pk", flat=True)),
+    )
 
 
 def published_catalog() -> Catalog:
-    """The published revision: one query reads the head row; the revision is loaded only when it is another one."""
-    global _published
-    # Not first(): it would compile an ORDER BY on every request.
-    head = next(iter(CatalogHead.objects.filter(pk=1).values_list("published", "published_at")), (0, None))
-    if not head[0]:
-        return working_catalog()  # nothing published yet (a database being migrated or flushed): the rows
-    catalog = _published
-    if catalog is None or (catalog.revision, catalog.published_at) != head:
-        catalog = _published = Catalog(head[0], *rows_of(entries_at(head[0])), published_at=head[1])
-    return catalog
+    """The published revision, as served to what names no session (and to every session while no rollout is in flight)."""
+    return published_release().control
 
 
 def catalog_at_revision(number: int) -> Catalog:
     """The catalog exactly as revision number recorded it; UnknownRevisionError if there is no such revision."""
-    published_at = list(CatalogRevision.objects.filter(number=number).values_list("published_at", flat=True))
-    if not published_at:
+    # A staged revision was served too, to its cohort.
+    staged = Exists(CatalogRollout.objects.filter(revision=OuterRef("pk")))
+    served = CatalogRevision.objects.filter(number=number).annotate(staged=staged)
+    published = list(served.values_list("published_at", "staged"))
+    if not published:
         raise no_such_revision(number)
-    return Catalog(number, *rows_of(entries_at(number)), was_published=published_at[0] is not None)
+    return Catalog(number, *rows_of(entries_at(number)), was_published=published[0] != (None, False))
 
 
 def revision_number(text: str) -> int | None:

@@ -1,5 +1,6 @@
 """The mode catalog: one row per agent mode (AGN-014 §3), with the invariants of §7 as constraints."""
 
+import uuid
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -252,6 +253,8 @@ class CatalogHead(models.Model):
     # With the number, what each process's copy of the published catalog is keyed by: a number alone could name
     # another catalog after a database is restored from a backup.
     published_at = models.DateTimeField(null=True, blank=True)
+    # While a rollout is in flight: it serves its revision to a share of the sessions (modes.rollouts).
+    rollout = models.ForeignKey("CatalogRollout", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
 
     def __str__(self):
         return f"Catalog at revision {self.latest}, revision {self.published} published"
@@ -416,3 +419,74 @@ class RoutingEvaluation(models.Model):
 
     def __str__(self):
         return f"{self.scorer} evaluation of revision {self.revision_id}"
+
+
+class CatalogRollout(models.Model):
+    """
+    A staged publication (modes.rollouts): its revision is served to a share of the sessions and to the sessions of
+    some organizations, every other session keeps the control revision, until it is promoted or aborted.
+    """
+
+    class State(models.TextChoices):
+        IN_FLIGHT = "in_flight", "in flight"
+        PROMOTED = "promoted"
+        ABORTED = "aborted"
+
+    class Metric(models.TextChoices):
+        """What a guard compares, per session of each cohort (sessions_app.rollout_cohorts)."""
+
+        DECLINED = "declined", "proposals the user declined per session"
+        REFUSED = "refused", "switches the mode graph refused per session"
+
+    # Also the salt of the sessions' buckets: each rollout draws its share anew.
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    revision = models.ForeignKey(CatalogRevision, on_delete=models.PROTECT, related_name="rollouts")
+    control = models.ForeignKey(
+        CatalogRevision, on_delete=models.PROTECT, related_name="+", help_text="The revision every other session keeps."
+    )
+    share = models.DecimalField(
+        max_digits=5, decimal_places=2, help_text="The percentage of sessions served the revision, by their bucket."
+    )
+    organizations = models.ManyToManyField("accounts.Organization", blank=True, related_name="+")
+    state = models.CharField(max_length=9, choices=State.choices, default=State.IN_FLIGHT)
+    unreviewed = models.BooleanField(default=False, help_text="Staged with fewer approvals than the policy asks.")
+    started_at = models.DateTimeField(auto_now_add=True)
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # When its share or organizations last changed: what each process's copy of it is keyed by.
+    changed_at = models.DateTimeField(auto_now=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    ended_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="Empty for an abort by the guard.",
+    )
+    end_reason = models.TextField(blank=True)
+    guard_metric = models.CharField(
+        max_length=8, choices=Metric.choices, blank=True, help_text="Empty: no guard."
+    )
+    guard_ratio = models.DecimalField(
+        max_digits=6, decimal_places=2, null=True, blank=True,
+        help_text="The guard aborts when the cohort's metric is more than this many times the control's.",
+    )
+    guard_min_sessions = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The cohort's sessions before the guard judges."
+    )
+    guard_checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["state"], condition=Q(state="in_flight"), name="modes_rollout_one_in_flight",
+                violation_error_message="Another rollout is in flight.",
+            ),
+            models.CheckConstraint(condition=Q(share__gte=0, share__lte=100), name="modes_rollout_share_percent"),
+            models.CheckConstraint(
+                condition=Q(guard_metric="") | Q(guard_ratio__gt=0, guard_min_sessions__gte=1),
+                name="modes_rollout_guard_complete",
+            ),
+        ]
+
+    def __str__(self):
+        return f"Rollout of revision {self.revision_id} ({self.get_state_display()})"

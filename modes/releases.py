@@ -5,10 +5,13 @@ With CATALOG_APPROVALS = N >= 1, a change makes a pending revision that agents d
 modes.approve_revision, none of whom authored a change since the published revision, approve it, and a user with
 modes.publish_revision publishes it; modes.publish_unreviewed_revision publishes without them, recorded as unreviewed.
 Publishing a revision that was published before is a rollback: the rows are written back to it as a new revision,
-published at once, so that admins edit what agents see. ReleaseForbidden or ReleaseConflict change nothing.
+published at once, so that admins edit what agents see. A publication may be staged (modes.rollouts): its revision
+then reaches a share of the sessions first, and is promoted to everyone or aborted. ReleaseForbidden or
+ReleaseConflict change nothing.
 """
 
 import difflib
+import logging
 
 from django.conf import settings
 from django.db import models, transaction
@@ -16,14 +19,17 @@ from django.db import models, transaction
 from aptix_site.service_errors import Conflict, NotAllowed
 
 from .catalog import Catalog, catalog_at_revision, no_such_revision
-from .models import AgentMode, CatalogApproval, CatalogHead, CatalogRevision
+from .models import AgentMode, CatalogApproval, CatalogHead, CatalogRevision, CatalogRollout
 from .permissions import may
 from .portable import PORTABLE_FIELDS, TOOL_FIELDS
 from .revisions import publish, rows_differ_from_latest
+from .rollouts import Staging, describe, end_rollout, start_rollout, widen_rollout
 from .routing.gate import check_gate
 from .rules import InvalidCatalog, validate_catalog
 from .services import ModeDeletionRefused, restore_revision_rows
 
+
+logger = logging.getLogger(__name__)
 
 # The diff's warning for a mode whose entry_confirmation becomes none (issue 40).
 ENTERED_UNCONFIRMED = "entryConfirmationNone"
@@ -33,7 +39,8 @@ DIFF_WARNING_CODES = (ENTERED_UNCONFIRMED,)
 class ReleaseStatus(models.TextChoices):
     """Where a revision stands (revision_status): what the API, the admin and the commands call it."""
 
-    PUBLISHED = "published"  # the one agents are served
+    PUBLISHED = "published"  # the one agents are served (while a rollout is in flight: the control)
+    STAGED = "staged"  # served to a rollout's cohort
     PENDING = "pending"  # the newest, recorded since, waiting for its review
     PREVIOUS = "previous"  # published before
     UNPUBLISHED = "unpublished"  # never published, and replaced by a newer one
@@ -50,6 +57,8 @@ class ReleaseConflict(Conflict):
 def revision_status(revision: CatalogRevision, head: CatalogHead) -> str:
     if revision.number == head.published:
         return ReleaseStatus.PUBLISHED
+    if head.rollout_id is not None and revision.number == head.rollout.revision_id:
+        return ReleaseStatus.STAGED
     if revision.published_at is not None:
         return ReleaseStatus.PREVIOUS
     if revision.number == head.latest and revision.number > head.published:
@@ -82,6 +91,23 @@ def _require(user, permission: str, doing: str) -> None:
         raise ReleaseForbidden(f"You need the permission modes.{permission} to {doing}.")
 
 
+def may_publish(user) -> bool:
+    return may(user, "publish_revision") or may(user, "publish_unreviewed_revision")
+
+
+def _missing_approvals(revision: CatalogRevision, user) -> int:
+    """How many approvals revision lacks; ReleaseConflict if it lacks any and user may not publish it without them."""
+    approvals = revision.approvals.count()
+    missing = settings.CATALOG_APPROVALS - approvals
+    if missing > 0 and not may(user, "publish_unreviewed_revision"):
+        raise ReleaseConflict(
+            f"Revision {revision.number} has {approvals} of the {settings.CATALOG_APPROVALS} approvals it needs; "
+            f"{missing} more staff user(s) with modes.approve_revision who made none of its changes must "
+            "approve it first."
+        )
+    return max(missing, 0)
+
+
 def release_actions(user, summary: dict) -> dict:
     """What user may do on the releases page: approve or publish the pending revision, roll back."""
     pending, head = summary["pending"], summary["head"]
@@ -90,8 +116,9 @@ def release_actions(user, summary: dict) -> dict:
         and may(user, "approve_revision")
         and user.pk not in authors_since_published(pending.number, head)
         and not any(approval.user_id == user.pk for approval in summary["approvals"]),
-        "publish": bool(pending) and (may(user, "publish_revision") or may(user, "publish_unreviewed_revision")),
+        "publish": bool(pending) and may_publish(user),
         "roll_back": may(user, "publish_revision"),
+        "rollout": may_publish(user),
     }
 
 
@@ -102,10 +129,10 @@ def approve_revision(*, number: int, user) -> CatalogRevision:
         head = catalog_head(locked=True)
         revision = get_revision(number)
         status = revision_status(revision, head)
-        if status != ReleaseStatus.PENDING:
+        if status not in (ReleaseStatus.PENDING, ReleaseStatus.STAGED):
             raise ReleaseConflict(
                 f"Revision {number} is {status}, not pending: only the newest revision, before it is published, "
-                "can be approved."
+                "or the one being rolled out can be approved."
             )
         if user.pk in authors_since_published(number, head):
             raise ReleaseForbidden(
@@ -116,17 +143,28 @@ def approve_revision(*, number: int, user) -> CatalogRevision:
     return revision
 
 
-def publish_revision(*, number: int, user) -> CatalogRevision:
-    """Make revision number the one agents are served; a rollback returns the new revision that restores it."""
-    unreviewed_allowed = may(user, "publish_unreviewed_revision")
-    if not unreviewed_allowed:
+def publish_revision(*, number: int, user, staging: Staging | None = None) -> CatalogRevision:
+    """
+    Make revision number the one agents are served, or with staging the one a rollout serves to its cohort (raising
+    the share of the rollout in flight, for its revision); a rollback returns the new revision that restores it.
+    """
+    if not may(user, "publish_unreviewed_revision"):
         _require(user, "publish_revision", "publish catalog revisions")
     with transaction.atomic():
         head = catalog_head(locked=True)
         revision = get_revision(number)
         status = revision_status(revision, head)
+        if status == ReleaseStatus.STAGED:
+            if staging is None:
+                raise ReleaseConflict(
+                    f"Revision {number} is being rolled out to part of the sessions: promote it to everyone "
+                    "(POST /api/catalog/rollout/promote/) or raise its share."
+                )
+            return widen_rollout(head.rollout, staging=staging).revision
         if status == ReleaseStatus.PUBLISHED:
             return revision
+        if staging is not None and status != ReleaseStatus.PENDING:
+            raise ReleaseConflict(f"Revision {number} is {status}: only the pending revision can be staged.")
         if status == ReleaseStatus.PREVIOUS:
             _require(user, "publish_revision", "roll the catalog back to an earlier revision")
             _validate(number)
@@ -136,19 +174,72 @@ def publish_revision(*, number: int, user) -> CatalogRevision:
                 f"Revision {number} was never published and revision {head.latest} has replaced it; "
                 f"review and publish revision {head.latest} instead."
             )
-        approvals = revision.approvals.count()
-        missing = settings.CATALOG_APPROVALS - approvals
-        if missing > 0 and not unreviewed_allowed:
-            raise ReleaseConflict(
-                f"Revision {number} has {approvals} of the {settings.CATALOG_APPROVALS} approvals it needs; "
-                f"{missing} more staff user(s) with modes.approve_revision who made none of its changes must "
-                "approve it first."
-            )
+        missing = _missing_approvals(revision, user)
         _validate(number)
         check_gate(number=number, published=head.published, user=user)
+        if staging is not None:
+            start_rollout(head, revision, staging=staging, by=user, unreviewed=missing > 0)
+            return revision
         publish(head, revision, by=user, unreviewed=missing > 0)
         head.save(update_fields=["published", "published_at"])
     return revision
+
+
+def promote_rollout(*, user, number: int | None = None) -> CatalogRevision:
+    """
+    The rollout in flight's revision (number's, if given: a page that shows it), published to every session; its
+    approvals are judged again, as publishing it.
+    """
+    if not may_publish(user):
+        _require(user, "publish_revision", "promote a rollout")
+    with transaction.atomic():
+        head = _head_in_rollout(number)
+        revision = head.rollout.revision
+        missing = _missing_approvals(revision, user)
+        end_rollout(head, state=CatalogRollout.State.PROMOTED, by=user)
+        publish(head, revision, by=user, unreviewed=missing > 0)
+        head.save(update_fields=["published", "published_at"])
+    logger.info("Rollout of catalog revision %s promoted to every session by %s", revision.number, user)
+    return revision
+
+
+def abort_rollout(*, user, number: int | None = None, reason: str = "") -> CatalogRollout:
+    """
+    Every session back on the control revision (ending the rollout of revision number, if given); their audit trails
+    keep every change made in the rollout.
+    """
+    if not may_publish(user):
+        _require(user, "publish_revision", "abort a rollout")
+    with transaction.atomic():
+        rollout = end_rollout(_head_in_rollout(number), state=CatalogRollout.State.ABORTED, by=user, reason=reason)
+    logger.warning("Rollout of catalog revision %s aborted by %s: %s", rollout.revision_id, user, reason or "no reason")
+    return rollout
+
+
+def abort_rollout_by_guard(*, rollout_id, reason: str) -> bool:
+    """The guard's abort (sessions_app.rollout_cohorts), if that rollout is still in flight: whether it ended it."""
+    with transaction.atomic():
+        head = catalog_head(locked=True)
+        if head.rollout_id != rollout_id:
+            return False
+        rollout = end_rollout(head, state=CatalogRollout.State.ABORTED, by=None, reason=reason)
+    logger.warning("Rollout of catalog revision %s aborted by its guard: %s", rollout.revision_id, reason)
+    return True
+
+
+class NoRolloutInFlight(ReleaseConflict):
+    message = "No rollout is in flight: nothing to promote or abort."
+
+
+def _head_in_rollout(number: int | None) -> CatalogHead:
+    head = catalog_head(locked=True)
+    if head.rollout_id is None:
+        raise NoRolloutInFlight()
+    if number is not None and head.rollout.revision_id != number:
+        raise ReleaseConflict(
+            f"Revision {number} is not being rolled out; revision {head.rollout.revision_id} is. Nothing changed."
+        )
+    return head
 
 
 def _validate(number: int) -> None:
@@ -237,18 +328,25 @@ def _warnings(old_mode, new_mode) -> list[dict]:
 def pending_release() -> tuple[int, int, int] | None:
     """(published, pending, approvals so far) while one is pending, else None: the mode pages' banner, two queries."""
     head = CatalogHead.objects.filter(pk=1).first()
-    if head is None or head.latest <= head.published:
+    if head is None or _pending_number(head) is None:
         return None
     return head.published, head.latest, CatalogApproval.objects.filter(revision_id=head.latest).count()
+
+
+def _pending_number(head: CatalogHead) -> int | None:
+    """The newest revision while it waits for its release: newer than the published one, and not being rolled out."""
+    staged = head.rollout.revision_id if head.rollout_id is not None else None
+    return head.latest if head.latest > head.published and head.latest != staged else None
 
 
 def release_summary() -> dict:
     """What catalog_status and the releases page show; "unrecorded": what changes made past the services changed."""
     head = catalog_head()
-    pending = get_revision(head.latest) if head.latest > head.published else None
+    pending = get_revision(head.latest) if _pending_number(head) else None
     earlier = CatalogRevision.objects.filter(published_at__isnull=False).exclude(number=head.published)
     return {
         "head": head,
+        "rollout": rollout_of(head),
         "published": get_revision(head.published) if head.published else None,
         "earlier": list(earlier.select_related("published_by")[:10]),
         "pending": pending,
@@ -256,3 +354,9 @@ def release_summary() -> dict:
         "needed": settings.CATALOG_APPROVALS,
         "unrecorded": rows_differ_from_latest(),
     }
+
+
+def rollout_of(head: CatalogHead) -> dict | None:
+    """The rollout in flight, else the last one that ended, with who it serves in words; None if there was none."""
+    rollout = head.rollout or CatalogRollout.objects.order_by("-started_at").first()
+    return rollout and {"rollout": rollout, "in_flight": rollout.pk == head.rollout_id, "serves": describe(rollout)}

@@ -8,6 +8,8 @@ revision, so never served: rows_differ_from_latest() finds it, `manage.py record
 from django.conf import settings
 from django.utils import timezone
 
+from aptix_site.service_errors import Conflict
+
 from .routing.gate import check_gate_on_record
 from .rules import validate_catalog
 from .models import AgentMode, CatalogHead, CatalogRevision, DeclaredTool
@@ -17,7 +19,8 @@ from .revision_store import document_of, entries_at, store_changes
 
 def record_revision(*, created_by, restores: int | None = None) -> CatalogRevision | None:
     """The rows as a new revision by created_by, None if the newest one holds them; InvalidCatalog if a rule breaks,
-    RoutingGateRefusedChange if it would be published at once and misses the routing gate (modes.routing.gate)."""
+    RoutingGateRefusedChange if it would be published at once and misses the routing gate (modes.routing.gate),
+    RolloutInFlight if it would be published at once while a rollout is in flight."""
     head = CatalogHead.objects.select_for_update().get(pk=1)
     modes, catalog, before, summary = _changes_since(head.latest)
     if summary is None:
@@ -36,8 +39,23 @@ def record_revision(*, created_by, restores: int | None = None) -> CatalogRevisi
     return revision
 
 
+class RolloutInFlight(Conflict):
+    """Another publication while a rollout is in flight: it must be promoted or aborted first (409)."""
+
+    def __init__(self, head: CatalogHead):
+        super().__init__(
+            f"The rollout of revision {head.rollout.revision_id} to part of the sessions is in flight: promote it to "
+            "everyone or abort it before publishing another revision. Nothing changed."
+        )
+
+
 def publish(head: CatalogHead, revision: CatalogRevision, *, by, unreviewed: bool) -> None:
-    """Make revision the one agents are served from every worker's next request; the caller saves head."""
+    """
+    Make revision the one agents are served from every worker's next request; the caller saves head. RolloutInFlight
+    while a rollout is (modes.rollouts ends it first to promote it).
+    """
+    if head.rollout_id is not None:
+        raise RolloutInFlight(head)
     revision.published_at, revision.published_by, revision.unreviewed = timezone.now(), by, unreviewed
     revision.save(update_fields=["published_at", "published_by", "unreviewed"])
     head.published, head.published_at = revision.number, revision.published_at

@@ -3,6 +3,8 @@ Request shapes of the mode endpoints, and the shapes of the revision endpoints' 
 answers (the listing, a mode's detail) are shaped in modes.listing, which agent_list_modes and MCP share.
 """
 
+from decimal import Decimal
+
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -12,8 +14,9 @@ from aptix_site.shapes import ModelShape, Shape
 from .coding_agents.base import APPROXIMATED, CARRIED, DROPPED
 from .coding_agents.formats import FORMATS as AGENT_FORMATS
 from .listing import string_list
-from .models import CatalogRevision
+from .models import CatalogRevision, CatalogRollout
 from .releases import DIFF_WARNING_CODES, ReleaseStatus, revision_status
+from .rollouts import Guard, Staging
 from .tools import FILTER_MAX_LENGTH
 from .validators import one_of
 
@@ -70,6 +73,7 @@ class CatalogRevisionSummary(ModelShape):
 
 
 DIFF_PAGE, MAX_DIFF_PAGE = 100, 500
+MAX_ROLLOUT_ORGANIZATIONS, MAX_GUARD_SESSIONS = 100, 1_000_000
 
 
 class RevisionDiffQuery(RequestSerializer):
@@ -187,3 +191,81 @@ class CatalogExportQuery(RequestSerializer):
 class CatalogExportResponse(Shape):
     files = AgentFileShape(many=True)
     report = FidelityShape(many=True)
+
+
+class GuardRequest(StrictSerializer):
+    metric = serializers.ChoiceField(
+        choices=CatalogRollout.Metric.values,
+        help_text="declined: proposals the user declined per session; refused: switches the mode graph refused per "
+        "session.",
+    )
+    ratio = serializers.DecimalField(
+        max_digits=6, decimal_places=2, min_value=Decimal("0.01"),
+        help_text="Abort when the cohort's metric is more than this many times the control's.",
+    )
+    minSessions = serializers.IntegerField(
+        min_value=1, max_value=MAX_GUARD_SESSIONS, help_text="How many of the cohort's sessions must have acted first."
+    )
+
+
+class PublishRequest(StrictSerializer):
+    share = serializers.DecimalField(
+        max_digits=5, decimal_places=2, min_value=0, max_value=100, required=False,
+        help_text="Stage the publication: the percentage of sessions (to two decimals) served this revision, chosen "
+        "by their bucket; the rest keep the published revision. For the revision being rolled out: its new share, "
+        "never lower.",
+    )
+    organizations = serializers.ListField(
+        child=StrictCharField(max_length=50), required=False, max_length=MAX_ROLLOUT_ORGANIZATIONS,
+        help_text="Stage the publication to the sessions of these organizations (by slug) too.",
+    )
+    guard = GuardRequest(required=False, help_text="Abort the rollout by itself when its cohort fares this badly.")
+
+    @classmethod
+    def staging(cls, data) -> Staging | None:
+        """The staged publication the body asks for, or None for a publication to everyone."""
+        body = cls.validated(data)
+        if not body:
+            return None
+        guard = body.get("guard")
+        return Staging(
+            share=body.get("share", Decimal(0)),
+            organizations=tuple(body.get("organizations", ())),
+            guard=guard and Guard(metric=guard["metric"], ratio=guard["ratio"], min_sessions=guard["minSessions"]),
+        )
+
+
+class AbortRequest(StrictSerializer):
+    reason = StrictCharField(max_length=1000, required=False, default="", help_text="Why, as the rollout records it.")
+
+
+class RolloutGuardResponse(Shape):
+    metric = serializers.CharField(source="guard_metric")
+    ratio = serializers.DecimalField(source="guard_ratio", max_digits=6, decimal_places=2, coerce_to_string=False)
+    min_sessions = serializers.IntegerField(source="guard_min_sessions")
+
+
+class RolloutResponse(ModelShape):
+    """A rollout: what it serves to whom, how it ended, its guard."""
+
+    revision = serializers.IntegerField(source="revision_id")
+    control = serializers.IntegerField(source="control_id", help_text="The revision every other session keeps.")
+    share = serializers.DecimalField(max_digits=5, decimal_places=2, coerce_to_string=False)
+    organizations = serializers.SlugRelatedField(slug_field="slug", many=True, read_only=True)
+    started_by = serializers.CharField(source="started_by.get_username", allow_null=True, default=None)
+    ended_by = serializers.CharField(
+        source="ended_by.get_username", allow_null=True, default=None, help_text="Empty for an abort by the guard."
+    )
+    guard = serializers.SerializerMethodField()
+
+    class Meta:
+        model = CatalogRollout
+        fields = [
+            "revision", "control", "share", "organizations", "state", "started_at", "started_by", "ended_at",
+            "ended_by", "end_reason", "guard",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(RolloutGuardResponse(allow_null=True))
+    def get_guard(self, rollout) -> dict | None:
+        return RolloutGuardResponse(rollout).data if rollout.guard_metric else None

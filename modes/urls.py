@@ -20,5 +20,7 @@ urlpatterns = [
         "catalog/revisions/<str:number>/evals/latest/", routing.LatestRoutingEvaluationView.as_view(),
         name="catalog-revision-evals-latest",
     ),
+    path("catalog/rollout/promote/", views.RolloutPromoteView.as_view(), name="catalog-rollout-promote"),
+    path("catalog/rollout/abort/", views.RolloutAbortView.as_view(), name="catalog-rollout-abort"),
     path("catalog/routing-cases/", routing.RoutingCaseListView.as_view(), name="routing-case-list"),
 ]

@@ -28,10 +28,14 @@ from .listing import ModeDetailResponse, ModeListResponse, mode_detail_payload
 from .models import CatalogApproval, CatalogRevision
 from .portable import PortableFileError, export_document
 from .permissions import may
-from .releases import approve_revision, catalog_head, get_revision, publish_revision, revision_diff
+from .releases import (
+    abort_rollout, approve_revision, catalog_head, get_revision, promote_rollout, publish_revision,
+    revision_diff
+)
 from .serializers import (
-    CatalogExportQuery, CatalogExportResponse, CatalogImportRequest, CatalogImportResponse, CatalogRevisionSummary,
-    ModeListQuery, ModeToolsResponse, RevisionDiffQuery, RevisionDiffResponse, SystemPromptQuery
+    AbortRequest, CatalogExportQuery, CatalogExportResponse, CatalogImportRequest, CatalogImportResponse,
+    CatalogRevisionSummary, ModeListQuery, ModeToolsResponse, PublishRequest, RevisionDiffQuery, RevisionDiffResponse,
+    RolloutResponse, SystemPromptQuery
 )
 
 
@@ -191,25 +195,24 @@ class CatalogRevisionDiffView(APIView):
 
 
 class ReleaseActionView(APIView):
-    """POST approves or publishes revision n (action); 200 with the revision as GET shows it."""
+    """POST approves or publishes revision n (act); 200 with the revision as GET shows it."""
 
     permission_classes = [IsAdminUser]
-    action = None  # approve_revision or publish_revision
 
     def post(self, request, number):
         number = revision_from_url(number)
         try:
-            revision = type(self).action(number=number, user=request.user)
+            revision = self.act(request, number)
         except UnknownRevisionError:
             raise RevisionNotFound(number) from None
         return Response(revision_body(revision.number))
 
 
-def release_action_schema(operation_id: str, description: str):
+def release_action_schema(operation_id: str, description: str, request=None):
     """The OpenAPI description of a release action's POST: the revision, or why not (403, 409)."""
     responses = {200: REVISION_BODY, **error_responses(400, 401, 403, 404, 409)}
     return extend_schema_view(
-        post=extend_schema(operation_id=operation_id, request=None, responses=responses, description=description)
+        post=extend_schema(operation_id=operation_id, request=request, responses=responses, description=description)
     )
 
 
@@ -219,7 +222,8 @@ def release_action_schema(operation_id: str, description: str):
     "not pending. Approving twice changes nothing.",
 )
 class ApproveRevisionView(ReleaseActionView):
-    action = staticmethod(approve_revision)
+    def act(self, request, number):
+        return approve_revision(number=number, user=request.user)
 
 
 @release_action_schema(
@@ -227,10 +231,43 @@ class ApproveRevisionView(ReleaseActionView):
     "Publish revision n to agents: the pending one once approved (modes.publish_revision; "
     "modes.publish_unreviewed_revision without its approvals), or one published before (a rollback, "
     "answered with the new revision that restores it). 409 when approvals are missing or n was replaced "
-    "before it was published. Publishing the published revision changes nothing.",
+    "before it was published. Publishing the published revision changes nothing. With a share or organizations, "
+    "the pending revision is staged: served to that share of the sessions and to those organizations' sessions "
+    "(status staged), until promoted or aborted; for the revision being rolled out, its share is raised (never "
+    "lowered: 409). Another publication or a rollback while a rollout is in flight is a 409 naming it.",
+    request=PublishRequest,
 )
 class PublishRevisionView(ReleaseActionView):
-    action = staticmethod(publish_revision)
+    def act(self, request, number):
+        return publish_revision(number=number, user=request.user, staging=PublishRequest.staging(request.data))
+
+
+class RolloutPromoteView(APIView):
+    permission_classes = [IsAdminUser]  # the services say which permission is missing
+
+    @extend_schema(
+        operation_id="promoteCatalogRollout", request=None,
+        responses={200: REVISION_BODY, **error_responses(401, 403, 409)},
+        description="Publish the revision being rolled out to every session, from every worker's next request; its "
+        "approvals are judged as for any publication. 409 when no rollout is in flight. Needs the publish permission.",
+    )
+    def post(self, request):
+        return Response(revision_body(promote_rollout(user=request.user).number))
+
+
+class RolloutAbortView(APIView):
+    permission_classes = [IsAdminUser]  # the services say which permission is missing
+
+    @extend_schema(
+        operation_id="abortCatalogRollout", request=AbortRequest,
+        responses={200: RolloutResponse, **error_responses(400, 401, 403, 409)},
+        description="Every session back on the published (control) revision from every worker's next request; the "
+        "sessions' audit trails keep every change made meanwhile. 409 when no rollout is in flight. Needs the publish "
+        "permission.",
+    )
+    def post(self, request):
+        reason = AbortRequest.validated(request.data)["reason"]
+        return Response(RolloutResponse(abort_rollout(user=request.user, reason=reason)).data)
 
 
 class MayImportModes(BasePermission):

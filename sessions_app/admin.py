@@ -1,22 +1,26 @@
 """
 Admin for agent sessions, each with its latest mode changes (and how each was confirmed) and a link to all (never
-edited), in the same number of queries however many it has; and the mode graph page: the published catalog's graph,
-the last 30 days' switches on it.
+edited), in the same number of queries however many it has; the mode graph page: the published catalog's graph (or
+a revision's, ?revision=N), the last 30 days' switches on it; and the Catalog releases page of modes.admin, with how
+a rollout's cohort fares against the control's, which only this app can read.
 """
 
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.core.exceptions import PermissionDenied
+from django.http import Http404
 from django.urls import path
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_safe
 
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin, admin_page
-from modes.catalog import published_catalog
+from modes.admin import CatalogRevisionAdmin
+from modes.catalog import catalog_at_revision, published_catalog, revision_number
 from modes.graph_drawing import GraphUnavailable, mode_graph_dot, render_svg
-from modes.models import AgentMode
+from modes.models import AgentMode, CatalogRevision
 
 from .models import AgentSession, ModeChange
+from .rollout_cohorts import cohorts
 from .selectors import InvalidSessionId, parse_session_id
 from .transitions import transition_counts
 
@@ -83,8 +87,10 @@ class ModeChangeAdmin(ReadOnlyAdmin, LargeTableAdmin):
     def mode_graph_view(self, request):
         if not (self.has_view_permission(request) and request.user.has_perm("modes.view_agentmode")):
             raise PermissionDenied
-        catalog = published_catalog()
-        dot = mode_graph_dot(modes=catalog.modes, default=catalog.default, counts=transition_counts(days=GRAPH_DAYS))
+        revision = _revision_asked(request)
+        catalog = published_catalog() if revision is None else catalog_at_revision(revision)
+        counts = transition_counts(days=GRAPH_DAYS, revision=revision)
+        dot = mode_graph_dot(modes=catalog.modes, default=catalog.default, counts=counts)
         try:
             # dot escapes every label it writes (and modes.graph_drawing every label it hands dot): text only.
             svg, problem = mark_safe(render_svg(dot)), None
@@ -92,5 +98,27 @@ class ModeChangeAdmin(ReadOnlyAdmin, LargeTableAdmin):
             svg, problem = None, str(error)
         return admin_page(
             self, request, "admin/sessions_app/mode_graph.html", opts=AgentMode._meta, title="Mode graph", svg=svg,
-            problem=problem, days=GRAPH_DAYS, revision=catalog.revision,
+            problem=problem, days=GRAPH_DAYS, revision=catalog.revision, filtered=revision is not None,
         )
+
+
+def _revision_asked(request) -> int | None:
+    """?revision=N: the graph of that revision with the switches made under it; 404 for one that does not exist."""
+    text = request.GET.get("revision")
+    if text is None:
+        return None
+    if (number := revision_number(text)) is None or not CatalogRevision.objects.filter(number=number).exists():
+        raise Http404(f"There is no catalog revision {text!r}.")
+    return number
+
+
+admin.site.unregister(CatalogRevision)
+
+
+@admin.register(CatalogRevision)
+class CatalogReleasesAdmin(CatalogRevisionAdmin):
+    """modes' revisions and releases page, with the cohorts of the rollout in flight (or the last one) compared."""
+
+    def rollout_context(self, request, summary) -> dict:
+        shown = summary["rollout"]
+        return {"cohorts": [cohort.report() for cohort in cohorts(shown["rollout"])]} if shown else {}

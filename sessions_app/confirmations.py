@@ -83,10 +83,13 @@ def question_text(display_name: str) -> str:
     ))
 
 
-def new_confirmation(*, session, target: AgentMode, reason: str, branch: bool, channel: str) -> ModeChangeConfirmation:
+def new_confirmation(
+    *, session, target: AgentMode, reason: str, branch: bool, channel: str, catalog_revision: int | None
+) -> ModeChangeConfirmation:
     return ModeChangeConfirmation.objects.create(
         session=session, channel=channel, from_mode_id=session.mode_id, to_mode_id=target.pk, reason=reason,
         branch=branch, question=question_text(target.display_name), expires_at=timezone.now() + QUESTION_LIFETIME,
+        catalog_revision=catalog_revision,
     )
 
 

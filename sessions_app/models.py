@@ -32,6 +32,11 @@ class AgentSession(models.Model):
     catalog_revision = models.PositiveIntegerField(
         null=True, blank=True, help_text="The catalog revision in force when the session was created."
     )
+    # A rollout serves a session by the bucket of an id: its own, or for a branch its root's, so that a branch is
+    # served its parent's revision (modes.rollouts).
+    cohort_root = models.UUIDField(
+        null=True, blank=True, editable=False, help_text="For a branch: the session whose cohort it shares."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -46,6 +51,11 @@ class AgentSession(models.Model):
 
     def __str__(self):
         return self.title or str(self.id)
+
+    @property
+    def cohort_key(self) -> uuid.UUID:
+        """The id whose bucket places the session in a rollout's cohort, or not."""
+        return self.cohort_root or self.id
 
 
 class ConfirmationChannel(models.TextChoices):  # ModeChangeConfirmation.Channel; a class of its own for the schema
@@ -85,6 +95,9 @@ class ModeChangeConfirmation(models.Model):
     question = models.TextField()
     asked_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
+    catalog_revision = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The catalog revision the question was asked under."
+    )
     choice = models.CharField(max_length=8, choices=Choice.choices, blank=True)
     answered_at = models.DateTimeField(null=True, blank=True)
 
@@ -155,6 +168,9 @@ class ModeChangeRefusal(models.Model):
     session = models.ForeignKey(AgentSession, on_delete=models.CASCADE, related_name="+")
     from_mode_id = models.CharField(max_length=32, help_text="The id of the mode the session was in.")
     to_mode_id = models.CharField(max_length=32, help_text="The id of the mode the model asked for.")
+    catalog_revision = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The catalog revision whose mode graph refused it."
+    )
     refused_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -167,17 +183,20 @@ class ModeChangeRefusal(models.Model):
 
 
 class TransitionHour(models.Model):
-    """The mode changes of one hour from one mode to another: the audit trail summed, written once per hour."""
+    """The mode changes of one hour from one mode to another under one revision: the audit trail summed, once an hour."""
 
     hour = models.DateTimeField()
     from_mode_id = models.CharField(max_length=32)
     to_mode_id = models.CharField(max_length=32)
+    catalog_revision = models.PositiveIntegerField(null=True, blank=True)
     count = models.PositiveIntegerField()
     branches = models.PositiveIntegerField()
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["hour", "from_mode_id", "to_mode_id"], name="transitionhour_pair"),
+            models.UniqueConstraint(
+                fields=["hour", "from_mode_id", "to_mode_id", "catalog_revision"], name="transitionhour_pair"
+            ),
         ]
 
 

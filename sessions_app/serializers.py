@@ -1,12 +1,14 @@
 """The requests and the shapes of sessions, their audit rows and the transition counts in the REST API."""
 
-from drf_spectacular.utils import inline_serializer
+from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
 from aptix_site.api import RequestSerializer, StrictCharField, StrictSerializer
 from aptix_site.shapes import ModelShape, Shape
+from modes.serializers import RolloutResponse
 
 from .models import AgentSession, ModeChange, ModeChangeConfirmation
+from .rollout_cohorts import cohorts
 from .transitions import MAX_DAYS
 
 
@@ -77,6 +79,10 @@ class TransitionsQuery(RequestSerializer):
         required=False, min_value=1, max_value=MAX_DAYS, default=30,
         help_text=f"The period: today (UTC) and the days before it, 1 to {MAX_DAYS}.",
     )
+    revision = serializers.IntegerField(
+        required=False, min_value=1, default=None,
+        help_text="Only the switches made, refused or declined under this catalog revision (a rollout's cohort).",
+    )
 
 
 def _pairs(name: str, help_text: str, **extra):
@@ -94,6 +100,7 @@ TRANSITIONS_RESPONSE = inline_serializer(
     name="Transitions",
     fields={
         "days": serializers.IntegerField(),
+        "revision": serializers.IntegerField(allow_null=True, help_text="The revision asked for, if one was."),
         "transitions": _pairs(
             "Transition",
             "The switches agents took in the period, most taken first.",
@@ -118,3 +125,38 @@ TRANSITIONS_RESPONSE = inline_serializer(
         ),
     },
 )
+
+
+class CohortResponse(Shape):
+    """What the sessions served one revision did since the rollout started; a small count reads as small."""
+
+    revision = serializers.IntegerField()
+    sessions = serializers.IntegerField(help_text="Sessions created or acting (a change, a refusal, a decline).")
+    changes = serializers.IntegerField(help_text="Mode changes.")
+    refused = serializers.IntegerField(help_text="Switches the mode graph refused.")
+    declined = serializers.IntegerField(help_text="Proposals the user declined.")
+    changes_per_session = serializers.FloatField()
+    refused_per_session = serializers.FloatField()
+    declined_per_session = serializers.FloatField()
+    routing_accuracy = serializers.FloatField(
+        allow_null=True, help_text="The revision's latest routing evaluation by CATALOG_EVAL_SCORER, if any."
+    )
+    routing_cases = serializers.IntegerField(allow_null=True, help_text="The cases it scored.")
+
+
+class RolloutStatusResponse(RolloutResponse):
+    """The rollout in flight, or else the last one; its cohort (first) and the control's."""
+
+    in_flight = serializers.SerializerMethodField(method_name="get_in_flight")
+    cohorts = serializers.SerializerMethodField()
+
+    class Meta(RolloutResponse.Meta):
+        fields = [*RolloutResponse.Meta.fields, "in_flight", "cohorts"]
+        read_only_fields = fields
+
+    def get_in_flight(self, rollout) -> bool:
+        return rollout.state == rollout.State.IN_FLIGHT
+
+    @extend_schema_field(CohortResponse(many=True))
+    def get_cohorts(self, rollout) -> list:
+        return CohortResponse([cohort.report() for cohort in cohorts(rollout)], many=True).data

@@ -5,21 +5,28 @@ from django.db.models import Exists, Subquery
 from django.utils import timezone
 
 from accounts.models import Membership
-from modes.catalog import Catalog, ModeBeingRemovedError
+from modes.catalog import Catalog, ModeBeingRemovedError, Release
 from modes.graph import ModeSwitchRefused
 from modes.models import AgentMode
 
 from .confirmations import new_confirmation
 from .models import AgentSession, ModeChange, ModeChangeConfirmation, ModeChangeRefusal
+from .rollout_cohorts import judge_guard_if_due
 from .selectors import parse_session_id
 
 
-def create_session(*, catalog: Catalog, owner, org, mode_key: str | None = None, title: str = "") -> AgentSession:
-    """A new session for owner, in mode_key of catalog or else its default mode. UnknownModeError for a bad key."""
-    mode = catalog.mode(mode_key) if mode_key else catalog.default
-    if not AgentMode.objects.filter(pk=mode.pk).exists():
-        raise _being_removed(catalog, mode)
-    return AgentSession.objects.create(owner=owner, org=org, mode=mode, title=title, catalog_revision=catalog.revision)
+def create_session(*, release: Release, owner, org, mode_key: str | None = None, title: str = "") -> AgentSession:
+    """
+    A new session for owner, in mode_key or else the default mode of the catalog that release serves it (its
+    cohort's, while a rollout is in flight). UnknownModeError for a bad key.
+    """
+    session = AgentSession(owner=owner, org=org, title=title)  # its id, which places it in a cohort, is drawn here
+    session.catalog_revision = (catalog := release.catalog_for(session)).revision
+    session.mode = catalog.mode(mode_key) if mode_key else catalog.default
+    if not AgentMode.objects.filter(pk=session.mode_id).exists():
+        raise _being_removed(catalog, session.mode)
+    session.save(force_insert=True)
+    return session
 
 
 def set_session_mode(
@@ -51,7 +58,7 @@ def set_session_mode(
             now = max(timezone.now(), session.updated_at)
             branch_session = AgentSession.objects.create(
                 owner=user, org_id=session.org_id, mode=mode, parent=session, title=session.title,
-                catalog_revision=catalog.revision,
+                catalog_revision=catalog.revision, cohort_root=session.cohort_key,  # served its parent's revision
             ) if branch else None
             change = ModeChange.objects.create(
                 session=session, from_mode_id=session.mode_id, to_mode=mode, reason=reason, branch=branch,
@@ -61,7 +68,7 @@ def set_session_mode(
             AgentSession.objects.filter(pk=session.pk).update(mode=mode, updated_at=now)
             return change
     # Recorded once the transaction is over, so that raising the refusal does not roll the record back.
-    raise _refused(session, mode, refusal)
+    raise _refused(session, mode, refusal, catalog)
 
 
 def ask_mode_change(
@@ -74,12 +81,17 @@ def ask_mode_change(
     """
     session = AgentSession.objects.filter(owner=user).only("pk", "mode_id").get(pk=parse_session_id(session_id))
     if refusal := catalog.switch_refusal(from_mode_id=session.mode_id, target=mode):
-        raise _refused(session, mode, refusal)
-    return new_confirmation(session=session, target=mode, reason=reason, branch=branch, channel=channel)
+        raise _refused(session, mode, refusal, catalog)
+    return new_confirmation(
+        session=session, target=mode, reason=reason, branch=branch, channel=channel, catalog_revision=catalog.revision
+    )
 
 
-def _refused(session: AgentSession, mode: AgentMode, refusal: ModeSwitchRefused) -> ModeSwitchRefused:
-    ModeChangeRefusal.objects.create(session_id=session.pk, from_mode_id=session.mode_id, to_mode_id=mode.pk)
+def _refused(session: AgentSession, mode: AgentMode, refusal: ModeSwitchRefused, catalog: Catalog) -> ModeSwitchRefused:
+    ModeChangeRefusal.objects.create(
+        session_id=session.pk, from_mode_id=session.mode_id, to_mode_id=mode.pk, catalog_revision=catalog.revision
+    )
+    judge_guard_if_due()  # a refusal feeds a rollout's guard
     return refusal
 
 

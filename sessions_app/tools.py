@@ -14,7 +14,10 @@ from aptix_site.throttling import WindowRateThrottle
 from modes.catalog import Catalog, UnknownModeError
 from modes.graph import ModeSwitchRefused
 
-from .confirmations import STAYED, WAITING, confirmation_payload, pending_confirmation, record_answer, who_confirms
+from .confirmations import (
+    DECLINED, STAYED, WAITING, confirmation_payload, pending_confirmation, record_answer, who_confirms
+)
+from .rollout_cohorts import judge_guard_if_due
 from .services import ask_mode_change, set_session_mode
 
 logger = logging.getLogger(__name__)
@@ -145,6 +148,16 @@ def answer_mode_change(
     The answer is taken once (sessions_app.confirmations.pending_confirmation); a branch over the session-create limit raises
     RateLimited and leaves the question unanswered, as does a database too busy to finish the change.
     """
+    result = _take_answer(
+        catalog=catalog, session_id=session_id, confirmation_id=confirmation_id, user=user, choice=choice,
+        channel=channel,
+    )
+    if choice in DECLINED:
+        judge_guard_if_due()  # a declined proposal feeds a rollout's guard
+    return result
+
+
+def _take_answer(*, catalog: Catalog, session_id, confirmation_id, user, choice: str, channel: str) -> InvokeResult:
     with transaction.atomic():
         confirmation = pending_confirmation(
             confirmation_id=confirmation_id, session_id=session_id, user=user, channel=channel

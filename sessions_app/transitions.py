@@ -33,14 +33,18 @@ ROLLUP_MARGIN = timedelta(minutes=5)
 ROLLUP_CHUNK = timedelta(hours=6)
 
 
-def transition_counts(*, days: int) -> dict:
-    """The switches of the last `days` days: {days, transitions, refusals, declined, byDay}, as the endpoint answers."""
+def transition_counts(*, days: int, revision: int | None = None) -> dict:
+    """
+    The switches of the last `days` days: {days, revision, transitions, refusals, declined, byDay}, as the endpoint
+    answers; with revision, only those made, refused or declined under that catalog revision (a rollout's cohort).
+    """
     now = timezone.now()
     first_day = now.astimezone(UTC).date() - timedelta(days=days - 1)
     since = datetime.combine(first_day, time.min, tzinfo=UTC)
     summed_through = max(roll_up(now=now), since)
-    hours = TransitionHour.objects.filter(hour__gte=since, hour__lt=summed_through)
-    recent = ModeChange.objects.filter(changed_at__gte=summed_through)
+    under = {} if revision is None else {"catalog_revision": revision}
+    hours = TransitionHour.objects.filter(hour__gte=since, hour__lt=summed_through, **under)
+    recent = ModeChange.objects.filter(changed_at__gte=summed_through, **under)
 
     pairs, branches, per_day = Counter(), Counter(), Counter()
     summed = hours.annotate(day=TruncDate("hour", tzinfo=UTC)).values("day", "from_mode_id", "to_mode_id")
@@ -50,10 +54,10 @@ def transition_counts(*, days: int) -> dict:
         pairs[pair] += row["n"]
         branches[pair] += row["b"]
         per_day[row["day"]] += row["n"]
-    refused = ModeChangeRefusal.objects.filter(refused_at__gte=since).values("from_mode_id", "to_mode_id")
+    refused = ModeChangeRefusal.objects.filter(refused_at__gte=since, **under).values("from_mode_id", "to_mode_id")
     refusals = Counter({(row["from_mode_id"], row["to_mode_id"]): row["n"] for row in refused.annotate(n=Count("id"))})
     # Questions answered stay, decline or cancel: by the day of the answer. An unanswered one has no answered_at.
-    answered = ModeChangeConfirmation.objects.filter(answered_at__gte=since, choice__in=DECLINED).order_by()
+    answered = ModeChangeConfirmation.objects.filter(answered_at__gte=since, choice__in=DECLINED, **under).order_by()
     declined, declined_per_day = Counter(), Counter()
     per_pair_and_day = answered.annotate(day=TruncDate("answered_at", tzinfo=UTC))
     for row in per_pair_and_day.values("day", "from_mode_id", "to_mode_id").annotate(n=Count("id")):
@@ -64,6 +68,7 @@ def transition_counts(*, days: int) -> dict:
     named = lambda mode_id: keys.get(mode_id, mode_id)  # noqa: E731 - a deleted mode is named by its id
     return {
         "days": days,
+        "revision": revision,
         "transitions": [
             {"from": named(a), "to": named(b), "count": n, "branches": branches[a, b]}
             for (a, b), n in _most_first(pairs, named)
@@ -108,14 +113,14 @@ def roll_up(*, now: datetime) -> datetime:
 
 
 def _sum_hours(start: datetime, end: datetime) -> None:
-    """The audit rows from start to end (whole hours), summed per hour and pair into TransitionHour."""
+    """The audit rows from start to end (whole hours), summed per hour, pair and revision into TransitionHour."""
     changes = ModeChange.objects.filter(changed_at__gte=start, changed_at__lt=end)
     TransitionHour.objects.bulk_create(
         TransitionHour(
-            hour=row["hour"], from_mode_id=row["from_mode_id"], to_mode_id=row["to_mode_id"], count=row["n"],
-            branches=row["b"],
+            hour=row["hour"], from_mode_id=row["from_mode_id"], to_mode_id=row["to_mode_id"],
+            catalog_revision=row["catalog_revision"], count=row["n"], branches=row["b"],
         )
-        for row in _per_pair(changes.annotate(hour=TruncHour("changed_at", tzinfo=UTC)), "hour")
+        for row in _per_pair(changes.annotate(hour=TruncHour("changed_at", tzinfo=UTC)), "hour", "catalog_revision")
     )
 
 

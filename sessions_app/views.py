@@ -9,12 +9,15 @@ from rest_framework.views import APIView
 from accounts.models import organization_of
 from aptix_site.api import CursorPagination, error_responses
 from aptix_site.throttling import WindowRateThrottle
+from aptix_site.service_errors import NotFound
 from modes.catalog import UnknownModeError
+from modes.models import CatalogRollout
+from modes.views import MayViewRevisions
 
 from .ownership import owned_session
 from .selectors import mode_changes_of, sessions_of
 from .serializers import TRANSITIONS_RESPONSE, AgentSessionSerializer, ModeChangeSerializer
-from .serializers import SessionCreate, TransitionsQuery
+from .serializers import RolloutStatusResponse, SessionCreate, TransitionsQuery
 from .services import create_session
 from .transitions import transition_counts
 
@@ -53,7 +56,7 @@ class SessionListCreateView(generics.ListAPIView):
         body = SessionCreate.validated(request.data)
         try:
             session = create_session(
-                catalog=request.catalog, owner=request.user, org=organization_of(request.user),
+                release=request.release, owner=request.user, org=organization_of(request.user),
                 mode_key=body["mode"], title=body["title"],
             )
         except UnknownModeError as error:
@@ -82,6 +85,28 @@ class ModeChangeListView(generics.ListAPIView):
         return mode_changes_of(session=owned_session(session_id=self.kwargs["session_id"], user=self.request.user))
 
 
+class NoRollout(NotFound):
+    message = "No catalog revision has been rolled out yet."
+
+
+class RolloutView(APIView):
+    permission_classes = [MayViewRevisions]
+
+    @extend_schema(
+        operation_id="getCatalogRollout",
+        responses={200: RolloutStatusResponse, **error_responses(401, 403, 404)},
+        description="The rollout in flight (inFlight true), or else the last one: who it serves, its guard, how it "
+        "ended, and its cohort compared with the control's (sessions, mode changes, refusals by the mode graph, "
+        "proposals the user declined, each also per session, and each revision's routing evaluation), first the "
+        "rollout's revision, then the control. Needs modes.view_catalogrevision.",
+    )
+    def get(self, request):
+        rollout = CatalogRollout.objects.select_related("started_by", "ended_by").first()
+        if rollout is None:
+            raise NoRollout()
+        return Response(RolloutStatusResponse(rollout).data)
+
+
 class TransitionsView(APIView):
     permission_classes = [IsAdminUser]
 
@@ -94,4 +119,4 @@ class TransitionsView(APIView):
         "Modes are named by their keys. For staff only.",
     )
     def get(self, request):
-        return Response(transition_counts(days=TransitionsQuery.validated(request.query_params)["days"]))
+        return Response(transition_counts(**TransitionsQuery.validated(request.query_params)))

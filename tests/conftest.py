@@ -10,7 +10,7 @@ from django.core.signals import request_finished
 from django.db import close_old_connections, connection, connections
 from random_order.config import Config as RandomOrder
 
-from modes.catalog import published_catalog
+from modes.catalog import published_catalog, published_release
 from modes.models import AgentMode
 
 
@@ -313,7 +313,7 @@ def bob_client(bob):
 def _session_of(user, title):
     from sessions_app.services import create_session
 
-    return create_session(catalog=published_catalog(), owner=user, org=user.membership.organization, title=title)
+    return create_session(release=published_release(), owner=user, org=user.membership.organization, title=title)
 
 
 @pytest.fixture
@@ -516,3 +516,35 @@ def staff_api_client(staff_user):
     client = APIClient()
     client.force_login(staff_user)
     return client
+
+
+# --- Catalog releases: a pending revision, and staff who may publish it --------------------------------------------
+
+
+@pytest.fixture
+def scout_pending(settings):
+    """Revision 2, pending under review (CATALOG_APPROVALS = 1): it adds the mode scout, which revision 1 lacks."""
+    from modes.models import CatalogHead
+
+    settings.CATALOG_APPROVALS = 1
+    through_the_services(lambda: valid_mode("scout", when_to_use=SCOUT_WHEN_TO_USE).save(force_insert=True))
+    assert CatalogHead.objects.get(pk=1).latest == 2
+    return 2
+
+
+SCOUT_WHEN_TO_USE = "Use this mode when the user wants a quick look around first."
+
+
+@pytest.fixture
+def publisher(db):
+    """A staff user who may publish catalog revisions (unreviewed too) and read them, and an API client logged in."""
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+    from rest_framework.test import APIClient
+
+    user = get_user_model().objects.create_user(username="publisher", is_staff=True)
+    granted = ["view_catalogrevision", "publish_revision", "publish_unreviewed_revision"]
+    user.user_permissions.set(Permission.objects.filter(content_type__app_label="modes", codename__in=granted))
+    client = APIClient()
+    client.force_login(user)
+    return user, client

@@ -1,6 +1,6 @@
 """
 The floors of the house, for every app: each may import only the apps below it. The site's plumbing
-(aptix_site) and the tool framework (agent_tools) import no app; the domain apps (accounts, modes, then
+(aptix_site) and the tool framework (agent_tools) import no app; the domain apps (accounts, modes on it, then
 sessions_app on top of both) never import a way of serving; the front door imports no app, the health checks
 read the domain apps only; the serving layers sit on top (agent_api, then mcp_server on agent_api). The site's
 wiring (settings, URLs, the WSGI and ASGI entry points) names the apps by design.
@@ -22,7 +22,7 @@ MAY_IMPORT = {
     "agent_tools": PLUMBING,
     "front_door": PLUMBING,
     "accounts": PLUMBING,
-    "modes": PLUMBING | {"agent_tools"},
+    "modes": PLUMBING | {"agent_tools", "accounts"},  # a rollout names organizations
     "sessions_app": PLUMBING | {"agent_tools", "accounts", "modes"},
     "health": PLUMBING | {"agent_tools"} | DOMAIN,
     "agent_api": PLUMBING | {"agent_tools"} | DOMAIN,

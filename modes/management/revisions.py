@@ -27,18 +27,21 @@ def catalog_at(revision: int | None) -> Catalog:
 
 
 class ReleaseCommand(ServiceCommand):
-    """approve_revision and publish_revision: one revision, the user acting, one line on refusal."""
+    """The release commands: the staff user acting (--user, whose permissions apply), one line on refusal."""
 
-    action = None  # approve_revision or publish_revision, from modes.releases
-    done = ""  # what the command prints, formatted with the revision
+    with_revision = True  # the commands about one revision take its number
 
     def add_arguments(self, parser):
-        parser.add_argument("number", type=revision_argument, help="The catalog revision.")
+        if self.with_revision:
+            parser.add_argument("number", type=revision_argument, help="The catalog revision.")
         parser.add_argument("--user", required=True, help="Username of the staff user acting; their permissions apply.")
 
-    def handle(self, *args, number, user, **options):
+    def handle(self, *args, user, **options):
         acting = get_user_model()._default_manager.filter(username=user).first()
         if acting is None:
             raise CommandError(f"There is no user {user!r}.")
-        revision = type(self).action(number=number, user=acting)
-        self.stdout.write(self.done.format(revision=revision))
+        self.stdout.write(self.act(acting, **options))
+
+    def act(self, user, **options) -> str:
+        """Do it as user; what the command prints."""
+        raise NotImplementedError

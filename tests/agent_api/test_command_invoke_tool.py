@@ -7,7 +7,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from modes.catalog import published_catalog
+from modes.catalog import published_release
 from sessions_app.models import AgentSession, ModeChange
 
 from ..expected import DDR_ID, GENERAL_ID, change_mode_result, hello_result, seed_listing, tool_error
@@ -123,7 +123,7 @@ def test_a_tool_not_enabled_by_the_sessions_mode_is_a_command_error(alice, new_m
     from sessions_app.services import create_session
 
     new_mode("quiet", when_to_use="Use this mode for tests.", associated_tool_ids=[])
-    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="quiet")
+    session = create_session(release=published_release(), owner=alice, org=None, mode_key="quiet")
     message, printed = invoke_tool_failing(
         "agent_hello_world", arguments='{"name": "Ada"}', session=str(session.pk), user="alice"
     )

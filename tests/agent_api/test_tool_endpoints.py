@@ -7,7 +7,7 @@ import uuid
 import pytest
 from django.db import connection
 
-from modes.catalog import published_catalog
+from modes.catalog import published_release
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
@@ -228,7 +228,7 @@ def restricted_session(alice, new_mode):
         associated_tool_ids=["agent_list_modes"],
     )
     return create_session(
-        catalog=published_catalog(), owner=alice, org=alice.membership.organization, mode_key="restricted"
+        release=published_release(), owner=alice, org=alice.membership.organization, mode_key="restricted"
     )
 
 

@@ -12,7 +12,7 @@ from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter, ValidationError
 
-from modes.catalog import published_catalog
+from modes.catalog import published_release
 from modes.models import AgentMode, DeclaredTool
 
 from ..conftest import through_the_services
@@ -213,7 +213,7 @@ def test_every_listed_tool_conforms_to_the_vendors_type(alice_client, ddr_manage
 def test_every_tool_in_a_sessions_context_conforms_to_the_vendors_type(alice_client, ddr_manager, alice, tool_format):
     from sessions_app.services import create_session
 
-    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="ddr_authoring")
+    session = create_session(release=published_release(), owner=alice, org=None, mode_key="ddr_authoring")
     listed = tools(alice_client, f"/api/sessions/{session.pk}/context/", tool_format)
     assert len(listed) == 3  # agent_change_mode, agent_ddr_manager (declared), agent_list_modes
     for tool in listed:

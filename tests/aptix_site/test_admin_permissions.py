@@ -312,8 +312,13 @@ def test_a_view_only_user_cannot_import_routing_cases_nor_post_to_their_export(v
 RELEASE_VIEWS = {"modes_catalogrevision_releases", "modes_catalogrevision_release_action"}
 
 
-@pytest.mark.parametrize("action, number", [("approve", 2), ("publish", 2), ("roll-back", 1), ("evaluate", 2)])
-def test_a_view_only_user_cannot_approve_publish_roll_back_or_evaluate_a_revision(view_only_client, settings, action, number):
+@pytest.mark.parametrize(
+    "action, number",
+    [("approve", 2), ("publish", 2), ("stage", 2), ("promote", 2), ("abort", 2), ("roll-back", 1), ("evaluate", 2)],
+)
+def test_a_view_only_user_cannot_approve_publish_stage_promote_abort_roll_back_or_evaluate(
+    view_only_client, settings, action, number
+):
     settings.CATALOG_APPROVALS = 1
     edit_general_past_revision_1()  # revision 2, pending review
     assert published_catalog().revision == 1

@@ -22,7 +22,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounts.models import Membership, Organization
-from modes.catalog import published_catalog
+from modes.catalog import published_release
 from modes.models import AgentMode, ArchivedHistory, CatalogRevision, DeclaredTool
 from modes.services import catalog_change, delete_modes, revert_row
 from sessions_app.models import ModeChange, ModeChangeConfirmation
@@ -48,7 +48,7 @@ def a_member(org=None):
 def add_sessions(count, rows):
     for _ in range(count):
         user, org = a_member()
-        create_session(catalog=published_catalog(), owner=user, org=org, title=f"Session of {user}")
+        create_session(release=published_release(), owner=user, org=org, title=f"Session of {user}")
 
 
 def add_mode_changes(count, rows):
@@ -56,7 +56,7 @@ def add_mode_changes(count, rows):
     confirmed by the user answering a question of its own."""
     for index in range(count):
         user, org = a_member()
-        branch = create_session(catalog=published_catalog(), owner=rows.session.owner, org=org) if index % 2 else None
+        branch = create_session(release=published_release(), owner=rows.session.owner, org=org) if index % 2 else None
         confirmation = ModeChangeConfirmation.objects.create(
             session=rows.session, channel="rest", from_mode_id=GENERAL_ID, to_mode_id=DDR_ID, reason="r",
             branch=True, question="?", expires_at=timezone.now(), choice="branch", answered_at=timezone.now(),

@@ -12,7 +12,7 @@ from modes.services import set_default_mode
 
 from ..expected import DDR_ID, GENERAL_ID, LIST_FIELDS, WORKFLOW_ID
 from .admin_forms import CHANGELIST, change_url, delete_url, form_data, form_errors, messages_of
-from modes.catalog import published_catalog
+from modes.catalog import published_release
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
@@ -377,7 +377,7 @@ def session_in_custom_mode(alice, custom_mode):
     from sessions_app.services import create_session
 
     return create_session(
-        catalog=published_catalog(), owner=alice, org=None, mode_key=custom_mode.key, title="Research session"
+        release=published_release(), owner=alice, org=None, mode_key=custom_mode.key, title="Research session"
     )
 
 

@@ -272,7 +272,7 @@ def test_an_edit_is_approved_by_another_admin_and_published_on_the_releases_page
 # deploy, which the model may never enter; and switches agents made (and one the graph refused) to count.
 GRAPH_SETUP = """
 from django.contrib.auth import get_user_model
-from modes.catalog import published_catalog
+from modes.catalog import Release, published_catalog
 from modes.graph import ModeSwitchRefused
 from modes.models import AgentMode
 from modes.services import catalog_change
@@ -284,7 +284,7 @@ with catalog_change(by=None):  # one revision, published at once: what agents ar
         "a change deployed.", llm_can_enter=False)
 agent = get_user_model().objects.create_user("agent")
 catalog = published_catalog()
-session = create_session(catalog=catalog, owner=agent, org=None)
+session = create_session(release=Release(catalog), owner=agent, org=None)
 for key in ["review", "ddr_authoring", "general", "review", "general", "review", "deploy"]:
     try:
         set_session_mode(catalog=catalog, session_id=session.pk, mode=catalog.mode(key), reason="Agreed.", user=agent)

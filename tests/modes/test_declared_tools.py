@@ -19,7 +19,7 @@ from sessions_app.services import create_session
 
 from ..conftest import through_the_services
 from ..expected import DDR_ID, tool_error
-from modes.catalog import published_catalog
+from modes.catalog import published_release
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
@@ -204,7 +204,7 @@ def test_a_declared_tool_is_listed_with_the_registered_ones_and_named_as_the_cli
 
 
 def test_a_declared_tool_is_in_the_context_of_a_session_whose_mode_lists_it(alice, alice_client, ddr_manager):
-    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="ddr_authoring")
+    session = create_session(release=published_release(), owner=alice, org=None, mode_key="ddr_authoring")
     body = alice_client.get(f"/api/sessions/{session.pk}/context/", {"toolFormat": "anthropic"}).json()
     assert [tool["name"] for tool in body["tools"]] == ["agent_change_mode", "agent_ddr_manager", "agent_list_modes"]
     assert body["tools"][1] == {
@@ -221,7 +221,7 @@ def test_a_declared_tool_is_not_in_the_context_of_a_mode_that_does_not_list_it(a
 
 
 def test_declaring_a_tool_shows_in_contexts_on_the_next_request(alice, alice_client):
-    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="ddr_authoring")
+    session = create_session(release=published_release(), owner=alice, org=None, mode_key="ddr_authoring")
     url = f"/api/sessions/{session.pk}/context/"
     assert alice_client.get(url).json()["unresolvedToolIds"] == ["agent_workflow_registry", "agent_ddr_manager"]
     through_the_services(
@@ -249,7 +249,7 @@ def test_declaring_a_tool_shows_in_contexts_on_the_next_request(alice, alice_cli
 
 
 def test_invoking_a_declared_tool_is_409_saying_the_client_executes_it(alice, alice_client, ddr_manager):
-    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="ddr_authoring")
+    session = create_session(release=published_release(), owner=alice, org=None, mode_key="ddr_authoring")
     before = (AgentSession.objects.count(), ModeChange.objects.count())
     for body in ({"arguments": {"title": "x"}}, {"arguments": {"title": "x"}, "sessionId": str(session.pk)}):
         response = alice_client.post("/api/tools/agent_ddr_manager/invoke/", body, format="json")
@@ -351,7 +351,7 @@ def test_a_declaration_written_past_the_form_with_a_broken_schema_is_warned_of_a
         "'boolean' (at the top level)." in output
     )
     assert "Mode 'ddr_authoring' lists tool ids that name no tool: 'agent_workflow_registry', 'agent_ddr_manager'." in output
-    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="ddr_authoring")
+    session = create_session(release=published_release(), owner=alice, org=None, mode_key="ddr_authoring")
     for tool_format in ("openai-responses", "mcp"):
         body = alice_client.get(f"/api/sessions/{session.pk}/context/", {"toolFormat": tool_format}).json()
         assert body["unresolvedToolIds"] == ["agent_workflow_registry", "agent_ddr_manager"]

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from modes.catalog import published_catalog
+from modes.catalog import published_catalog, published_release
 from modes.models import AgentMode, CatalogHead, CatalogRevision
 from modes.services import ModeDeletionRefused, ModeInUse, delete_modes, record_unrecorded_changes
 
@@ -71,7 +71,7 @@ def test_the_service_names_every_mode_that_must_stay_and_deletes_none(custom_mod
 def test_the_service_refuses_a_mode_that_sessions_use(alice, custom_mode):
     from sessions_app.services import create_session
 
-    create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="research", title="Research session")
+    create_session(release=published_release(), owner=alice, org=None, mode_key="research", title="Research session")
     with pytest.raises(ModeInUse, match="'research' is a mode that sessions use"):
         delete_modes(modes=[custom_mode])
     assert AgentMode.objects.filter(key="research").exists()
@@ -124,7 +124,7 @@ def test_a_rollback_that_would_delete_a_mode_sessions_use_is_refused_and_changes
 
     before = published_revision()
     new_mode("research")
-    create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="research", title="Research session")
+    create_session(release=published_release(), owner=alice, org=None, mode_key="research", title="Research session")
     after = published_revision()
 
     with pytest.raises(ReleaseConflict, match="'research' is a mode that sessions use"):

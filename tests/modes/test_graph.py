@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection, transaction
 from django.urls import reverse
 
-from modes.catalog import catalog_at_revision, published_catalog, get_mode
+from modes.catalog import catalog_at_revision, get_mode, published_catalog, published_release
 from modes.checks import check_mode_catalog
 from modes.graph import ModeSwitchRefused
 from modes.models import AgentMode, CatalogRevision, CatalogRevisionEntry
@@ -259,7 +259,7 @@ class TestTheGraphIsJudgedUnderTheRowLock:
         user = django_user_model.objects.create_user(username="racer")
         new_mode("review", switch_targets=["general"])
         # In general, from which ddr_authoring is allowed.
-        session = create_session(catalog=published_catalog(), owner=user, org=None)
+        session = create_session(release=published_release(), owner=user, org=None)
         outcome = {}
 
         def switch():

@@ -12,7 +12,7 @@ import pytest
 from django.urls import reverse
 
 from modes import graph_drawing
-from modes.catalog import published_catalog
+from modes.catalog import published_catalog, published_release
 from modes.models import AgentMode
 from modes.graph import ModeSwitchRefused
 from sessions_app.services import ask_mode_change, create_session, set_session_mode
@@ -31,7 +31,7 @@ def svg_texts(html: str) -> list[str]:
 
 
 def test_the_page_draws_each_mode_marked_and_each_allowed_switch_with_its_count(admin_client, alice, graph):
-    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="review")
+    session = create_session(release=published_release(), owner=alice, org=None, mode_key="review")
     for key in ("review_notes", "review", "review_notes"):
         catalog = published_catalog()
         set_session_mode(catalog=catalog, session_id=session.pk, mode=catalog.mode(key), reason="Agreed.", user=alice)
@@ -53,7 +53,7 @@ def test_the_page_draws_each_mode_marked_and_each_allowed_switch_with_its_count(
 def test_refusals_and_the_proposals_the_user_declined_are_drawn_beside_the_switches(
     settings, admin_client, alice, graph
 ):
-    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="review")
+    session = create_session(release=published_release(), owner=alice, org=None, mode_key="review")
     catalog = published_catalog()
     with pytest.raises(ModeSwitchRefused):
         set_session_mode(catalog=catalog, session_id=session.pk, mode=catalog.mode("deploy"), reason="r", user=alice)

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from agent_tools.formats import TOOL_FORMATS
-from modes.catalog import get_mode, published_catalog
+from modes.catalog import get_mode, published_catalog, published_release
 from modes.models import AgentMode
 from sessions_app.models import AgentSession
 from sessions_app.services import ask_mode_change, create_session, set_session_mode
@@ -133,8 +133,8 @@ def test_list_is_paged_by_cursor_50_at_a_time(alice, alice_client, bob_session):
 
 
 def test_list_is_newest_first(alice, alice_client):
-    older = create_session(catalog=published_catalog(), owner=alice, org=None, title="older")
-    newer = create_session(catalog=published_catalog(), owner=alice, org=None, title="newer")
+    older = create_session(release=published_release(), owner=alice, org=None, title="older")
+    newer = create_session(release=published_release(), owner=alice, org=None, title="newer")
     AgentSession.objects.filter(pk=older.pk).update(created_at=newer.created_at.replace(year=2020))
     assert [item["title"] for item in alice_client.get("/api/sessions/").json()["results"]] == ["newer", "older"]
 
@@ -356,7 +356,7 @@ def test_context_follows_the_sessions_current_mode(alice, alice_client, alice_se
 )
 def test_context_always_includes_agent_change_mode(alice, alice_client, new_mode, tool_ids, expected):
     new_mode("narrow", when_to_use="Use this mode for tests.", associated_tool_ids=tool_ids)
-    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="narrow")
+    session = create_session(release=published_release(), owner=alice, org=None, mode_key="narrow")
     body = alice_client.get(f"/api/sessions/{session.pk}/context/").json()
     assert [schema["name"] for schema in body["tools"]] == expected
     assert body["tools"] == session_schemas(*expected, mode_keys=[*SEED_MODE_KEYS, "narrow"])
@@ -372,7 +372,7 @@ def test_context_carries_the_modes_own_instructions_beside_an_unchanged_mode_cat
     new_mode(
         "architect", prompt=prompt, mode_instructions=["Name the trade-offs."], custom_instructions="Write ADRs.\n"
     )
-    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="architect")
+    session = create_session(release=published_release(), owner=alice, org=None, mode_key="architect")
     query = {"toolFormat": tool_format} if tool_format else {}
     body = alice_client.get(f"/api/sessions/{session.pk}/context/", query).json()
     # In the mode's order: the prompt as written (its ends trimmed), the instruction lines, the custom instructions.

@@ -15,7 +15,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from modes.catalog import published_catalog
+from modes.catalog import published_release
 from sessions_app.models import AgentSession, ModeChange
 from sessions_app.services import create_session
 
@@ -58,7 +58,7 @@ def change_from_the_command_line(user, session, arguments):
 @pytest.fixture
 def alice_moved_to_globex(alice, bob):
     """Alice's session, made while she was in acme; she has since moved to globex (bob's organization)."""
-    session = create_session(catalog=published_catalog(), owner=alice, org=alice.membership.organization)
+    session = create_session(release=published_release(), owner=alice, org=alice.membership.organization)
     alice.membership.organization = bob.membership.organization
     alice.membership.save()
     return session

@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from modes.catalog import published_catalog
+from modes.catalog import published_release
 from sessions_app.models import AgentSession, ModeChange
 
 from ..expected import GENERAL_ID
@@ -148,7 +148,7 @@ def test_someone_elses_session_is_404_even_where_the_tool_would_be_403(alice_cli
     from sessions_app.services import create_session
 
     new_mode("closed", when_to_use="Use this mode for tests.", associated_tool_ids=[])
-    bobs = create_session(catalog=published_catalog(), owner=bob, org=None, mode_key="closed")
+    bobs = create_session(release=published_release(), owner=bob, org=None, mode_key="closed")
     url = "/api/tools/agent_hello_world/invoke/"
     body = {"arguments": {"name": "Ada"}, "sessionId": str(bobs.pk)}
 

@@ -17,7 +17,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from modes.catalog import UnknownModeError, get_mode, published_catalog
+from modes.catalog import Release, UnknownModeError, get_mode, published_catalog, published_release
 from modes.graph import ModeSwitchRefused
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange, ModeChangeRefusal
@@ -35,7 +35,7 @@ SWITCH_AND_BRANCH = pytest.mark.parametrize("branch", [False, True], ids=["switc
 
 @pytest.mark.django_db
 def test_create_session_defaults_to_the_default_mode(alice, alice_org):
-    session = create_session(catalog=published_catalog(), owner=alice, org=alice_org)
+    session = create_session(release=published_release(), owner=alice, org=alice_org)
     assert session.mode_id == GENERAL_ID
     assert (session.owner, session.org, session.title, session.parent) == (alice, alice_org, "", None)
 
@@ -45,13 +45,13 @@ def test_create_session_follows_the_current_default_mode(alice, alice_org):
     from modes.services import set_default_mode
 
     set_default_mode(mode=AgentMode.objects.get(key="workflow_authoring"))
-    assert create_session(catalog=published_catalog(), owner=alice, org=alice_org).mode_id == WORKFLOW_ID
+    assert create_session(release=published_release(), owner=alice, org=alice_org).mode_id == WORKFLOW_ID
 
 
 @pytest.mark.django_db
 def test_create_session_in_a_named_mode_stores_that_modes_id(alice, alice_org):
     session = create_session(
-        catalog=published_catalog(), owner=alice, org=alice_org, mode_key="ddr_authoring", title="Specs"
+        release=published_release(), owner=alice, org=alice_org, mode_key="ddr_authoring", title="Specs"
     )
     session.refresh_from_db()
     assert session.mode_id == DDR_ID
@@ -61,7 +61,7 @@ def test_create_session_in_a_named_mode_stores_that_modes_id(alice, alice_org):
 @pytest.mark.django_db
 def test_create_session_with_an_unknown_mode_creates_nothing(alice, alice_org):
     with pytest.raises(UnknownModeError, match="'poetry'"):
-        create_session(catalog=published_catalog(), owner=alice, org=alice_org, mode_key="poetry")
+        create_session(release=published_release(), owner=alice, org=alice_org, mode_key="poetry")
     assert AgentSession.objects.count() == 0
 
 
@@ -139,15 +139,17 @@ def test_each_change_is_one_orm_transaction_that_locks_then_audits_then_moves(al
 @SWITCH_AND_BRANCH
 def test_a_refused_switch_writes_its_refusal_and_nothing_else(alice, graph, branch):
     catalog = published_catalog()
-    session = create_session(catalog=catalog, owner=alice, org=None, mode_key="review")
+    session = create_session(release=Release(catalog), owner=alice, org=None, mode_key="review")
     before = AgentSession.objects.get(pk=session.pk)
     with CaptureQueriesContext(connection) as queries, pytest.raises(ModeSwitchRefused):
         set_session_mode(
             catalog=catalog, session_id=session.pk, mode=catalog.mode("deploy"), reason="r", user=alice, branch=branch
         )
-    # The locked read, judged and let go; then the refusal's record, after the transaction, so that it stays.
+    # The locked read, judged and let go; then the refusal's record, after the transaction, so that it stays; then
+    # the claim of a guarded rollout's turn to be judged (none is in flight: it claims nothing).
     assert statements(queries) == [
-        "SAVEPOINT", LOCK, "RELEASE SAVEPOINT", "INSERT INTO sessions_app_modechangerefusal"
+        "SAVEPOINT", LOCK, "RELEASE SAVEPOINT", "INSERT INTO sessions_app_modechangerefusal",
+        "UPDATE modes_catalogrollout SET",
     ]
     assert list(ModeChangeRefusal.objects.values_list("session_id", "from_mode_id", "to_mode_id")) == [
         (session.pk, graph["review"].pk, graph["deploy"].pk)
@@ -234,7 +236,7 @@ def test_set_session_mode_on_a_session_the_user_does_not_own_raises_and_changes_
 def test_the_audit_row_records_the_callers_organization_not_the_sessions(alice, bob, branch):
     # A session that still names another organization (alice's, before she moved to globex, say).
     acme = alice.membership.organization
-    session = create_session(catalog=published_catalog(), owner=alice, org=acme)
+    session = create_session(release=published_release(), owner=alice, org=acme)
     alice.membership.organization = bob.membership.organization
     alice.membership.save()
     change = set_session_mode(
@@ -319,7 +321,7 @@ class TestOutsideATransaction:
     def test_a_change_made_in_autocommit_locks_and_writes_in_a_transaction_of_its_own(self, django_user_model):
         user = django_user_model.objects.create_user(username="locker")
         catalog = published_catalog()
-        session = create_session(catalog=catalog, owner=user, org=None)
+        session = create_session(release=Release(catalog), owner=user, org=None)
         assert connection.get_autocommit()
         change = set_session_mode(
             catalog=catalog, session_id=session.pk, mode=catalog.mode("ddr_authoring"), reason="r", user=user
@@ -390,7 +392,7 @@ class TestConcurrentModeChanges:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)
     def test_concurrent_changes_never_lose_an_audit_row_nor_break_the_chain(self, django_user_model, at_once):
         user = django_user_model.objects.create_user(username="racer")
-        session = create_session(catalog=published_catalog(), owner=user, org=None)
+        session = create_session(release=published_release(), owner=user, org=None)
         modes = list(AgentMode.objects.filter(key__in=["general", "ddr_authoring", "workflow_authoring"]))
         assert len(modes) == 3
 
@@ -418,7 +420,7 @@ class TestConcurrentModeChanges:
         user = django_user_model.objects.create_user(username="racer")
         locked_out = new_mode("locked_out", llm_can_enter=False)  # no switch may enter it, from any mode
         catalog = published_catalog()
-        session = create_session(catalog=catalog, owner=user, org=None)
+        session = create_session(release=Release(catalog), owner=user, org=None)
         targets = [catalog.mode(key) for key in ("general", "ddr_authoring", "workflow_authoring")]
         acknowledged, refused = {}, []
 

@@ -89,6 +89,7 @@ def test_the_counts_match_the_switches_the_refusals_and_the_days_of_the_audit_ro
     today = datetime.now(UTC).date()
     assert response.json() == {
         "days": 7,
+        "revision": None,
         "transitions": [
             {"from": "review", "to": "review_notes", "count": 3, "branches": 1},
             {"from": "general", "to": "review", "count": 1, "branches": 0},

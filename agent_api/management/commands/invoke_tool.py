@@ -8,7 +8,7 @@ from accounts.management.users import user_named
 from agent_api.serializers import InvocationResponse
 from agent_api.services import invocation_session, invoke_tool
 from aptix_site.commands import ServiceCommand
-from modes.catalog import published_catalog
+from modes.catalog import published_release
 
 
 class Command(ServiceCommand):
@@ -23,11 +23,12 @@ class Command(ServiceCommand):
 
     def handle(self, *args, name, arguments, session, conversation, user, **options):
         account = user_named(username=user)
+        served = invocation_session(session_id=session, user=account)
         result = invoke_tool(
-            load_catalog=published_catalog,
+            load_catalog=lambda: published_release().catalog_for(served),
             name=name,
             arguments=arguments,
-            session=invocation_session(session_id=session, user=account),
+            session=served,
             conversation_id=conversation,
             user=account,
         )

@@ -6,5 +6,6 @@ from modes.releases import approve_revision
 
 class Command(ReleaseCommand):
     help = "Approve the pending catalog revision N as --user, checked against that user's permissions."
-    action = staticmethod(approve_revision)
-    done = "Revision {revision.number} approved."
+
+    def act(self, user, *, number, **options):
+        return f"Revision {approve_revision(number=number, user=user).number} approved."

@@ -1,10 +1,53 @@
-"""Publishes a catalog revision to agents, or rolls back to one published before, as a named staff user."""
+"""Publishes a catalog revision to agents, stages it for part of the sessions, or rolls back to one published before."""
+
+from django.core.management.base import CommandError
+from rest_framework.exceptions import ValidationError
 
 from modes.management.revisions import ReleaseCommand
 from modes.releases import publish_revision
+from modes.serializers import PublishRequest
 
 
 class Command(ReleaseCommand):
-    help = "Publish catalog revision N to agents (or roll back to it) as --user, checked against their permissions."
-    action = staticmethod(publish_revision)
-    done = "Revision {revision.number} is published."
+    help = (
+        "Publish catalog revision N to agents (or roll back to it) as --user, checked against their permissions; "
+        "with --share or --organization, stage it: serve it to that share of the sessions and those organizations' "
+        "sessions first (for the revision being rolled out: raise its share)."
+    )
+
+    def add_arguments(self, parser):
+        super().add_arguments(parser)
+        parser.add_argument("--share", help="The percentage of sessions served the revision, to two decimals.")
+        parser.add_argument(
+            "--organization", action="append", default=[], dest="organizations",
+            help="Serve the revision to this organization's sessions (its slug); repeat for more.",
+        )
+        parser.add_argument("--guard-metric", help="Abort the rollout by itself on this metric: declined or refused.")
+        parser.add_argument("--guard-ratio", help="... when the cohort's is more than this many times the control's.")
+        parser.add_argument("--guard-min-sessions", help="... once this many of the cohort's sessions have acted.")
+
+    def act(self, user, *, number, share, organizations, guard_metric, guard_ratio, guard_min_sessions, **options):
+        guard = {"metric": guard_metric, "ratio": guard_ratio, "minSessions": guard_min_sessions}
+        body = {
+            **({"share": share} if share is not None else {}),
+            **({"organizations": organizations} if organizations else {}),
+            **({"guard": {name: value for name, value in guard.items() if value is not None}} if any(guard.values()) else {}),
+        }
+        try:
+            staging = PublishRequest.staging(body)  # the API's rules for a staged publication, and its messages
+        except ValidationError as error:
+            raise CommandError(_first_problem(error.detail, options={"minSessions": "min-sessions"})) from None
+        revision = publish_revision(number=number, user=user, staging=staging)
+        if staging is None:
+            return f"Revision {revision.number} is published."
+        return f"Revision {revision.number} is being rolled out."
+
+
+def _first_problem(detail, *, options, path=()) -> str:
+    """The first message of a serializer's errors, named as an option: "--guard-ratio: A valid number is required."."""
+    if isinstance(detail, dict):
+        name, inner = next(iter(detail.items()))
+        return _first_problem(inner, options=options, path=(*path, options.get(name, name)))
+    if isinstance(detail, list):
+        return _first_problem(detail[0], options=options, path=path)
+    return f"--{'-'.join(path)}: {detail}"

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from modes.catalog import published_catalog
+from modes.catalog import published_release
 from modes.models import AgentMode, CatalogHead
 from sessions_app.services import create_session
 
@@ -64,7 +64,7 @@ def test_a_dry_run_reports_the_same_and_changes_nothing(repository):
 
 def test_an_imported_role_definition_reaches_a_session_in_that_mode(repository, alice, alice_client):
     run("import_modes", repository)
-    session = create_session(catalog=published_catalog(), owner=alice, org=None, mode_key="docs_writer")
+    session = create_session(release=published_release(), owner=alice, org=None, mode_key="docs_writer")
     body = alice_client.get(f"/api/sessions/{session.pk}/context/").json()
     instructions = body["modeInstructions"]
     assert instructions.startswith("You are Roo, a technical writer.\n\nYou write docs that people finish reading:\n"

@@ -1,0 +1,17 @@
+"""Aborts the rollout in flight: every session is served the published (control) revision again."""
+
+from modes.management.revisions import ReleaseCommand
+from modes.releases import abort_rollout
+
+
+class Command(ReleaseCommand):
+    help = "Serve every session the published revision again, as --user, checked against their permissions."
+    with_revision = False
+
+    def add_arguments(self, parser):
+        super().add_arguments(parser)
+        parser.add_argument("--reason", default="", help="Why, as the rollout records it.")
+
+    def act(self, user, *, reason, **options):
+        rollout = abort_rollout(user=user, reason=reason)
+        return f"The rollout of revision {rollout.revision_id} is aborted; every session is served revision {rollout.control_id}."

@@ -1,0 +1,116 @@
+"""
+Staged rollouts (issue 43): a publication that serves its revision to a share of the sessions (by their buckets,
+modes.catalog.Rollout) and to the sessions of named organizations, while every other session keeps the revision
+published before it, the control; until it is promoted to everyone or aborted. modes.releases says who may do which
+and when; this module keeps the rollout's row and the head's pointer to it, under the head's lock.
+"""
+
+import logging
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.utils import timezone
+
+from accounts.models import Organization
+from aptix_site.service_errors import Conflict, InvalidInput
+
+from .models import CatalogHead, CatalogRevision, CatalogRollout
+from .revisions import RolloutInFlight
+
+logger = logging.getLogger(__name__)
+
+
+class InvalidStaging(InvalidInput):
+    """A share, organization or guard that a rollout cannot take (400)."""
+
+
+class RolloutNarrowed(Conflict):
+    def __init__(self, rollout: CatalogRollout, share: Decimal):
+        super().__init__(
+            f"The rollout of revision {rollout.revision_id} serves {rollout.share}% of the sessions: its share can be "
+            f"raised, never lowered to {share}%, which would move sessions back. Abort it instead. Nothing changed."
+        )
+
+
+@dataclass(frozen=True)
+class Guard:
+    """Abort when the cohort's metric per session is more than ratio times the control's, once min_sessions acted."""
+
+    metric: str  # CatalogRollout.Metric
+    ratio: Decimal
+    min_sessions: int
+
+
+@dataclass(frozen=True)
+class Staging:
+    """What a staged publication asks: a percentage of the sessions, organizations by slug, and a guard."""
+
+    share: Decimal = Decimal(0)
+    organizations: tuple[str, ...] = ()
+    guard: Guard | None = None
+
+
+def start_rollout(head: CatalogHead, revision: CatalogRevision, *, staging: Staging, by, unreviewed: bool):
+    """Serve revision to staging's cohort from every worker's next request; the caller holds the head's lock."""
+    if head.rollout_id is not None:
+        raise RolloutInFlight(head)
+    organizations = _organizations(staging.organizations)
+    if not staging.share and not organizations:
+        raise InvalidStaging("A staged publication needs a share above 0 or at least one organization.", field="share")
+    rollout = CatalogRollout.objects.create(
+        revision=revision, control_id=head.published, share=staging.share, unreviewed=unreviewed, started_by=by,
+        **_guard_fields(staging.guard),
+    )
+    rollout.organizations.set(organizations)
+    head.rollout = rollout
+    head.save(update_fields=["rollout"])
+    logger.info("Rollout of catalog revision %s started by %s: %s", revision.number, by, describe(rollout))
+    return rollout
+
+
+def widen_rollout(rollout: CatalogRollout, *, staging: Staging) -> CatalogRollout:
+    """A higher share (never lower), more organizations (those named are kept), and the guard if one is given."""
+    if staging.share < rollout.share:
+        raise RolloutNarrowed(rollout, staging.share)
+    organizations = _organizations(staging.organizations)
+    rollout.share = staging.share
+    fields = ["share", "changed_at"]
+    if staging.guard is not None:
+        for name, value in _guard_fields(staging.guard).items():
+            setattr(rollout, name, value)
+        fields += list(_guard_fields(staging.guard))
+    rollout.save(update_fields=fields)  # changed_at: every process loads the rollout again
+    rollout.organizations.add(*organizations)
+    logger.info("Rollout of catalog revision %s widened: %s", rollout.revision_id, describe(rollout))
+    return rollout
+
+
+def end_rollout(head: CatalogHead, *, state: str, by, reason: str = "") -> CatalogRollout:
+    """The rollout in flight ends (promoted or aborted); the caller holds the head's lock and publishes, if it does."""
+    rollout = head.rollout
+    rollout.state, rollout.ended_at, rollout.ended_by, rollout.end_reason = state, timezone.now(), by, reason
+    rollout.save(update_fields=["state", "ended_at", "ended_by", "end_reason"])
+    head.rollout = None
+    head.save(update_fields=["rollout"])
+    return rollout
+
+
+def describe(rollout: CatalogRollout) -> str:
+    """Who the rollout serves, in words: "10% of the sessions and those of acme"."""
+    slugs = sorted(rollout.organizations.values_list("slug", flat=True))
+    parts = [f"{rollout.share.normalize():f}% of the sessions"] if rollout.share else []
+    parts += [f"those of {', '.join(slugs)}"] if slugs else []
+    return " and ".join(parts)
+
+
+def _organizations(slugs) -> list[Organization]:
+    found = {organization.slug: organization for organization in Organization.objects.filter(slug__in=slugs)}
+    if unknown := sorted(set(slugs) - set(found)):
+        raise InvalidStaging(f"No organization has the slug {', '.join(map(repr, unknown))}.", field="organizations")
+    return list(found.values())
+
+
+def _guard_fields(guard: Guard | None) -> dict:
+    if guard is None:
+        return {}
+    return {"guard_metric": guard.metric, "guard_ratio": guard.ratio, "guard_min_sessions": guard.min_sessions}

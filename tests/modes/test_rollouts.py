@@ -1,0 +1,285 @@
+"""
+Staged rollouts (issue 43): a pending revision published to a share of the sessions (and to organizations) first;
+each session is always served its cohort's revision, over REST and MCP; promote and abort take effect on the next
+request; the share is raised, never lowered; nothing else is published meanwhile; and each write refuses staff
+without the publish permission.
+"""
+
+import uuid
+from io import StringIO
+from math import sqrt
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import transaction
+from rest_framework.test import APIClient
+
+from modes.catalog import BUCKETS, bucket, published_release
+from modes.models import AgentMode, CatalogHead, CatalogRollout
+from modes.revisions import RolloutInFlight
+from modes.services import catalog_change
+from sessions_app.models import AgentSession, ModeChange
+from sessions_app.services import create_session
+
+from .test_releases import staff
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
+
+def stage(client, number, **body):
+    return client.post(f"/api/catalog/revisions/{number}/publish/", body, format="json")
+
+
+def served_revision(client, session_id) -> int:
+    return client.get(f"/api/sessions/{session_id}/context/").json()["catalogRevision"]
+
+
+def mcp_served_revision(user, session_id) -> int:
+    """The revision agent_list_modes names over MCP, on the session's endpoint."""
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "agent_list_modes", "arguments": {}}}
+    answer = APIClient().post(
+        f"/mcp/sessions/{session_id}/", call, format="json",
+        headers={
+            "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25",
+            "Authorization": f"Bearer {user.api_key}",
+        },
+    )
+    return answer.json()["result"]["structuredContent"]["catalogRevision"]
+
+
+def test_a_tenth_of_ten_thousand_new_sessions_are_served_the_staged_revision_each_always_the_same(
+    scout_pending, publisher, alice, alice_client
+):
+    _, client = publisher
+    assert stage(client, scout_pending, share=10).status_code == 200
+    release = published_release()
+    with transaction.atomic():
+        sessions = [create_session(release=release, owner=alice, org=None) for _ in range(10_000)]
+    staged = [session for session in sessions if session.catalog_revision == scout_pending]
+    # Binomial(10,000, 0.1): mean 1,000, standard deviation 30; five of them either side.
+    assert abs(len(staged) - 1_000) <= 5 * sqrt(10_000 * 0.1 * 0.9)
+    assert {session.catalog_revision for session in sessions} == {1, scout_pending}
+    for session in [*staged[:15], *[session for session in sessions if session.catalog_revision == 1][:15]]:
+        served = {served_revision(alice_client, session.pk), mcp_served_revision(alice, session.pk)}
+        assert served == {session.catalog_revision}, session.pk
+        assert served == {served_revision(alice_client, session.pk)}  # and again
+
+
+def test_a_session_is_in_when_its_bucket_salted_by_the_rollout_falls_in_the_lowest_share(scout_pending, publisher):
+    _, client = publisher
+    stage(client, scout_pending, share="12.5")
+    rollout = CatalogRollout.objects.get()
+    release = published_release()
+    for _ in range(200):
+        session = AgentSession(id=uuid.uuid4(), org=None)
+        inside = bucket(salt=rollout.pk, key=session.id) < 1_250
+        assert release.catalog_for(session).revision == (scout_pending if inside else 1)
+    assert BUCKETS == 10_000
+
+
+def test_what_names_no_session_is_served_the_control_revision(scout_pending, publisher, alice_client):
+    _, client = publisher
+    stage(client, scout_pending, share=100)
+    assert alice_client.get("/api/modes/").json()["catalogRevision"] == 1
+    assert "scout" not in alice_client.get("/api/system-prompt/").content.decode()
+    listed = alice_client.post("/api/tools/agent_list_modes/invoke/", {}, format="json").json()
+    assert '"catalogRevision":1' in listed["result"]
+
+
+def test_an_organization_named_is_served_the_staged_revision_whatever_the_buckets(
+    scout_pending, publisher, alice, bob, alice_client, bob_client
+):
+    _, client = publisher
+    response = stage(client, scout_pending, share=0, organizations=[alice.membership.organization.slug])
+    assert response.status_code == 200, response.content
+    assert response.json()["status"] == "staged"
+    alices = [alice_client.post("/api/sessions/", {}, format="json").json()["id"] for _ in range(3)]
+    bobs = [bob_client.post("/api/sessions/", {}, format="json").json()["id"] for _ in range(3)]
+    assert [served_revision(alice_client, session) for session in alices] == [scout_pending] * 3
+    assert [served_revision(bob_client, session) for session in bobs] == [1] * 3
+
+
+def test_promote_and_abort_take_effect_on_the_next_request(scout_pending, publisher, alice, alice_client):
+    _, client = publisher
+    inside, outside = _sessions_either_side(client, scout_pending, alice, share=50)
+    assert client.post("/api/catalog/rollout/promote/").status_code == 200
+    assert served_revision(alice_client, outside.pk) == scout_pending
+    assert alice_client.get("/api/modes/").json()["catalogRevision"] == scout_pending
+    assert CatalogHead.objects.get(pk=1).rollout is None
+
+
+def test_an_abort_serves_every_session_the_control_and_keeps_their_audit_trails(
+    scout_pending, publisher, alice, alice_client
+):
+    _, client = publisher
+    inside, _ = _sessions_either_side(client, scout_pending, alice, share=50)
+    body = {"sessionId": str(inside.pk), "arguments": {"mode": "scout", "branch": False, "reason": "A look first."}}
+    changed = alice_client.post("/api/tools/agent_change_mode/invoke/", body, format="json")
+    assert changed.json()["successful"], changed.content
+    response = client.post("/api/catalog/rollout/abort/", {"reason": "Sessions stall in scout."}, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["state"] == "aborted" and response.json()["endReason"] == "Sessions stall in scout."
+    context = alice_client.get(f"/api/sessions/{inside.pk}/context/").json()
+    assert context["catalogRevision"] == 1
+    assert context["notice"] == (
+        "Mode 'scout' of this session is not in the published catalog (revision 1); the default mode 'general' applies."
+    )
+    trail = alice_client.get(f"/api/sessions/{inside.pk}/mode-changes/").json()["results"]
+    assert [(change["toMode"], change["catalogRevision"]) for change in trail] == [("scout", scout_pending)]
+
+
+def test_a_branch_is_served_its_parents_revision(scout_pending, publisher, alice, alice_client):
+    _, client = publisher
+    inside, _ = _sessions_either_side(client, scout_pending, alice, share=1)
+    body = {"sessionId": str(inside.pk), "arguments": {"mode": "scout", "branch": True, "reason": "In a new one."}}
+    result = alice_client.post("/api/tools/agent_change_mode/invoke/", body, format="json").json()
+    assert result["successful"], result
+    child = result["result"].split('"branchSessionId":"')[1].split('"')[0]
+    assert AgentSession.objects.get(pk=child).cohort_key == inside.pk
+    assert served_revision(alice_client, child) == scout_pending
+
+
+def test_the_share_is_raised_keeping_everyone_in_and_never_lowered(scout_pending, publisher, alice):
+    _, client = publisher
+    stage(client, scout_pending, share=20)
+    release = published_release()
+    with transaction.atomic():
+        sessions = [create_session(release=release, owner=alice, org=None) for _ in range(300)]
+    inside = {session.pk for session in sessions if session.catalog_revision == scout_pending}
+    assert stage(client, scout_pending, share=40).status_code == 200
+    widened = published_release()
+    assert inside <= {session.pk for session in sessions if widened.catalog_for(session).revision == scout_pending}
+    lowered = stage(client, scout_pending, share=30)
+    assert lowered.status_code == 409
+    assert "can be raised, never lowered to 30" in lowered.json()["detail"]
+    assert CatalogRollout.objects.get().share == 40
+
+
+def test_nothing_else_is_published_while_a_rollout_is_in_flight(scout_pending, publisher, settings):
+    _, client = publisher
+    assert client.post(f"/api/catalog/revisions/{scout_pending}/publish/").status_code == 200  # 1 is published before now
+    edit_scout("a tour")  # revision 3, staged
+    assert stage(client, 3, share=10).status_code == 200
+    edit_scout("a map")  # revision 4, pending
+    for number in (4, 1):  # a publication, a rollback
+        refusal = client.post(f"/api/catalog/revisions/{number}/publish/")
+        assert refusal.status_code == 409, refusal.json()
+        assert refusal.json()["detail"] == (
+            "The rollout of revision 3 to part of the sessions is in flight: promote it to everyone or abort it before "
+            "publishing another revision. Nothing changed."
+        )
+    head = CatalogHead.objects.get(pk=1)
+    assert (head.published, head.latest, head.rollout.revision_id) == (2, 4, 3)
+    settings.CATALOG_APPROVALS = 0  # an edit would be published at once: refused, nothing recorded
+    with pytest.raises(RolloutInFlight):
+        edit_scout("a walk")
+    assert CatalogHead.objects.get(pk=1).latest == 4
+    assert AgentMode.objects.get(key="scout").when_to_use == "Use this mode when the user wants a map."
+
+
+def edit_scout(wants: str) -> None:
+    scout = AgentMode.objects.get(key="scout")
+    scout.when_to_use = f"Use this mode when the user wants {wants}."
+    with catalog_change(by=None):
+        scout.save()
+
+
+@pytest.mark.parametrize(
+    "body, problem",
+    [
+        ({"share": 101}, "share"),
+        ({"share": "1.234"}, "share"),
+        ({"share": True}, "share"),
+        ({"share": 0}, "share"),
+        ({"organizations": ["nobody-has-this"]}, "organizations"),
+        ({"share": 5, "guard": {"metric": "declined", "ratio": 2}}, "guard"),
+        ({"share": 5, "guard": {"metric": "happiness", "ratio": 2, "minSessions": 5}}, "guard"),
+        ({"share": 5, "colour": "green"}, "colour"),
+    ],
+)
+def test_a_bad_staging_is_a_400_naming_its_field_and_changes_nothing(scout_pending, publisher, body, problem):
+    _, client = publisher
+    response = stage(client, scout_pending, **body)
+    assert response.status_code == 400, response.content
+    assert problem in response.json(), response.json()
+    assert (CatalogRollout.objects.count(), CatalogHead.objects.get(pk=1).published) == (0, 1)
+
+
+def test_staff_without_the_publish_permission_can_neither_stage_promote_nor_abort(scout_pending, publisher, alice):
+    _, client = publisher
+    _, viewer = staff("viewer")  # staff who may read revisions, not publish them
+    assert stage(viewer, scout_pending, share=10).status_code == 403
+    stage(client, scout_pending, share=10)
+    for path in ("promote", "abort"):
+        response = viewer.post(f"/api/catalog/rollout/{path}/")
+        assert response.status_code == 403
+        assert "modes.publish_revision" in response.json()["detail"]
+    assert CatalogRollout.objects.get().state == "in_flight"
+
+
+def test_with_no_rollout_in_flight_promote_and_abort_are_409(scout_pending, publisher):
+    _, client = publisher
+    for path in ("promote", "abort"):
+        response = client.post(f"/api/catalog/rollout/{path}/")
+        assert response.status_code == 409
+        assert response.json()["detail"] == "No rollout is in flight: nothing to promote or abort."
+
+
+def test_the_commands_stage_promote_and_abort_and_refuse_in_one_line(scout_pending, publisher, settings):
+    user, _ = publisher
+    out = StringIO()
+    with pytest.raises(CommandError, match="^organizations: No organization has the slug 'nobody-has-this'.$"):
+        call_command("publish_revision", str(scout_pending), "--user", user.username, "--organization", "nobody-has-this")
+    with pytest.raises(CommandError, match="^--guard-ratio: "):
+        call_command(
+            "publish_revision", str(scout_pending), "--user", user.username, "--share", "10", "--guard-metric", "declined",
+            "--guard-ratio", "lots", "--guard-min-sessions", "5",
+        )
+    call_command("publish_revision", str(scout_pending), "--user", user.username, "--share", "10", stdout=out)
+    assert out.getvalue() == "Revision 2 is being rolled out.\n"
+    call_command("abort_rollout", "--user", user.username, "--reason", "Not now.", stdout=out)
+    assert "The rollout of revision 2 is aborted; every session is served revision 1." in out.getvalue()
+    call_command("publish_revision", str(scout_pending), "--user", user.username, "--share", "10")
+    call_command("promote_rollout", "--user", user.username, stdout=out)
+    assert out.getvalue().endswith("Revision 2 is published to every session.\n")
+    assert CatalogHead.objects.get(pk=1).published == 2
+    viewer, _ = staff("viewer")
+    with pytest.raises(CommandError, match="^You need the permission modes.publish_revision to abort a rollout.$"):
+        call_command("abort_rollout", "--user", viewer.username)
+
+
+def _sessions_either_side(client, pending, owner, *, share):
+    """Stage pending at share; a session of owner's that the rollout serves, and one it does not."""
+    assert stage(client, pending, share=share).status_code == 200
+    release = published_release()
+    inside = outside = None
+    while inside is None or outside is None:
+        session = create_session(release=release, owner=owner, org=None)
+        if session.catalog_revision == pending:
+            inside = inside or session
+        else:
+            outside = outside or session
+    assert ModeChange.objects.count() == 0
+    return inside, outside
+
+
+def test_the_releases_page_stages_shows_the_cohorts_and_promotes(scout_pending, publisher, alice, bob, alice_client):
+    _, client = publisher
+    page = "/admin/modes/catalogrevision/releases/"
+    assert "Roll out to part of the sessions" in client.get(page).content.decode()
+    refused = client.post(f"{page}2/stage/", {"share": "250"}, follow=True).content.decode()
+    assert "Share: Ensure this value is less than or equal to 100." in refused
+    form = {"share": "0", "organizations": " acme ", "guard_metric": "declined", "guard_ratio": "2",
+            "guard_min_sessions": "50"}
+    done = client.post(f"{page}2/stage/", form, follow=True).content.decode()
+    assert "Revision 2 is being rolled out." in done
+    alice_client.post("/api/sessions/", {}, format="json")
+    shown = client.get(page).content.decode()
+    assert "Revision 2 is being rolled out to those of acme since" in shown
+    assert "proposals the user declined per session are more than 2 times the control's, once 50" in shown
+    assert "<tr><th>2 (rolled out)" in shown
+    assert shown.split("<tr><th>2 (rolled out)")[1].split("<td>")[1].startswith("1</td>")  # alice's new session
+    assert "/admin/sessions_app/modechange/graph/?revision=2" in shown
+    assert client.get("/admin/sessions_app/modechange/graph/?revision=2").status_code in (200, 403)
+    assert "Revision 2 is published to every session." in client.post(f"{page}2/promote/", follow=True).content.decode()
+    assert "was promoted by publisher" in client.get(page).content.decode()

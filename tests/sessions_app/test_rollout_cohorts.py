@@ -1,0 +1,144 @@
+"""
+A rollout's cohorts compared (issue 43), and its guard: alice's organization is the cohort, bob's sessions the
+control. The guard trips when the cohort's sessions decline proposals the control's take; it is judged on the writes
+that feed it at most once a minute, and by check_rollout. The counts are served over REST, on the releases page, and
+filtered by revision in the transition counts.
+"""
+
+import logging
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from modes.models import CatalogRollout
+from sessions_app.models import ModeChangeRefusal
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
+
+PROPOSAL = {"mode": "ddr_authoring", "branch": False, "reason": "The user wants to write a DDR."}
+
+
+@pytest.fixture
+def user_confirms(settings):
+    settings.MODE_CHANGE_CONFIRMATION = "user"
+
+
+def stage_to_alices_organization(publisher, alice, number, **guard):
+    _, client = publisher
+    body = {"share": 0, "organizations": [alice.membership.organization.slug]}
+    if guard:
+        body["guard"] = guard
+    assert client.post(f"/api/catalog/revisions/{number}/publish/", body, format="json").status_code == 200
+
+
+def new_session(client) -> str:
+    response = client.post("/api/sessions/", {}, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()["id"]
+
+
+def propose_and_answer(client, session_id, choice):
+    body = {"sessionId": session_id, "arguments": PROPOSAL}
+    asked = client.post("/api/tools/agent_change_mode/invoke/", body, format="json").json()
+    url = f"/api/sessions/{session_id}/confirmations/{asked['confirmation']['id']}/"
+    assert client.post(url, {"choice": choice}, format="json").status_code == 200
+
+
+def test_the_guard_aborts_the_rollout_when_its_sessions_decline_what_the_controls_take(
+    user_confirms, scout_pending, publisher, alice, bob, alice_client, bob_client, caplog
+):
+    stage_to_alices_organization(publisher, alice, scout_pending, metric="declined", ratio=2, minSessions=3)
+    for _ in range(2):
+        propose_and_answer(bob_client, new_session(bob_client), "switch")
+    alices = [new_session(alice_client) for _ in range(3)]
+    assert alice_client.get(f"/api/sessions/{alices[0]}/context/").json()["catalogRevision"] == scout_pending
+    with caplog.at_level(logging.WARNING, logger="modes.releases"):
+        propose_and_answer(alice_client, alices[0], "stay")
+    rollout = CatalogRollout.objects.get()
+    assert (rollout.state, rollout.ended_by) == ("aborted", None)
+    assert rollout.end_reason == (
+        "Its guard tripped: proposals the user declined per session 0.33 in revision 2's cohort (3 sessions) against "
+        "0.00 in the control's (revision 1, 2 sessions), more than 2 times."
+    )
+    assert f"aborted by its guard: {rollout.end_reason}" in caplog.text
+    assert alice_client.get(f"/api/sessions/{alices[0]}/context/").json()["catalogRevision"] == 1
+
+
+def test_the_guard_is_judged_at_most_once_a_minute_on_the_writes_that_feed_it(
+    user_confirms, scout_pending, publisher, alice, alice_client, bob_client, clock
+):
+    stage_to_alices_organization(publisher, alice, scout_pending, metric="declined", ratio=1000, minSessions=1)
+    propose_and_answer(bob_client, new_session(bob_client), "stay")  # judged: the cohort has no session yet
+    judged = CatalogRollout.objects.get().guard_checked_at
+    assert judged is not None
+    session = new_session(alice_client)
+    clock.advance(seconds=30)
+    propose_and_answer(alice_client, session, "stay")
+    assert CatalogRollout.objects.get().guard_checked_at == judged
+    clock.advance(seconds=31)
+    propose_and_answer(alice_client, session, "stay")
+    assert CatalogRollout.objects.get().guard_checked_at > judged
+    assert CatalogRollout.objects.get().state == "in_flight"  # 2 declines a session against 1: not 1000 times
+
+
+def test_check_rollout_prints_the_cohorts_and_trips_the_guard(
+    user_confirms, scout_pending, publisher, alice, bob_client, alice_client
+):
+    stage_to_alices_organization(publisher, alice, scout_pending, metric="refused", ratio=1, minSessions=1)
+    out = StringIO()
+    call_command("check_rollout", stdout=out)
+    assert out.getvalue() == (
+        "Rollout of revision 2 against revision 1:\n"
+        "  revision 2: 0 sessions, 0 changes (0.00 per session), 0 refused (0.00 per session), 0 declined (0.00 per "
+        "session)\n"
+        "  revision 1: 0 sessions, 0 changes (0.00 per session), 0 refused (0.00 per session), 0 declined (0.00 per "
+        "session)\n"
+        "Its guard holds.\n"
+    )
+    new_session(bob_client)
+    session = new_session(alice_client)
+    propose_and_answer(alice_client, session, "switch")
+    CatalogRollout.objects.update(guard_metric="declined")  # nothing declined in the cohort: it still holds
+    call_command("check_rollout", stdout=StringIO())
+    assert CatalogRollout.objects.get().state == "in_flight"
+    CatalogRollout.objects.update(guard_metric=CatalogRollout.Metric.REFUSED, guard_ratio=0.01)
+    ModeChangeRefusal.objects.create(session_id=session, from_mode_id="x", to_mode_id="y", catalog_revision=2)
+    out = StringIO()
+    call_command("check_rollout", stdout=out)
+    assert "Aborted: Its guard tripped: switches the mode graph refused per session 1.00" in out.getvalue()
+    assert CatalogRollout.objects.get().state == "aborted"
+    call_command("check_rollout", stdout=out)
+    assert out.getvalue().endswith("No rollout is in flight.\n")
+
+
+def test_the_rollout_and_its_cohorts_are_served_to_staff_who_may_view_revisions(
+    user_confirms, scout_pending, publisher, alice, alice_client, bob_client, staff_token_client
+):
+    assert publisher[1].get("/api/catalog/rollout/").status_code == 404
+    stage_to_alices_organization(publisher, alice, scout_pending)
+    propose_and_answer(alice_client, new_session(alice_client), "stay")
+    propose_and_answer(bob_client, new_session(bob_client), "switch")
+    body = publisher[1].get("/api/catalog/rollout/").json()
+    assert (body["revision"], body["control"], body["inFlight"], body["organizations"]) == (2, 1, True, ["acme"])
+    assert body["guard"] is None and body["startedBy"] == "publisher"
+    assert [(c["revision"], c["sessions"], c["changes"], c["declined"]) for c in body["cohorts"]] == [
+        (2, 1, 0, 1), (1, 1, 1, 0)
+    ]
+    assert body["cohorts"][0]["declinedPerSession"] == 1.0
+    assert staff_token_client.get("/api/catalog/rollout/").status_code == 403
+
+
+def test_the_transition_counts_filter_by_revision(
+    user_confirms, scout_pending, publisher, alice, alice_client, bob_client, staff_token_client
+):
+    stage_to_alices_organization(publisher, alice, scout_pending)
+    propose_and_answer(alice_client, new_session(alice_client), "stay")
+    propose_and_answer(bob_client, new_session(bob_client), "switch")
+    counts = {
+        revision: staff_token_client.get("/api/catalog/transitions/", {"days": 1, "revision": revision}).json()
+        for revision in (1, 2)
+    }
+    assert [t["count"] for t in counts[1]["transitions"]] == [1] and counts[1]["declined"] == []
+    assert counts[2]["transitions"] == [] and [d["count"] for d in counts[2]["declined"]] == [1]
+    assert staff_token_client.get("/api/catalog/transitions/", {"revision": "two"}).status_code == 400
