@@ -1,6 +1,10 @@
 """
 Prepares the app's benchmark database, already migrated: a user in an organization, with a token and a
 session. Prints them as one JSON object. Run by benchmarks/run.py.
+
+With BENCH_ROLLOUT=1 (issue 43), a second revision is rolled out to every session (share 100: each request hashes
+its session's bucket) while what names no session is served the first: the agent endpoints are measured with a
+rollout in flight.
 """
 
 import json
@@ -23,9 +27,31 @@ def main():
     user = User.objects.create_user("bench")
     org = Organization.objects.create(name="Bench", slug="bench")
     Membership.objects.create(user=user, organization=org)
+    if os.environ.get("BENCH_ROLLOUT") == "1":
+        _roll_out_a_second_revision()
     session = create_session(release=published_release(), owner=user, org=org)
     _, key = create_token(user=user, name="bench")
     print(json.dumps({"token": key, "session": str(session.id)}))
+
+
+def _roll_out_a_second_revision():
+    from decimal import Decimal
+
+    from django.conf import settings
+    from django.contrib.auth.models import User
+
+    from modes.models import AgentMode
+    from modes.releases import publish_revision
+    from modes.rollouts import Staging
+    from modes.services import catalog_change
+
+    settings.CATALOG_APPROVALS = 1  # this script's own: the edit waits as a pending revision, to be staged
+    mode = AgentMode.objects.get(key="general")
+    mode.when_to_use += " Rolled out."
+    with catalog_change(by=None) as change:
+        mode.save()
+    stager = User.objects.create_superuser("bench-stager")
+    publish_revision(number=change.revision.number, user=stager, staging=Staging(share=Decimal(100)))
 
 
 if __name__ == "__main__":

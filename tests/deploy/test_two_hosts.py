@@ -244,3 +244,62 @@ def test_behind_the_pooler_a_mode_change_on_a_locked_session_still_answers_withi
     }
     changes = requests.get(f"{a.base}/api/sessions/{session}/mode-changes/", headers=headers, timeout=10).json()
     assert changes["results"] == []
+
+
+STAGED_TO_HALF = """
+import json
+from decimal import Decimal
+from django.contrib.auth.models import Permission, User
+from modes.catalog import published_release
+from modes.models import AgentMode, CatalogHead
+from modes.releases import publish_revision
+from modes.rollouts import Staging
+from modes.services import catalog_change
+from sessions_app.services import create_session
+stager = User.objects.get(username="stager")
+stager.is_staff = True
+stager.save()
+granted = ["publish_revision", "publish_unreviewed_revision", "view_catalogrevision"]
+stager.user_permissions.add(*Permission.objects.filter(content_type__app_label="modes", codename__in=granted))
+mode = AgentMode.objects.get(key="general")
+mode.when_to_use = "Use this mode for everyday questions, as rolled out to half of the sessions."
+with catalog_change(by=None):
+    mode.save()
+number = CatalogHead.objects.get(pk=1).latest
+publish_revision(number=number, user=stager, staging=Staging(share=Decimal(50)))
+release, alice = published_release(), User.objects.get(username="alice")
+sessions = [create_session(release=release, owner=alice, org=None) for _ in range(24)]
+print(json.dumps({"staged": number, "sessions": {str(session.pk): session.catalog_revision for session in sessions}}))
+"""
+
+
+def test_a_rollout_serves_each_session_the_same_revision_on_both_hosts_and_an_abort_reaches_both(hosts):
+    a, b, tokens, direct, _ = hosts
+    stager = make_users(direct, "stager")["stager"]
+    rolled = run_django_json({**direct, "CATALOG_APPROVALS": "1"}, STAGED_TO_HALF)
+    sessions, staged = rolled["sessions"], rolled["staged"]
+    assert staged in set(sessions.values()) and len(set(sessions.values())) == 2  # all on one side: 2 in 2**24
+    try:
+        for session, revision in sessions.items():
+            for host in (a, b):
+                assert _served(host, tokens["alice"], session) == (revision, revision), (host.base, session)
+    finally:
+        aborted = requests.post(f"{b.base}/api/catalog/rollout/abort/", headers=_auth(stager), timeout=10)
+    assert aborted.status_code == 200, aborted.text
+    control = aborted.json()["control"]
+    for session in sessions:
+        assert _served(a, tokens["alice"], session) == (control, control)
+
+
+def _served(host, token, session):
+    """The revision a session is served on host: its context over REST, agent_list_modes over MCP."""
+    context = requests.get(f"{host.base}/api/sessions/{session}/context/", headers=_auth(token), timeout=10).json()
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "agent_list_modes", "arguments": {}}}
+    mcp = requests.post(
+        f"{host.base}/mcp/sessions/{session}/", json=call, timeout=10,
+        headers={
+            "Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-11-25",
+        },
+    ).json()
+    return context["catalogRevision"], mcp["result"]["structuredContent"]["catalogRevision"]
