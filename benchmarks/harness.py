@@ -123,14 +123,25 @@ def manage(env, *arguments) -> str:
     ).stdout
 
 
-def prepare_project(env) -> dict:
-    """Migrates the app's database and makes its fixture: {"token", "session"}."""
+def prepare_project(env, *, roll_out: bool = True) -> dict:
+    """Migrates the app's database and makes its fixture: {"token", "session"}; then roll_out_if_asked, unless the
+    caller publishes more first (a publication waits while a rollout is in flight)."""
     manage(env, "migrate", "--noinput", "-v0")
     output = subprocess.run(
         [str(BIN / "python"), "-m", "benchmarks.prepare"], cwd=ROOT, env=env, check=True, timeout=300,
         capture_output=True, text=True,
     ).stdout
+    if roll_out:
+        roll_out_if_asked(env)
     return json.loads(output.strip().splitlines()[-1])
+
+
+def roll_out_if_asked(env) -> None:
+    """With BENCH_ROLLOUT=1: a second revision rolled out to every session (benchmarks/prepare.py)."""
+    if env.get("BENCH_ROLLOUT") == "1":
+        subprocess.run(
+            [str(BIN / "python"), "-m", "benchmarks.prepare", "roll-out"], cwd=ROOT, env=env, check=True, timeout=300,
+        )
 
 
 def prepare_reference(env, modes_file) -> dict:

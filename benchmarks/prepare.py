@@ -2,13 +2,14 @@
 Prepares the app's benchmark database, already migrated: a user in an organization, with a token and a
 session. Prints them as one JSON object. Run by benchmarks/run.py.
 
-With BENCH_ROLLOUT=1 (issue 43), a second revision is rolled out to every session (share 100: each request hashes
-its session's bucket) while what names no session is served the first: the agent endpoints are measured with a
-rollout in flight.
+`python -m benchmarks.prepare roll-out` (the harness runs it under BENCH_ROLLOUT=1, issue 43) rolls a second
+revision out to every session (share 100: each request hashes its session's bucket), while what names no session is
+served the first: the agent endpoints are measured with a rollout in flight.
 """
 
 import json
 import os
+import sys
 
 import django
 
@@ -27,14 +28,12 @@ def main():
     user = User.objects.create_user("bench")
     org = Organization.objects.create(name="Bench", slug="bench")
     Membership.objects.create(user=user, organization=org)
-    if os.environ.get("BENCH_ROLLOUT") == "1":
-        _roll_out_a_second_revision()
     session = create_session(release=published_release(), owner=user, org=org)
     _, key = create_token(user=user, name="bench")
     print(json.dumps({"token": key, "session": str(session.id)}))
 
 
-def _roll_out_a_second_revision():
+def roll_out_a_second_revision():
     from decimal import Decimal
 
     from django.conf import settings
@@ -55,4 +54,9 @@ def _roll_out_a_second_revision():
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["roll-out"]:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "benchmarks.settings")
+        django.setup()
+        roll_out_a_second_revision()
+    else:
+        main()

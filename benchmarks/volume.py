@@ -43,6 +43,7 @@ from benchmarks.harness import (
     prepare_project,
     project_environment,
     psql,
+    roll_out_if_asked,
     run_wrk,
 )
 from benchmarks.run import MCP_CALL
@@ -101,8 +102,9 @@ def _run(workdir, scale, options) -> list[str]:
     fixtures = {}
     for size, env in envs.items():
         _say(f"preparing the {size} database: migrate, the benchmark's user, {options.modes} modes")
-        fixtures[size] = prepare_project(env)
+        fixtures[size] = prepare_project(env, roll_out=False)
         manage(env, "import_modes", catalog)
+        roll_out_if_asked(env)
     for size, env in envs.items():
         # The revisions list is for staff who may read revisions: the benchmark's user is, in both.
         psql(BENCH_USER_READS_REVISIONS, env["DATABASE_URL"])
