@@ -3,7 +3,8 @@ The first hour of an admin, in a real headless Chromium against the app served b
 settings) on a scratch database of the suite's kind: log in, open the mode list, edit a mode's
 when-to-use and save it, get a readable error for a two-line one, read the preview, find the edit on the
 mode's History page and revert it from there; under review, edit as
-one admin, evaluate its routing, approve as another and publish on the Catalog releases page; the API docs show the token header
+one admin, evaluate its routing, approve as another and publish on the Catalog releases page, then roll the next edit out to
+part of the sessions and abort it; the API docs show the token header
 whole; and the mode graph of the seed catalog plus two custom modes is drawn. No page breaks its
 Content-Security-Policy (Chromium reports each violation on the console). Every page is kept as a screenshot
 (tests/browser.py says where).
@@ -202,6 +203,7 @@ def test_the_api_docs_show_the_token_header_whole_and_every_operation(site, page
 
 REVIEW_PASSWORD = "a-password-for-release-tests"
 RELEASED_SENTENCE = "Use this mode for small talk and anything that fits no other mode."
+STAGED_SENTENCE = "Use this mode for small talk, greetings and anything that fits no other mode."
 
 
 @pytest.fixture(scope="module")
@@ -265,6 +267,29 @@ def test_an_edit_is_approved_by_another_admin_and_published_on_the_releases_page
     page.get_by_role("link", name="ddr_authoring", exact=True).click()
     expect(page.locator(".field-system_prompt pre")).to_contain_text(f"- general: {RELEASED_SENTENCE}")
     shots(page, "released-preview")
+
+    # The next edit, rolled out to a quarter of the sessions with a guard, then aborted (issue 43).
+    page.goto(f"{base}/admin/modes/agentmode/")
+    page.get_by_role("link", name="general", exact=True).click()
+    page.locator("textarea[name=when_to_use]").fill(STAGED_SENTENCE)
+    page.get_by_role("button", name="Save and continue editing").click()
+    page.goto(f"{base}/admin/modes/catalogrevision/releases/")
+    page.get_by_role("link", name="Roll out to part of the sessions").click()
+    page.get_by_label("Share of the sessions (%)").fill("25")
+    page.locator("select[name=guard_metric]").select_option("declined")
+    shots(page, "rollout-form")
+    page.locator("input[type=submit]").click()
+    expect(page.locator(".messagelist .success")).to_have_text("Revision 3 is being rolled out.")
+    expect(page.locator("#rollout")).to_contain_text("Revision 3 is being rolled out to 25% of the sessions")
+    expect(page.locator("#rollout table.aptix-cohorts tbody tr")).to_have_count(2)
+    shots(page, "releases-rollout")
+    page.get_by_role("link", name="Abort", exact=True).click()
+    page.get_by_label("Why").fill("Checked enough.")
+    page.locator("input[type=submit]").click()
+    expect(page.locator(".messagelist .success")).to_have_text("The rollout of revision 3 is aborted.")
+    expect(page.locator("#rollout-ended")).to_contain_text("was aborted by approver")
+    expect(page.locator("#rollout-ended")).to_contain_text("Checked enough.")
+    expect(page.locator("#published")).to_contain_text("Agents are served revision 2")
     assert csp_violations == []
 
 
