@@ -127,3 +127,21 @@ def test_when_dot_fails_the_page_says_so(admin_client, monkeypatch, tmp_path):
     monkeypatch.setattr(graph_drawing, "GRAPHVIZ", tmp_path)
     response = admin_client.get(GRAPH_URL)
     assert "Graphviz&#x27;s dot failed (exit status 3)." in response.content.decode()
+
+
+def test_the_graph_of_a_revision_draws_its_modes_and_only_the_switches_made_under_it(admin_client, alice, graph, new_mode):
+    session = create_session(release=published_release(), owner=alice, org=None, mode_key="review")
+    before = published_catalog()
+    set_session_mode(catalog=before, session_id=session.pk, mode=before.mode("review_notes"), reason="r", user=alice)
+    new_mode("scout")  # the next revision, published at once
+    after = published_catalog()
+    for key in ("review", "review_notes", "review"):
+        set_session_mode(catalog=after, session_id=session.pk, mode=after.mode(key), reason="r", user=alice)
+
+    earlier = admin_client.get(GRAPH_URL, {"revision": before.revision}).content.decode()
+    assert "with only the switches made" in earlier and "Scout" not in svg_texts(earlier)
+    assert svg_texts(earlier).count("1") == 1 and "2" not in svg_texts(earlier)  # review -> review_notes, once
+    assert f"revision={before.revision}" in earlier
+    assert "Scout" in svg_texts(admin_client.get(GRAPH_URL, {"revision": after.revision}).content.decode())
+    for wrong in ("999", "two", ""):
+        assert admin_client.get(GRAPH_URL, {"revision": wrong}).status_code == 404

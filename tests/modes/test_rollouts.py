@@ -280,6 +280,5 @@ def test_the_releases_page_stages_shows_the_cohorts_and_promotes(scout_pending, 
     assert "<tr><th>2 (rolled out)" in shown
     assert shown.split("<tr><th>2 (rolled out)")[1].split("<td>")[1].startswith("1</td>")  # alice's new session
     assert "/admin/sessions_app/modechange/graph/?revision=2" in shown
-    assert client.get("/admin/sessions_app/modechange/graph/?revision=2").status_code in (200, 403)
     assert "Revision 2 is published to every session." in client.post(f"{page}2/promote/", follow=True).content.decode()
     assert "was promoted by publisher" in client.get(page).content.decode()
