@@ -282,3 +282,18 @@ def test_the_releases_page_stages_shows_the_cohorts_and_promotes(scout_pending, 
     assert "/admin/sessions_app/modechange/graph/?revision=2" in shown
     assert "Revision 2 is published to every session." in client.post(f"{page}2/promote/", follow=True).content.decode()
     assert "was promoted by publisher" in client.get(page).content.decode()
+
+
+def test_a_staged_publication_needs_the_approvals_and_passes_the_routing_gate_as_any_publication(
+    scout_pending, publisher, settings
+):
+    _, reviewed_only = staff("careful", "publish_revision")  # may publish, not without the approvals
+    refused = stage(reviewed_only, scout_pending, share=10)
+    assert refused.status_code == 409
+    assert refused.json()["detail"].startswith("Revision 2 has 0 of the 1 approvals it needs")
+    settings.CATALOG_EVAL_MIN_ACCURACY = 0.5
+    _, client = publisher
+    gated = stage(client, scout_pending, share=10)
+    assert gated.status_code == 409
+    assert gated.json()["detail"].startswith("Revision 2 has no routing evaluation by the offline scorer")
+    assert CatalogRollout.objects.count() == 0
