@@ -163,10 +163,10 @@ def publish_revision(*, number: int, user, staging: Staging | None = None) -> Ca
                     "(POST /api/catalog/rollout/promote/) or raise its share."
                 )
             return widen_rollout(head.rollout, staging=staging).revision
-        if status == ReleaseStatus.PUBLISHED:
-            return revision
         if staging is not None and status != ReleaseStatus.PENDING:
             raise ReleaseConflict(f"Revision {number} is {status}: only the pending revision can be staged.")
+        if status == ReleaseStatus.PUBLISHED:
+            return revision
         if status == ReleaseStatus.PREVIOUS:
             _require(user, "publish_revision", "roll the catalog back to an earlier revision")
             _validate(number)

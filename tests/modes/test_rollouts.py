@@ -297,3 +297,11 @@ def test_a_staged_publication_needs_the_approvals_and_passes_the_routing_gate_as
     assert gated.status_code == 409
     assert gated.json()["detail"].startswith("Revision 2 has no routing evaluation by the offline scorer")
     assert CatalogRollout.objects.count() == 0
+
+
+def test_only_the_pending_revision_can_be_staged(scout_pending, publisher):
+    _, client = publisher
+    refused = stage(client, 1, share=10)  # the published one
+    assert refused.status_code == 409
+    assert refused.json()["detail"] == "Revision 1 is published: only the pending revision can be staged."
+    assert CatalogRollout.objects.count() == 0
