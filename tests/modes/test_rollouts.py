@@ -35,10 +35,10 @@ def served_revision(client, session_id) -> int:
 
 
 def mcp_served_revision(user, session_id) -> int:
-    """The revision agent_list_modes names over MCP, on the session's endpoint."""
+    """The revision agent_list_modes names over MCP, on the session's endpoint (or /mcp/ for None)."""
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "agent_list_modes", "arguments": {}}}
     answer = APIClient().post(
-        f"/mcp/sessions/{session_id}/", call, format="json",
+        f"/mcp/sessions/{session_id}/" if session_id else "/mcp/", call, format="json",
         headers={
             "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25",
             "Authorization": f"Bearer {user.api_key}",
@@ -77,9 +77,10 @@ def test_a_session_is_in_when_its_bucket_salted_by_the_rollout_falls_in_the_lowe
     assert BUCKETS == 10_000
 
 
-def test_what_names_no_session_is_served_the_control_revision(scout_pending, publisher, alice_client):
+def test_what_names_no_session_is_served_the_control_revision(scout_pending, publisher, alice, alice_client):
     _, client = publisher
     stage(client, scout_pending, share=100)
+    assert mcp_served_revision(alice, None) == 1  # MCP on /mcp/
     assert alice_client.get("/api/modes/").json()["catalogRevision"] == 1
     assert "scout" not in alice_client.get("/api/system-prompt/").content.decode()
     listed = alice_client.post("/api/tools/agent_list_modes/invoke/", {}, format="json").json()
