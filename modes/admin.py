@@ -35,7 +35,7 @@ from .coding_agents.formats import FORMATS as AGENT_FORMATS
 from .coding_agents.importing import import_agent_files
 from .coding_agents.uploads import ImportForm, uploaded_files
 from .graph import GRAPH_HINT, catalog_graph_problems
-from .models import AgentMode, ArchivedHistory, CatalogRevision, CatalogRollout, DeclaredTool, RoutingCase
+from .models import AgentMode, ArchivedHistory, CatalogHead, CatalogRevision, CatalogRollout, DeclaredTool, RoutingCase
 from .permissions import may
 from .portable import PortableFileError
 from .releases import (
@@ -404,7 +404,10 @@ def _staging(form) -> Staging:
     """The staged publication the page's form asks for, judged as the API judges its body (PublishRequest)."""
     guard = {"metric": form.get("guard_metric"), "ratio": form.get("guard_ratio"), "minSessions": form.get("guard_min_sessions")}
     slugs = [slug.strip() for slug in form.get("organizations", "").split(",") if slug.strip()]
-    body = {"share": form.get("share") or "0", "organizations": slugs, **({"guard": guard} if guard["metric"] else {})}
+    body = {
+        **({"share": form["share"]} if form.get("share") else {}), "organizations": slugs,
+        **({"guard": guard} if guard["metric"] else {}),
+    }
     try:
         return PublishRequest.staging(body)
     except ValidationError as error:
@@ -432,7 +435,7 @@ RELEASE_ACTIONS = {
     ),
     "stage": (
         lambda request, number: publish_revision(number=number, user=request.user, staging=_staging(request.POST)),
-        "Roll revision {number} out to part of the sessions first?", "Yes, roll it out",
+        "Roll revision {number} out to part of the sessions first (or, being rolled out, to more)?", "Yes, roll it out",
         "admin/modes/rollout_fields.html",
     ),
     "promote": (
@@ -520,9 +523,12 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
                 done = DONE.get(action, "Revision {number} is published to agents.")
                 self.message_user(request, done.format(number=getattr(revision, "number", number)), messages.SUCCESS)
             return HttpResponseRedirect(releases_url)
+        rollout = CatalogHead.objects.select_related("rollout").get(pk=1).rollout
         context = {
             "title": question.format(number=number), "confirm": confirm, "releases_url": releases_url, "fields": fields,
             "metrics": CatalogRollout.Metric.choices,
+            # Raising a rollout's share starts from the share it has.
+            "share": rollout.share if rollout and rollout.revision_id == number else 10,
         }
         return admin_page(self, request, "admin/modes/catalog_release_confirm.html", **context)
 

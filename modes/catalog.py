@@ -19,7 +19,6 @@ from decimal import Decimal
 from typing import Protocol
 
 from django.core.exceptions import ImproperlyConfigured
-from django.db.models import Exists, OuterRef
 
 from agent_tools.contract import AgentTool, ClientTool
 from agent_tools.registry import UnknownToolError, registry
@@ -274,13 +273,10 @@ def published_catalog() -> Catalog:
 
 def catalog_at_revision(number: int) -> Catalog:
     """The catalog exactly as revision number recorded it; UnknownRevisionError if there is no such revision."""
-    # A staged revision was served too, to its cohort.
-    staged = Exists(CatalogRollout.objects.filter(revision=OuterRef("pk")))
-    served = CatalogRevision.objects.filter(number=number).annotate(staged=staged)
-    published = list(served.values_list("published_at", "staged"))
-    if not published:
+    published_at = list(CatalogRevision.objects.filter(number=number).values_list("published_at", flat=True))
+    if not published_at:
         raise no_such_revision(number)
-    return Catalog(number, *rows_of(entries_at(number)), was_published=published[0] != (None, False))
+    return Catalog(number, *rows_of(entries_at(number)), was_published=published_at[0] is not None)
 
 
 def revision_number(text: str) -> int | None:

@@ -162,6 +162,7 @@ def publish_revision(*, number: int, user, staging: Staging | None = None) -> Ca
                     f"Revision {number} is being rolled out to part of the sessions: promote it to everyone "
                     "(POST /api/catalog/rollout/promote/) or raise its share."
                 )
+            _missing_approvals(revision, user)  # a wider share is a wider publication: judged as one
             return widen_rollout(head.rollout, staging=staging).revision
         if staging is not None and status != ReleaseStatus.PENDING:
             raise ReleaseConflict(f"Revision {number} is {status}: only the pending revision can be staged.")

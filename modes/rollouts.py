@@ -45,7 +45,7 @@ class Guard:
 class Staging:
     """What a staged publication asks: a percentage of the sessions, organizations by slug, and a guard."""
 
-    share: Decimal = Decimal(0)
+    share: Decimal | None = None  # None: none (a new rollout), or the rollout's own (a wider one)
     organizations: tuple[str, ...] = ()
     guard: Guard | None = None
 
@@ -55,10 +55,11 @@ def start_rollout(head: CatalogHead, revision: CatalogRevision, *, staging: Stag
     if head.rollout_id is not None:
         raise RolloutInFlight(head)
     organizations = _organizations(staging.organizations)
-    if not staging.share and not organizations:
+    share = staging.share or Decimal(0)
+    if not share and not organizations:
         raise InvalidStaging("A staged publication needs a share above 0 or at least one organization.", field="share")
     rollout = CatalogRollout.objects.create(
-        revision=revision, control_id=head.published, share=staging.share, unreviewed=unreviewed, started_by=by,
+        revision=revision, control_id=head.published, share=share, unreviewed=unreviewed, started_by=by,
         **_guard_fields(staging.guard),
     )
     rollout.organizations.set(organizations)
@@ -70,10 +71,11 @@ def start_rollout(head: CatalogHead, revision: CatalogRevision, *, staging: Stag
 
 def widen_rollout(rollout: CatalogRollout, *, staging: Staging) -> CatalogRollout:
     """A higher share (never lower), more organizations (those named are kept), and the guard if one is given."""
-    if staging.share < rollout.share:
-        raise RolloutNarrowed(rollout, staging.share)
+    share = rollout.share if staging.share is None else staging.share
+    if share < rollout.share:
+        raise RolloutNarrowed(rollout, share)
     organizations = _organizations(staging.organizations)
-    rollout.share = staging.share
+    rollout.share = share
     fields = ["share", "changed_at"]
     if staging.guard is not None:
         for name, value in _guard_fields(staging.guard).items():

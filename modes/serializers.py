@@ -213,7 +213,7 @@ class PublishRequest(StrictSerializer):
         max_digits=5, decimal_places=2, min_value=0, max_value=100, required=False,
         help_text="Stage the publication: the percentage of sessions (to two decimals) served this revision, chosen "
         "by their bucket; the rest keep the published revision. For the revision being rolled out: its new share, "
-        "never lower.",
+        "never lower (left out: unchanged).",
     )
     organizations = serializers.ListField(
         child=StrictCharField(max_length=50), required=False, max_length=MAX_ROLLOUT_ORGANIZATIONS,
@@ -229,13 +229,21 @@ class PublishRequest(StrictSerializer):
             return None
         guard = body.get("guard")
         return Staging(
-            share=body.get("share", Decimal(0)),
+            share=body.get("share"),
             organizations=tuple(body.get("organizations", ())),
             guard=guard and Guard(metric=guard["metric"], ratio=guard["ratio"], min_sessions=guard["minSessions"]),
         )
 
 
-class AbortRequest(StrictSerializer):
+class PromoteRequest(StrictSerializer):
+    revision = serializers.IntegerField(
+        min_value=1, required=False, default=None,
+        help_text="The revision being rolled out, as the caller saw it: 409 if another one is, so that a stale view "
+        "ends no other rollout.",
+    )
+
+
+class AbortRequest(PromoteRequest):
     reason = StrictCharField(max_length=1000, required=False, default="", help_text="Why, as the rollout records it.")
 
 

@@ -34,8 +34,8 @@ from .releases import (
 )
 from .serializers import (
     AbortRequest, CatalogExportQuery, CatalogExportResponse, CatalogImportRequest, CatalogImportResponse,
-    CatalogRevisionSummary, ModeListQuery, ModeToolsResponse, PublishRequest, RevisionDiffQuery, RevisionDiffResponse,
-    RolloutResponse, SystemPromptQuery
+    CatalogRevisionSummary, ModeListQuery, ModeToolsResponse, PromoteRequest, PublishRequest, RevisionDiffQuery,
+    RevisionDiffResponse, RolloutResponse, SystemPromptQuery
 )
 
 
@@ -246,13 +246,14 @@ class RolloutPromoteView(APIView):
     permission_classes = [IsAdminUser]  # the services say which permission is missing
 
     @extend_schema(
-        operation_id="promoteCatalogRollout", request=None,
+        operation_id="promoteCatalogRollout", request=PromoteRequest,
         responses={200: REVISION_BODY, **error_responses(401, 403, 409)},
         description="Publish the revision being rolled out to every session, from every worker's next request; its "
         "approvals are judged as for any publication. 409 when no rollout is in flight. Needs the publish permission.",
     )
     def post(self, request):
-        return Response(revision_body(promote_rollout(user=request.user).number))
+        number = PromoteRequest.validated(request.data)["revision"]
+        return Response(revision_body(promote_rollout(user=request.user, number=number).number))
 
 
 class RolloutAbortView(APIView):
@@ -266,8 +267,9 @@ class RolloutAbortView(APIView):
         "permission.",
     )
     def post(self, request):
-        reason = AbortRequest.validated(request.data)["reason"]
-        return Response(RolloutResponse(abort_rollout(user=request.user, reason=reason)).data)
+        body = AbortRequest.validated(request.data)
+        rollout = abort_rollout(user=request.user, number=body["revision"], reason=body["reason"])
+        return Response(RolloutResponse(rollout).data)
 
 
 class MayImportModes(BasePermission):

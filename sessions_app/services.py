@@ -91,7 +91,9 @@ def _refused(session: AgentSession, mode: AgentMode, refusal: ModeSwitchRefused,
     ModeChangeRefusal.objects.create(
         session_id=session.pk, from_mode_id=session.mode_id, to_mode_id=mode.pk, catalog_revision=catalog.revision
     )
-    judge_guard_if_due()  # a refusal feeds a rollout's guard
+    # A refusal feeds a rollout's guard: judged once the write is committed, not inside a caller's transaction (an
+    # answer's), which would lock the rollout's row before the head's, as promote and abort do the other way round.
+    transaction.on_commit(judge_guard_if_due)
     return refusal
 
 

@@ -153,7 +153,7 @@ def answer_mode_change(
         channel=channel,
     )
     if choice in DECLINED:
-        judge_guard_if_due()  # a declined proposal feeds a rollout's guard
+        transaction.on_commit(judge_guard_if_due)  # a declined proposal feeds a rollout's guard (as a refusal does)
     return result
 
 

@@ -3,6 +3,22 @@
 from django.db import migrations, models
 
 
+def give_branches_their_roots(apps, schema_editor):
+    """A branch made before this migration shares its root's cohort too: the session it, or its parent, branched from."""
+    AgentSession = apps.get_model("sessions_app", "AgentSession")
+    parents = dict(AgentSession.objects.filter(parent__isnull=False).values_list("id", "parent_id"))
+
+    def root(session_id):
+        seen = set()
+        while session_id in parents and session_id not in seen:
+            seen.add(session_id)
+            session_id = parents[session_id]
+        return session_id
+
+    branches = [AgentSession(id=branch, cohort_root=root(branch)) for branch in parents]
+    AgentSession.objects.bulk_update(branches, ["cohort_root"], batch_size=1000)
+
+
 def sum_the_hours_again(apps, schema_editor):
     """The hours summed so far are per pair only: the next request sums them again, per pair and revision."""
     apps.get_model("sessions_app", "TransitionHour").objects.all().delete()
@@ -44,6 +60,7 @@ class Migration(migrations.Migration):
             model_name='transitionhour',
             constraint=models.UniqueConstraint(fields=('hour', 'from_mode_id', 'to_mode_id', 'catalog_revision'), name='transitionhour_pair'),
         ),
+        migrations.RunPython(give_branches_their_roots, migrations.RunPython.noop),
         # Back, too: the sums per revision would break the pair's constraint once it is per pair only.
         migrations.RunPython(sum_the_hours_again, sum_the_hours_again),
     ]

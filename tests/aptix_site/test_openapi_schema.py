@@ -242,15 +242,16 @@ def test_every_write_documents_its_real_request_body(schema):
         "answerModeChangeConfirmation", "importCodingAgentFiles", "createRoutingCase", "evaluateCatalogRevision",
         "promoteCatalogRollout", "abortCatalogRollout",
     }
-    # The revision is in the path, or the rollout in flight is meant; no body.
-    for release in ("approveCatalogRevision", "evaluateCatalogRevision", "promoteCatalogRollout"):
+    # The revision is in the path; no body.
+    for release in ("approveCatalogRevision", "evaluateCatalogRevision"):
         assert "requestBody" not in writes[release]
+    assert set(_body_schema(schema, writes["promoteCatalogRollout"])["properties"]) == {"revision"}
     # A publication's body stages it, optional: without one, the revision is published to everyone.
     staged = _body_schema(schema, writes["publishCatalogRevision"])
     assert staged["additionalProperties"] is False and "required" not in staged
     assert set(staged["properties"]) == {"share", "organizations", "guard"}
     assert writes["publishCatalogRevision"]["requestBody"].get("required") is not True
-    assert set(_body_schema(schema, writes["abortCatalogRollout"])["properties"]) == {"reason"}
+    assert set(_body_schema(schema, writes["abortCatalogRollout"])["properties"]) == {"revision", "reason"}
 
     invocation = _body_schema(schema, writes["invokeTool"])
     # Unknown fields are refused with a 400 naming them, and the schema says so.

@@ -229,7 +229,7 @@ def test_with_no_rollout_in_flight_promote_and_abort_are_409(scout_pending, publ
 def test_the_commands_stage_promote_and_abort_and_refuse_in_one_line(scout_pending, publisher, settings):
     user, _ = publisher
     out = StringIO()
-    with pytest.raises(CommandError, match="^organizations: No organization has the slug 'nobody-has-this'.$"):
+    with pytest.raises(CommandError, match="^--organization: No organization has the slug 'nobody-has-this'.$"):
         call_command("publish_revision", str(scout_pending), "--user", user.username, "--organization", "nobody-has-this")
     with pytest.raises(CommandError, match="^--guard-ratio: "):
         call_command(
@@ -306,3 +306,37 @@ def test_only_the_pending_revision_can_be_staged(scout_pending, publisher):
     assert refused.status_code == 409
     assert refused.json()["detail"] == "Revision 1 is published: only the pending revision can be staged."
     assert CatalogRollout.objects.count() == 0
+
+
+def test_a_wider_share_is_judged_as_a_publication_and_organizations_alone_keep_the_share(scout_pending, publisher, bob):
+    _, client = publisher
+    assert stage(client, scout_pending, share=25).status_code == 200  # unreviewed: no approval yet
+    _, reviewed_only = staff("careful", "publish_revision")
+    refused = stage(reviewed_only, scout_pending, share=100)
+    assert refused.status_code == 409 and "approvals it needs" in refused.json()["detail"]
+    widened = stage(client, scout_pending, organizations=[bob.membership.organization.slug])
+    assert widened.status_code == 200, widened.content
+    rollout = CatalogRollout.objects.get()
+    assert (rollout.share, list(rollout.organizations.values_list("slug", flat=True))) == (25, ["globex"])
+
+
+def test_promote_and_abort_naming_another_revision_than_the_one_rolled_out_change_nothing(scout_pending, publisher):
+    _, client = publisher
+    stage(client, scout_pending, share=10)
+    for path in ("promote", "abort"):
+        response = client.post(f"/api/catalog/rollout/{path}/", {"revision": 7}, format="json")
+        assert response.status_code == 409
+        assert response.json()["detail"] == "Revision 7 is not being rolled out; revision 2 is. Nothing changed."
+    assert CatalogRollout.objects.get().state == "in_flight"
+    assert client.post("/api/catalog/rollout/abort/", {"revision": 2}, format="json").status_code == 200
+
+
+def test_a_staged_revision_is_not_replayed_to_a_session_owner_until_it_is_published(
+    scout_pending, publisher, alice, alice_client
+):
+    _, client = publisher
+    inside, _ = _sessions_either_side(client, scout_pending, alice, share=50)
+    response = alice_client.get(f"/api/sessions/{inside.pk}/context/", {"revision": scout_pending})
+    assert response.status_code == 403
+    assert client.post("/api/catalog/rollout/promote/").status_code == 200
+    assert alice_client.get(f"/api/sessions/{inside.pk}/context/", {"revision": scout_pending}).status_code == 200

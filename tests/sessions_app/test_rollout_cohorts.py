@@ -38,15 +38,23 @@ def new_session(client) -> str:
     return response.json()["id"]
 
 
-def propose_and_answer(client, session_id, choice):
-    body = {"sessionId": session_id, "arguments": PROPOSAL}
-    asked = client.post("/api/tools/agent_change_mode/invoke/", body, format="json").json()
-    url = f"/api/sessions/{session_id}/confirmations/{asked['confirmation']['id']}/"
-    assert client.post(url, {"choice": choice}, format="json").status_code == 200
+@pytest.fixture
+def propose_and_answer(django_capture_on_commit_callbacks):
+    """propose_and_answer(client, session_id, choice): a proposal answered, and what runs once it is committed (the
+    test's transaction never commits), a rollout's guard judged among it."""
+
+    def run(client, session_id, choice):
+        body = {"sessionId": session_id, "arguments": PROPOSAL}
+        with django_capture_on_commit_callbacks(execute=True):
+            asked = client.post("/api/tools/agent_change_mode/invoke/", body, format="json").json()
+            url = f"/api/sessions/{session_id}/confirmations/{asked['confirmation']['id']}/"
+            assert client.post(url, {"choice": choice}, format="json").status_code == 200
+
+    return run
 
 
 def test_the_guard_aborts_the_rollout_when_its_sessions_decline_what_the_controls_take(
-    user_confirms, scout_pending, publisher, alice, bob, alice_client, bob_client, caplog
+    propose_and_answer, user_confirms, scout_pending, publisher, alice, bob, alice_client, bob_client, caplog
 ):
     stage_to_alices_organization(publisher, alice, scout_pending, metric="declined", ratio=2, minSessions=3)
     for _ in range(2):
@@ -66,7 +74,7 @@ def test_the_guard_aborts_the_rollout_when_its_sessions_decline_what_the_control
 
 
 def test_the_guard_is_judged_at_most_once_a_minute_on_the_writes_that_feed_it(
-    user_confirms, scout_pending, publisher, alice, alice_client, bob_client, clock
+    propose_and_answer, user_confirms, scout_pending, publisher, alice, alice_client, bob_client, clock
 ):
     stage_to_alices_organization(publisher, alice, scout_pending, metric="declined", ratio=1000, minSessions=1)
     propose_and_answer(bob_client, new_session(bob_client), "stay")  # judged: the cohort has no session yet
@@ -83,7 +91,7 @@ def test_the_guard_is_judged_at_most_once_a_minute_on_the_writes_that_feed_it(
 
 
 def test_check_rollout_prints_the_cohorts_and_trips_the_guard(
-    user_confirms, scout_pending, publisher, alice, bob_client, alice_client
+    propose_and_answer, user_confirms, scout_pending, publisher, alice, bob_client, alice_client
 ):
     stage_to_alices_organization(publisher, alice, scout_pending, metric="refused", ratio=1, minSessions=1)
     out = StringIO()
@@ -113,7 +121,7 @@ def test_check_rollout_prints_the_cohorts_and_trips_the_guard(
 
 
 def test_the_rollout_and_its_cohorts_are_served_to_staff_who_may_view_revisions(
-    user_confirms, scout_pending, publisher, alice, alice_client, bob_client, staff_token_client
+    propose_and_answer, user_confirms, scout_pending, publisher, alice, alice_client, bob_client, staff_token_client
 ):
     assert publisher[1].get("/api/catalog/rollout/").status_code == 404
     stage_to_alices_organization(publisher, alice, scout_pending)
@@ -130,7 +138,7 @@ def test_the_rollout_and_its_cohorts_are_served_to_staff_who_may_view_revisions(
 
 
 def test_the_transition_counts_filter_by_revision(
-    user_confirms, scout_pending, publisher, alice, alice_client, bob_client, staff_token_client
+    propose_and_answer, user_confirms, scout_pending, publisher, alice, alice_client, bob_client, staff_token_client
 ):
     stage_to_alices_organization(publisher, alice, scout_pending)
     propose_and_answer(alice_client, new_session(alice_client), "stay")

@@ -137,20 +137,23 @@ def test_each_change_is_one_orm_transaction_that_locks_then_audits_then_moves(al
 
 @pytest.mark.django_db
 @SWITCH_AND_BRANCH
-def test_a_refused_switch_writes_its_refusal_and_nothing_else(alice, graph, branch):
+def test_a_refused_switch_writes_its_refusal_and_nothing_else(alice, graph, branch, django_capture_on_commit_callbacks):
     catalog = published_catalog()
     session = create_session(release=Release(catalog), owner=alice, org=None, mode_key="review")
     before = AgentSession.objects.get(pk=session.pk)
-    with CaptureQueriesContext(connection) as queries, pytest.raises(ModeSwitchRefused):
+    with (
+        CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks() as after_commit,
+        pytest.raises(ModeSwitchRefused),
+    ):
         set_session_mode(
             catalog=catalog, session_id=session.pk, mode=catalog.mode("deploy"), reason="r", user=alice, branch=branch
         )
-    # The locked read, judged and let go; then the refusal's record, after the transaction, so that it stays; then
-    # the claim of a guarded rollout's turn to be judged (none is in flight: it claims nothing).
+    # The locked read, judged and let go; then the refusal's record, after the transaction, so that it stays; and,
+    # once that is committed, a rollout's guard judged if it is due.
     assert statements(queries) == [
-        "SAVEPOINT", LOCK, "RELEASE SAVEPOINT", "INSERT INTO sessions_app_modechangerefusal",
-        "UPDATE modes_catalogrollout SET",
+        "SAVEPOINT", LOCK, "RELEASE SAVEPOINT", "INSERT INTO sessions_app_modechangerefusal"
     ]
+    assert [callback.__name__ for callback in after_commit] == ["judge_guard_if_due"]
     assert list(ModeChangeRefusal.objects.values_list("session_id", "from_mode_id", "to_mode_id")) == [
         (session.pk, graph["review"].pk, graph["deploy"].pk)
     ]

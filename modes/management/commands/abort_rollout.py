@@ -1,6 +1,6 @@
 """Aborts the rollout in flight: every session is served the published (control) revision again."""
 
-from modes.management.revisions import ReleaseCommand
+from modes.management.revisions import ReleaseCommand, revision_argument
 from modes.releases import abort_rollout
 
 
@@ -11,7 +11,11 @@ class Command(ReleaseCommand):
     def add_arguments(self, parser):
         super().add_arguments(parser)
         parser.add_argument("--reason", default="", help="Why, as the rollout records it.")
+        parser.add_argument(
+            "--revision", type=revision_argument,
+            help="The revision being rolled out, as you saw it: refused if another one is.",
+        )
 
-    def act(self, user, *, reason, **options):
-        rollout = abort_rollout(user=user, reason=reason)
+    def act(self, user, *, reason, revision, **options):
+        rollout = abort_rollout(user=user, number=revision, reason=reason)
         return f"The rollout of revision {rollout.revision_id} is aborted; every session is served revision {rollout.control_id}."

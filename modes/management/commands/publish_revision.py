@@ -5,7 +5,10 @@ from rest_framework.exceptions import ValidationError
 
 from modes.management.revisions import ReleaseCommand
 from modes.releases import publish_revision
+from modes.rollouts import InvalidStaging
 from modes.serializers import PublishRequest
+
+OPTIONS = {"organizations": "organization", "minSessions": "min-sessions"}  # the API's names, as options
 
 
 class Command(ReleaseCommand):
@@ -36,8 +39,11 @@ class Command(ReleaseCommand):
         try:
             staging = PublishRequest.staging(body)  # the API's rules for a staged publication, and its messages
         except ValidationError as error:
-            raise CommandError(_first_problem(error.detail, options={"minSessions": "min-sessions"})) from None
-        revision = publish_revision(number=number, user=user, staging=staging)
+            raise CommandError(_first_problem(error.detail, options=OPTIONS)) from None
+        try:
+            revision = publish_revision(number=number, user=user, staging=staging)
+        except InvalidStaging as error:  # named as the option that gave it
+            raise CommandError(f"--{OPTIONS.get(error.field, error.field)}: {error}") from None
         if staging is None:
             return f"Revision {revision.number} is published."
         return f"Revision {revision.number} is being rolled out."
