@@ -27,7 +27,7 @@ from .coding_agents.importing import import_agent_files
 from .listing import ModeDetailResponse, ModeListResponse, mode_detail_payload
 from .models import CatalogApproval, CatalogRevision
 from .portable import PortableFileError, export_document
-from .permissions import may
+from .permissions import MayViewRevisions, may
 from .releases import (
     abort_rollout, approve_revision, catalog_head, get_revision, promote_rollout, publish_revision,
     revision_diff
@@ -92,13 +92,6 @@ class SystemPromptView(APIView):
         query = SystemPromptQuery.validated(request.query_params)
         prompt = request.catalog.system_prompt(query["currentMode"])
         return HttpResponse(prompt, content_type="text/plain; charset=utf-8")
-
-
-class MayViewRevisions(BasePermission):
-    """Staff holding modes.view_catalogrevision, as the admin's revision list and releases page ask."""
-
-    def has_permission(self, request, view):
-        return may(request.user, "view_catalogrevision")
 
 
 class RevisionPages(CursorPagination):

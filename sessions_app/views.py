@@ -12,7 +12,7 @@ from aptix_site.throttling import WindowRateThrottle
 from aptix_site.service_errors import NotFound
 from modes.catalog import UnknownModeError
 from modes.models import CatalogRollout
-from modes.views import MayViewRevisions
+from modes.permissions import MayViewRevisions
 
 from .ownership import owned_session
 from .selectors import mode_changes_of, sessions_of
