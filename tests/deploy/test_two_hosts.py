@@ -5,6 +5,7 @@ of them is told, the other knows: a published catalog revision, the throttles, t
 one session sent to both at once lose no audit row.
 """
 
+import asyncio
 import concurrent.futures
 import subprocess
 import threading
@@ -17,6 +18,7 @@ import pytest
 import requests
 from django.db import connection
 
+from ..mcp_server.live import in_session
 from ..servers import (
     ROOT,
     START_TIMEOUT,
@@ -292,14 +294,9 @@ def test_a_rollout_serves_each_session_the_same_revision_on_both_hosts_and_an_ab
 
 
 def _served(host, token, session):
-    """The revision a session is served on host: its context over REST, agent_list_modes over MCP."""
+    """The revision a session is served on host: its context over REST, agent_list_modes through the mcp SDK."""
     context = requests.get(f"{host.base}/api/sessions/{session}/context/", headers=_auth(token), timeout=10).json()
-    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "agent_list_modes", "arguments": {}}}
-    mcp = requests.post(
-        f"{host.base}/mcp/sessions/{session}/", json=call, timeout=10,
-        headers={
-            "Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": "2025-11-25",
-        },
-    ).json()
-    return context["catalogRevision"], mcp["result"]["structuredContent"]["catalogRevision"]
+    _, listed = asyncio.run(
+        in_session(f"{host.base}/mcp/sessions/{session}/", token, lambda mcp: mcp.call_tool("agent_list_modes", {}))
+    )
+    return context["catalogRevision"], listed.structured_content["catalogRevision"]
