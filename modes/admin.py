@@ -25,6 +25,7 @@ from django.views.decorators.http import require_POST, require_safe
 from rest_framework.exceptions import ValidationError
 
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin, admin_page
+from aptix_site.errors import error_message
 from aptix_site.service_errors import ServiceError
 from aptix_site.text import unstorable_text
 
@@ -411,15 +412,7 @@ def _staging(form) -> Staging:
     try:
         return PublishRequest.staging(body)
     except ValidationError as error:
-        raise InvalidStaging(_problems(error.detail)) from None
-
-
-def _problems(detail, name="") -> str:
-    if isinstance(detail, dict):
-        return " ".join(_problems(inner, f"{name} {key}".strip()) for key, inner in detail.items())
-    if isinstance(detail, list):
-        return " ".join(_problems(inner, name) for inner in detail)
-    return f"{name}: {detail}"
+        raise InvalidStaging(error_message(error.detail)) from None
 
 
 RELEASE_ACTIONS = {

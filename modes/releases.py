@@ -97,6 +97,11 @@ def may_publish(user) -> bool:
     return may(user, "publish_revision") or may(user, "publish_unreviewed_revision")
 
 
+def _require_publisher(user, doing: str) -> None:
+    if not may_publish(user):
+        _require(user, "publish_revision", doing)
+
+
 def _missing_approvals(revision: CatalogRevision, user) -> int:
     """How many approvals revision lacks; ReleaseConflict if it lacks any and user may not publish it without them."""
     approvals = revision.approvals.count()
@@ -150,8 +155,7 @@ def publish_revision(*, number: int, user, staging: Staging | None = None) -> Ca
     Make revision number the one agents are served, or with staging the one a rollout serves to its cohort (raising
     the share of the rollout in flight, for its revision); a rollback returns the new revision that restores it.
     """
-    if not may(user, "publish_unreviewed_revision"):
-        _require(user, "publish_revision", "publish catalog revisions")
+    _require_publisher(user, "publish catalog revisions")
     with transaction.atomic():
         head = catalog_head(locked=True)
         revision = get_revision(number)
@@ -193,8 +197,7 @@ def promote_rollout(*, user, number: int | None = None) -> CatalogRevision:
     The rollout in flight's revision (number's, if given: a page that shows it), published to every session; its
     approvals are judged again, as publishing it.
     """
-    if not may_publish(user):
-        _require(user, "publish_revision", "promote a rollout")
+    _require_publisher(user, "promote a rollout")
     with transaction.atomic():
         head = _head_in_rollout(number)
         revision = head.rollout.revision
@@ -211,8 +214,7 @@ def abort_rollout(*, user, number: int | None = None, reason: str = "") -> Catal
     Every session back on the control revision (ending the rollout of revision number, if given); their audit trails
     keep every change made in the rollout.
     """
-    if not may_publish(user):
-        _require(user, "publish_revision", "abort a rollout")
+    _require_publisher(user, "abort a rollout")
     with transaction.atomic():
         rollout = end_rollout(_head_in_rollout(number), state=CatalogRollout.State.ABORTED, by=user, reason=reason)
     logger.warning("Rollout of catalog revision %s aborted by %s: %s", rollout.revision_id, user, reason or "no reason")
@@ -330,7 +332,7 @@ def _warnings(old_mode, new_mode) -> list[dict]:
 
 def pending_release() -> tuple[int, int, int] | None:
     """(published, pending, approvals so far) while one is pending, else None: the mode pages' banner, two queries."""
-    head = CatalogHead.objects.filter(pk=1).first()
+    head = CatalogHead.objects.select_related("rollout").filter(pk=1).first()
     if head is None or _pending_number(head) is None:
         return None
     return head.published, head.latest, CatalogApproval.objects.filter(revision_id=head.latest).count()

@@ -77,10 +77,9 @@ def widen_rollout(rollout: CatalogRollout, *, staging: Staging) -> CatalogRollou
     organizations = _organizations(staging.organizations)
     rollout.share = share
     fields = ["share", "changed_at"]
-    if staging.guard is not None:
-        for name, value in _guard_fields(staging.guard).items():
-            setattr(rollout, name, value)
-        fields += list(_guard_fields(staging.guard))
+    for name, value in _guard_fields(staging.guard).items():
+        setattr(rollout, name, value)
+        fields.append(name)
     rollout.save(update_fields=fields)  # changed_at: every process loads the rollout again
     rollout.organizations.add(*organizations)
     logger.info("Rollout of catalog revision %s widened: %s", rollout.revision_id, describe(rollout))
