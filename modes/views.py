@@ -240,7 +240,7 @@ class RolloutPromoteView(APIView):
 
     @extend_schema(
         operation_id="promoteCatalogRollout", request=PromoteRequest,
-        responses={200: REVISION_BODY, **error_responses(401, 403, 409)},
+        responses={200: REVISION_BODY, **error_responses(400, 401, 403, 409)},
         description="Publish the revision being rolled out to every session, from every worker's next request; its "
         "approvals are judged as for any publication. 409 when no rollout is in flight. Needs the publish permission.",
     )

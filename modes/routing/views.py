@@ -39,8 +39,10 @@ class CasePages(CursorPagination):
 
 @extend_schema_view(
     get=extend_schema(
-        operation_id="listRoutingCases", responses={200: RoutingCaseShape(many=True), **error_responses(400, 401, 403)},
-        description="The routing cases, oldest first. Each mode's example utterances are cases too, not listed here.",
+        operation_id="listRoutingCases",
+        responses={200: RoutingCaseShape(many=True), **error_responses(400, 401, 403, 404)},
+        description="The routing cases, oldest first. Each mode's example utterances are cases too, not listed here. 404 "
+        "for a cursor the list did not give.",
     ),
     post=extend_schema(
         operation_id="createRoutingCase", request=RoutingCaseRequest,
