@@ -5,7 +5,7 @@ from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from agent_tools.formats import TOOL_FORMATS
-from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField, StrictSerializer
+from aptix_site.api import RequestSerializer, RevisionNumberField, StrictCharField, StrictSerializer
 from aptix_site.shapes import Shape
 from sessions_app.confirmations import CHOICES
 
@@ -16,7 +16,7 @@ TOOL_FORMAT_HELP = (
 )
 
 
-class ToolFormatField(PresentIfEmpty, serializers.ChoiceField):
+class ToolFormatField(serializers.ChoiceField):
     default_error_messages = {
         "invalid_choice": f'"{{input}}" is not a tool format; use one of: {", ".join(TOOL_FORMATS)}.'
     }
@@ -112,13 +112,9 @@ class ToolSchemaListResponse(Shape):
     )
 
 
-class QueryRevisionField(PresentIfEmpty, serializers.IntegerField):
-    default_error_messages = {"invalid": "Must be a catalog revision number (1, 2, 3, ...)."}
-
-
 class SessionContextQuery(ToolFormatQuery):
-    revision = QueryRevisionField(
-        required=False, default=None, min_value=1, max_value=2**31 - 1,
+    revision = RevisionNumberField(
+        required=False, default=None,
         help_text="Rebuild the context exactly as it was at this catalog revision, for the mode the session was "
         "in then; left out, the context now.",
     )

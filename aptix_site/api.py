@@ -7,11 +7,11 @@ from urllib import parse
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import QueryDict
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, pagination, serializers, status
-from rest_framework.fields import empty
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -26,6 +26,10 @@ class RequestSerializer(serializers.Serializer):
 
     @classmethod
     def validated(cls, data, **context) -> dict:
+        if isinstance(data, QueryDict):
+            # A query parameter present but empty is a value to validate, as in a JSON body; DRF's rules for HTML
+            # forms would take it for absent. (Each parameter has one value; the last one counts, as in Django.)
+            data = data.dict()
         serializer = cls(data=data, context=context)
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
@@ -42,11 +46,13 @@ class StrictSerializer(RequestSerializer):
         return super().to_internal_value(data)
 
 
-class PresentIfEmpty:
-    """For a query parameter field: present but empty is a value to validate, not the same as absent."""
+class RevisionNumberField(serializers.IntegerField):
+    """A catalog revision's number, within the range of its column."""
 
-    def get_value(self, dictionary):
-        return dictionary.get(self.field_name, empty)
+    default_error_messages = {"invalid": "Must be a catalog revision number (1, 2, 3, ...)."}
+
+    def __init__(self, **kwargs):
+        super().__init__(min_value=1, max_value=2**31 - 1, **kwargs)
 
 
 class StrictCharField(serializers.CharField):
@@ -58,6 +64,17 @@ class StrictCharField(serializers.CharField):
         if self.max_length is not None and len(data) > self.max_length:
             self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """Refuses numbers and text instead of turning them into true or false."""
+
+    default_error_messages = {"invalid": "Must be true or false."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
 
 
 class CursorPagination(pagination.CursorPagination):

@@ -8,7 +8,9 @@ from decimal import Decimal
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from aptix_site.api import PresentIfEmpty, RequestSerializer, StrictCharField, StrictSerializer
+from aptix_site.api import (
+    RequestSerializer, RevisionNumberField, StrictBooleanField, StrictCharField, StrictSerializer,
+)
 from aptix_site.shapes import ModelShape, Shape
 
 from .coding_agents.base import APPROXIMATED, CARRIED, DROPPED
@@ -21,8 +23,8 @@ from .tools import FILTER_MAX_LENGTH
 from .validators import one_of
 
 
-class QueryBooleanField(PresentIfEmpty, serializers.BooleanField):
-    """A boolean query parameter; present but empty is an error, not the same as absent."""
+class QueryBooleanField(serializers.BooleanField):
+    """A boolean query parameter: true or false, or left out for false."""
 
     default_error_messages = {"invalid": "Must be true or false; leave the parameter out for false."}
 
@@ -77,8 +79,8 @@ MAX_ROLLOUT_ORGANIZATIONS, MAX_GUARD_SESSIONS = 100, 1_000_000
 
 
 class RevisionDiffQuery(RequestSerializer):
-    against = serializers.IntegerField(
-        min_value=1, default=None, help_text="The revision to compare with; the published one if left out."
+    against = RevisionNumberField(
+        default=None, help_text="The revision to compare with; the published one if left out."
     )
     after = StrictCharField(default=None, max_length=64, help_text="The modes after this key: the next link's value.")
     pageSize = serializers.IntegerField(
@@ -136,8 +138,10 @@ class ModeToolsResponse(serializers.Serializer):
 
 
 class AgentFileShape(Shape):
-    path = serializers.CharField(max_length=1000, help_text="Relative to the repository's folder, with '/'.")
-    content = serializers.CharField(allow_blank=True, trim_whitespace=False, help_text="The file's text.")
+    """A file exported, or sent to import: text, never a number read as text."""
+
+    path = StrictCharField(max_length=1000, help_text="Relative to the repository's folder, with '/'.")
+    content = StrictCharField(allow_blank=True, trim_whitespace=False, help_text="The file's text.")
 
 
 class CatalogImportRequest(StrictSerializer):
@@ -148,8 +152,8 @@ class CatalogImportRequest(StrictSerializer):
     format = serializers.ChoiceField(
         choices=list(AGENT_FORMATS), required=False, default=None, help_text="Read every file as this agent's."
     )
-    dryRun = serializers.BooleanField(default=False, help_text="Plan and report; change nothing.")
-    update = serializers.BooleanField(default=False, help_text="Update modes whose key exists already.")
+    dryRun = StrictBooleanField(default=False, help_text="Plan and report; change nothing.")
+    update = StrictBooleanField(default=False, help_text="Update modes whose key exists already.")
 
 
 class FidelityShape(Shape):
@@ -200,7 +204,7 @@ class GuardRequest(StrictSerializer):
         "session.",
     )
     ratio = serializers.DecimalField(
-        max_digits=6, decimal_places=2, min_value=Decimal("0.01"),
+        max_digits=6, decimal_places=2, min_value=Decimal("0.01"), coerce_to_string=False,  # a number in the schema
         help_text="Abort when the cohort's metric is more than this many times the control's.",
     )
     minSessions = serializers.IntegerField(
@@ -210,7 +214,7 @@ class GuardRequest(StrictSerializer):
 
 class PublishRequest(StrictSerializer):
     share = serializers.DecimalField(
-        max_digits=5, decimal_places=2, min_value=0, max_value=100, required=False,
+        max_digits=5, decimal_places=2, min_value=0, max_value=100, required=False, coerce_to_string=False,
         help_text="Stage the publication: the percentage of sessions (to two decimals) served this revision, chosen "
         "by their bucket; the rest keep the published revision. For the revision being rolled out: its new share, "
         "never lower (left out: unchanged).",

@@ -3,7 +3,7 @@
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
-from aptix_site.api import RequestSerializer, StrictCharField, StrictSerializer
+from aptix_site.api import RequestSerializer, RevisionNumberField, StrictCharField, StrictSerializer
 from aptix_site.shapes import ModelShape, Shape
 from modes.serializers import RolloutResponse
 
@@ -79,8 +79,8 @@ class TransitionsQuery(RequestSerializer):
         required=False, min_value=1, max_value=MAX_DAYS, default=30,
         help_text=f"The period: today (UTC) and the days before it, 1 to {MAX_DAYS}.",
     )
-    revision = serializers.IntegerField(
-        required=False, min_value=1, default=None,
+    revision = RevisionNumberField(
+        required=False, default=None,
         help_text="Only the switches made, refused or declined under this catalog revision (a rollout's cohort).",
     )
 

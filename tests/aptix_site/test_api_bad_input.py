@@ -982,3 +982,22 @@ def test_a_key_given_twice_in_arguments_sent_as_a_string_is_refused_by_the_tool(
     assert response.json() == tool_error(
         "HelloWorldTool arguments must not give a key twice: the key 'name' appears twice in one object."
     )
+
+
+@pytest.mark.parametrize(
+    "url, parameter",
+    [
+        ("/api/catalog/transitions/?days=", "days"),
+        ("/api/catalog/transitions/?revision=", "revision"),
+        ("/api/catalog/transitions/?revision=2147483648", "revision"),  # past the column's range
+        ("/api/catalog/revisions/1/diff/?against=", "against"),
+        ("/api/catalog/revisions/1/diff/?after=", "after"),
+        ("/api/catalog/revisions/1/diff/?pageSize=", "pageSize"),
+        ("/api/catalog/revisions/1/evals/latest/?scorer=", "scorer"),
+    ],
+)
+def test_a_catalog_query_parameter_present_but_empty_is_a_400_not_its_default(admin_client, url, parameter):
+    # DRF's rules for HTML forms took an empty value for a missing one, and answered as if it had been left out.
+    response = admin_client.get(url)
+    assert response.status_code == 400, response.content
+    assert list(response.json()) == [parameter]

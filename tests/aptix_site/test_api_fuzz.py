@@ -13,6 +13,7 @@ handler in this process and this test's database transaction. Run with another s
 FUZZ_SEED=123 FUZZ_MAX_EXAMPLES=200 make test-sqlite PYTEST_ARGS="tests/aptix_site/test_api_fuzz.py".
 """
 
+import itertools
 import json
 import os
 import sys
@@ -21,6 +22,7 @@ import uuid
 import pytest
 import schemathesis
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
@@ -39,10 +41,12 @@ from sessions_app.models import AgentSession
 from sessions_app.services import set_session_mode
 from modes.catalog import published_catalog
 from ..expected import refusal_at
+from ..modes.coding_agents.conftest import REPOSITORY
 
 # Tokens and ids are fixed, so that the hooks below can draw them while the cases are generated.
 ALICE_TOKEN = "a11ce" * 8
 BOB_TOKEN = "b0b00" * 8
+CAROL_TOKEN = "ca401" * 8  # staff, holding every permission of the catalog
 ALICE_SESSIONS = {
     uuid.UUID("a11ce000-0000-4000-8000-000000000001"): "general",
     uuid.UUID("a11ce000-0000-4000-8000-000000000002"): "ddr_authoring",
@@ -79,7 +83,8 @@ class InProcessDjango:
         self.handler = get_wsgi_application()
 
     def __call__(self, environ, start_response):
-        sender = {f"Token {ALICE_TOKEN}": "alice", f"Token {BOB_TOKEN}": "bob"}.get(environ.get("HTTP_AUTHORIZATION"))
+        senders = {f"Token {ALICE_TOKEN}": "alice", f"Token {BOB_TOKEN}": "bob", f"Token {CAROL_TOKEN}": "carol"}
+        sender = senders.get(environ.get("HTTP_AUTHORIZATION"))
         SENT_AS[sender or "other"] = SENT_AS.get(sender or "other", 0) + 1
         request_started.disconnect(close_old_connections)
         request_finished.disconnect(close_old_connections)
@@ -108,16 +113,26 @@ class TokenAuth:
         case.headers = {**(case.headers or {}), "Authorization": f"Token {data}"}
 
 
+SETTINGS = {
+    "seed": int(os.environ.get("FUZZ_SEED", "20260401")),
+    "generation": {
+        "max-examples": int(os.environ.get("FUZZ_MAX_EXAMPLES", "60")),
+        "database": "none",
+        # The API refuses NUL characters anywhere (400), which no schema type can say; test_api_bad_input
+        # sends them to every string field of every endpoint instead.
+        "allow-x00": False,
+    },
+    "checks": {
+        # Schemathesis' own list, and 413: a body over the API's size limit (documented) is refused before it is
+        # read, whatever else it gets wrong.
+        "negative_data_rejection": {
+            "expected-statuses": [400, 401, 403, 404, 405, 406, 409, 413, 415, 422, 428, 429, "5xx"],
+        },
+    },
+}
 config = schemathesis.Config.from_dict(
     {
-        "seed": int(os.environ.get("FUZZ_SEED", "20260401")),
-        "generation": {
-            "max-examples": int(os.environ.get("FUZZ_MAX_EXAMPLES", "60")),
-            "database": "none",
-            # The API refuses NUL characters anywhere (400), which no schema type can say; test_api_bad_input
-            # sends them to every string field of every endpoint instead.
-            "allow-x00": False,
-        },
+        **SETTINGS,
         "operations": [
             # A schema-valid username and password are rejected with 400 unless they happen to exist, so only
             # malformed token requests are generated here; test_api_bad_input fuzzes real credentials.
@@ -133,6 +148,13 @@ schema.auth.providers.append(
         [TokenAuth(ALICE_TOKEN), TokenAuth(BOB_TOKEN)], ["alice", "bob"], peers=("alice", "bob"), pinned="alice"
     )
 )
+# The catalog's operations once more, as carol: staff holding every permission of the catalog, so that bodies and
+# parameters reach the services, where alice gets 403 before her body is read.
+# (Its own configuration: a configuration naming operations would override the include.)
+staff_schema = schemathesis.openapi.from_dict(published_schema(), config=schemathesis.Config.from_dict(SETTINGS))
+staff_schema = staff_schema.include(path_regex="^/api/catalog/")
+staff_schema.app = schema.app
+staff_schema.auth.providers.append(TokenAuth(CAROL_TOKEN))
 
 
 def _positive_at(case, location):
@@ -232,6 +254,51 @@ def map_case(context, case):
     return case
 
 
+CASE_NUMBERS = itertools.count(1)
+AGENT_FILES = {"roo": ".roomodes", "kilo": ".kilocodemodes", "opencode": ".opencode/agent/review.md",
+               "claude-code": ".claude/agents/test-runner.md"}
+REVISION_NUMBERS = st.sampled_from(["1", "2", "3"])  # in staff_world: published, pending, none
+
+
+@staff_schema.hook("flatmap_case")
+def real_revision_numbers(context, case):
+    """For part of the cases, a revision that exists (or the next one, which does not) instead of random text."""
+    if "{number}" in case.operation.path and _positive_at(case, ParameterLocation.PATH):
+        return st.one_of(st.just(case), REVISION_NUMBERS.map(lambda number: _with(case, path_parameters={"number": number})))
+    return st.just(case)
+
+
+@staff_schema.hook("map_case")
+def catalog_values(context, case):
+    """Schema-valid bodies the schema cannot tell apart from invalid ones get values the server accepts.
+
+    A share and a guard's ratio have two decimals at most, which an OpenAPI 3.0 number cannot say reliably; a
+    routing case names modes of the catalog (or stay) and says something new; an import sends a mode file. Other
+    tests send the invalid ones (test_rollouts, test_routing_cases, test_hostile_input).
+    """
+    body = case.body
+    if not _positive_at(case, ParameterLocation.BODY) or not isinstance(body, dict):
+        return case
+    if case.operation.path == "/api/catalog/revisions/{number}/publish/":
+        if isinstance(body.get("share"), (int, float)):
+            body = {**body, "share": round(body["share"], 2)}
+        if isinstance(body.get("guard"), dict) and isinstance(body["guard"].get("ratio"), (int, float)):
+            body = {**body, "guard": {**body["guard"], "ratio": max(round(body["guard"]["ratio"], 2), 0.01)}}
+    elif case.operation.path == "/api/catalog/import/":
+        # A file's text in an agent's format, which no schema can say (test_hostile_input sends malformed ones);
+        # its mode may be there from an earlier case, which only an update may change (a 400 otherwise).
+        path = AGENT_FILES.get(body.get("format"), ".roomodes")
+        body = {**body, "files": [{"path": path, "content": REPOSITORY[path]}], "update": True}
+    elif case.operation.path == "/api/catalog/routing-cases/" and case.method == "POST":
+        current = MODE_KEYS[len(body["currentMode"]) % len(MODE_KEYS)] if body.get("currentMode") else ""
+        others = ["stay", *(key for key in MODE_KEYS if key != (current or "general"))]  # staying is "stay"
+        body = {**body, "currentMode": current, "expected": others[len(body.get("expected", "")) % len(others)]}
+        # A case said already from that mode is a 400 (as DRF answers a unique field); each case says something new.
+        body["utterance"] = f"{body.get('utterance', '')[:990]} #{next(CASE_NUMBERS)}"
+    case.body = body
+    return case
+
+
 def _with(case, **changes):
     for name, value in changes.items():
         setattr(case, name, value)
@@ -265,6 +332,15 @@ def fuzz_world(db, settings):
     return users
 
 
+@pytest.fixture
+def staff_world(fuzz_world, scout_pending):
+    """carol, staff with every permission of the catalog; revision 1 published and revision 2 pending review."""
+    carol = get_user_model().objects.create_user(username="fuzz-carol", is_staff=True)
+    carol.user_permissions.set(Permission.objects.filter(content_type__app_label__in=["modes", "sessions_app"]))
+    ApiToken(digest=hash_token(CAROL_TOKEN), token_key=CAROL_TOKEN[:15], user=carol, name="fuzz").save()
+    return carol
+
+
 @schema.parametrize()
 @hypothesis_settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 def test_every_operation_answers_as_the_published_schema_says(case, fuzz_world):
@@ -277,6 +353,13 @@ def test_every_operation_answers_as_the_published_schema_says(case, fuzz_world):
     if bobs in case.formatted_path or (isinstance(case.body, dict) and case.body.get("sessionId") == bobs):
         # Whatever else the case gets right or wrong, alice learns no more than a session that does not exist tells.
         assert (response.status_code, response.text) == answer_for_a_missing_session(case)
+
+
+@staff_schema.parametrize()
+@hypothesis_settings(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+def test_every_catalog_operation_answers_staff_as_the_published_schema_says(case, staff_world):
+    REQUESTS[f"{case.operation.label} (staff)"] = REQUESTS.get(f"{case.operation.label} (staff)", 0) + 1
+    case.call_and_validate()
 
 
 def answer_for_a_missing_session(case):
@@ -345,9 +428,10 @@ def the_fuzzer_sent_at_least_1000_requests_over_every_operation(request):
     if request.session.testsfailed:
         return
     print("\nschemathesis requests:", sum(REQUESTS.values()), REQUESTS, "sent as:", SENT_AS)
-    fuzzed = {label.removesuffix(" (stateful)") for label in REQUESTS}
+    fuzzed = {label.removesuffix(" (stateful)").removesuffix(" (staff)") for label in REQUESTS}
     assert fuzzed == operations, f"not fuzzed: {sorted(operations - fuzzed)}"
     assert any(label.endswith(" (stateful)") for label in REQUESTS), "no stateful scenario ran"
     assert sum(REQUESTS.values()) >= MINIMUM_REQUESTS, REQUESTS
     # Without credentials (authentication enforced) and as bob (object-level authorization): neither check idle.
     assert SENT_AS.get("other", 0) > 0 and SENT_AS.get("bob", 0) > 0, SENT_AS
+    assert SENT_AS.get("carol", 0) > 0, SENT_AS  # the catalog's operations, as staff

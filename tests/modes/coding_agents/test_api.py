@@ -102,13 +102,18 @@ def test_an_import_body_past_djangos_default_cap_but_within_the_limit_is_taken(i
 @pytest.mark.parametrize(
     "body, field",
     [({}, "files"), ({"files": []}, "files"), ({"files": FILES, "format": "cursor"}, "format"),
-     ({"files": FILES, "dryrun": True}, "dryrun"), ({"files": [{"path": ".roomodes"}]}, "files")],
-    ids=["no-files", "empty", "unknown-format", "unknown-field", "no-content"],
+     ({"files": FILES, "dryrun": True}, "dryrun"), ({"files": [{"path": ".roomodes"}]}, "files"),
+     ({"files": FILES, "update": 0}, "update"), ({"files": FILES, "dryRun": "false"}, "dryRun"),
+     ({"files": [{**FILES[0], "path": 7}], "format": "roo"}, "files")],
+    ids=["no-files", "empty", "unknown-format", "unknown-field", "no-content", "update-a-number", "dry-run-text",
+         "path-a-number"],
 )
-def test_a_malformed_request_is_a_400_naming_the_field(importer, body, field):
+def test_a_malformed_request_is_a_400_naming_the_field_and_changes_nothing(importer, body, field):
+    before = state()
     response = importer.post(IMPORT, body, format="json")
     assert response.status_code == 400
     assert field in json.dumps(response.json())
+    assert state() == before
 
 
 @pytest.mark.parametrize("agent", ["roo", "kilo", "opencode", "claude-code"])
