@@ -46,15 +46,6 @@ class StrictSerializer(RequestSerializer):
         return super().to_internal_value(data)
 
 
-class RevisionNumberField(serializers.IntegerField):
-    """A catalog revision's number, within the range of its column."""
-
-    default_error_messages = {"invalid": "Must be a catalog revision number (1, 2, 3, ...)."}
-
-    def __init__(self, **kwargs):
-        super().__init__(min_value=1, max_value=2**31 - 1, **kwargs)
-
-
 class StrictCharField(serializers.CharField):
     """Refuses numbers and booleans instead of turning them into text; max_length counts what was sent, untrimmed."""
 

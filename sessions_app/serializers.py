@@ -3,9 +3,9 @@
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
-from aptix_site.api import RequestSerializer, RevisionNumberField, StrictCharField, StrictSerializer
+from aptix_site.api import RequestSerializer, StrictCharField, StrictSerializer
 from aptix_site.shapes import ModelShape, Shape
-from modes.serializers import RolloutResponse
+from modes.serializers import RevisionNumberField, RolloutResponse
 
 from .models import AgentSession, ModeChange, ModeChangeConfirmation
 from .rollout_cohorts import cohorts

@@ -1001,3 +1001,11 @@ def test_a_catalog_query_parameter_present_but_empty_is_a_400_not_its_default(ad
     response = admin_client.get(url)
     assert response.status_code == 400, response.content
     assert list(response.json()) == [parameter]
+
+
+@pytest.mark.parametrize("value", ["+1", " 1", "1.0", "١", "0", "01x"])
+def test_a_revision_in_a_query_is_written_as_in_a_url_or_it_is_a_400(admin_client, value):
+    # One rule for a revision number (modes.catalog.revision_number): ASCII digits, from 1.
+    response = admin_client.get("/api/catalog/transitions/", {"revision": value})
+    assert response.status_code == 400, response.content
+    assert response.json() == {"revision": ["Must be a catalog revision number (1, 2, 3, ...)."]}
