@@ -5,9 +5,8 @@ from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from agent_tools.formats import TOOL_FORMATS
-from aptix_site.api import RequestSerializer, StrictCharField, StrictSerializer
+from aptix_site.api import RequestSerializer, RevisionNumberField, StrictCharField, StrictSerializer
 from aptix_site.shapes import Shape
-from modes.serializers import RevisionNumberField
 from sessions_app.confirmations import CHOICES
 
 

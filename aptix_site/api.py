@@ -12,11 +12,13 @@ from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, pagination, serializers, status
+from rest_framework.fields import empty
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from .errors import SERVER_ERROR_DETAIL, database_unavailable_response, error_body, refusal_detail
 from .service_errors import Conflict, Expired, InvalidInput, NotAllowed, NotFound, RateLimited, ServiceError
+from .text import whole_number
 
 logger = logging.getLogger("aptix_site.api")
 
@@ -44,6 +46,27 @@ class StrictSerializer(RequestSerializer):
                 {name: ["Unknown field; accepted fields are " + ", ".join(self.fields) + "."] for name in unknown}
             )
         return super().to_internal_value(data)
+
+
+class WholeNumberField(serializers.IntegerField):
+    """A whole number in a query, from 1 to max_value, by whole_number's rule (a URL's and a command's too)."""
+
+    default_error_messages = {"invalid": "Must be a whole number from 1 to {max_value}."}
+
+    def __init__(self, *, max_value: int, **kwargs):
+        super().__init__(min_value=1, max_value=max_value, **kwargs)  # for the schema
+
+    def to_internal_value(self, data):
+        if (number := whole_number(str(data), at_most=self.max_value)) is None:
+            self.fail("invalid", max_value=self.max_value)
+        return number
+
+
+class RevisionNumberField(WholeNumberField):
+    default_error_messages = {"invalid": "Must be a catalog revision number (1, 2, 3, ...)."}
+
+    def __init__(self, **kwargs):
+        super().__init__(max_value=2**31 - 1, **kwargs)  # an integer column's range
 
 
 class StrictCharField(serializers.CharField):
@@ -88,16 +111,11 @@ class CursorPagination(pagination.CursorPagination):
         return super().paginate_queryset(queryset, request, view)
 
     def get_page_size(self, request):
-        raw = request.query_params.get(self.page_size_query_param)
-        if raw is None:
-            return self.page_size
-        # The length check first: int() refuses strings of thousands of digits with a ValueError.
-        well_formed = raw.isascii() and raw.isdigit() and len(raw) <= len(str(self.max_page_size))
-        if not (well_formed and 1 <= int(raw) <= self.max_page_size):
-            raise exceptions.ValidationError(
-                {self.page_size_query_param: [f"Must be a whole number from 1 to {self.max_page_size}."]}
-            )
-        return int(raw)
+        field = WholeNumberField(max_value=self.max_page_size, default=self.page_size)
+        try:
+            return field.run_validation(request.query_params.get(self.page_size_query_param, empty))
+        except exceptions.ValidationError as error:
+            raise exceptions.ValidationError({self.page_size_query_param: error.detail}) from None
 
     def decode_cursor(self, request):
         # DRF takes any text that decodes, even to nothing, as the first page; a client that mangled its link

@@ -1,5 +1,6 @@
 """Text helpers shared by the apps: compact JSON, spotting text from outside that the database or a
-UTF-8 encoder would refuse later (with a 500 instead of a 400), and JSON objects that give a key twice."""
+UTF-8 encoder would refuse later (with a 500 instead of a 400), JSON objects that give a key twice, and whole numbers
+written in a URL, a query or a command's argument."""
 
 import json
 
@@ -40,3 +41,10 @@ def refuse_duplicate_keys(pairs):
             raise DuplicateKey(key)
         data[key] = value
     return data
+
+
+def whole_number(text: str, *, at_most: int) -> int | None:
+    """The whole number text writes in ASCII digits, from 1 to at_most; else None ('+5', ' 5' and '5.0' are not)."""
+    # The length first: int() refuses strings of thousands of digits with a ValueError.
+    number = int(text) if text.isascii() and text.isdigit() and len(text) <= len(str(at_most)) else 0
+    return number if 1 <= number <= at_most else None

@@ -23,6 +23,7 @@ from django.core.exceptions import ImproperlyConfigured
 from agent_tools.contract import AgentTool, ClientTool
 from agent_tools.registry import UnknownToolError, registry
 from aptix_site.service_errors import NotFound
+from aptix_site.text import whole_number
 from aptix_site.text import compact_json
 
 from .graph import ModeSwitchRefused, may_switch
@@ -281,9 +282,7 @@ def catalog_at_revision(number: int) -> Catalog:
 
 def revision_number(text: str) -> int | None:
     """The revision number text writes in ASCII digits (1, 2, 3, ... below 2**31, an integer column's), else None."""
-    # The length first: int() refuses strings of thousands of digits with a ValueError.
-    number = int(text) if text.isascii() and text.isdigit() and len(text) <= 10 else 0
-    return number if 0 < number < 2**31 else None
+    return whole_number(text, at_most=2**31 - 1)
 
 
 def no_such_revision(number: int) -> UnknownRevisionError:

@@ -8,11 +8,12 @@ from decimal import Decimal
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from aptix_site.api import RequestSerializer, StrictBooleanField, StrictCharField, StrictSerializer
+from aptix_site.api import (
+    RequestSerializer, RevisionNumberField, StrictBooleanField, StrictCharField, StrictSerializer, WholeNumberField,
+)
 from aptix_site.shapes import ModelShape, Shape
 
 from .coding_agents.base import APPROXIMATED, CARRIED, DROPPED
-from .catalog import revision_number
 from .coding_agents.formats import FORMATS as AGENT_FORMATS
 from .listing import string_list
 from .models import CatalogRevision, CatalogRollout
@@ -20,20 +21,6 @@ from .releases import DIFF_WARNING_CODES, ReleaseStatus, revision_status
 from .rollouts import Guard, Staging
 from .tools import FILTER_MAX_LENGTH
 from .validators import one_of
-
-
-class RevisionNumberField(serializers.IntegerField):
-    """A catalog revision's number in a query, by the rule of the URLs and the commands (revision_number)."""
-
-    default_error_messages = {"invalid": "Must be a catalog revision number (1, 2, 3, ...)."}
-
-    def __init__(self, **kwargs):
-        super().__init__(min_value=1, max_value=2**31 - 1, **kwargs)  # for the schema; revision_number says so too
-
-    def to_internal_value(self, data):
-        if (number := revision_number(str(data))) is None:
-            self.fail("invalid")
-        return number
 
 
 class QueryBooleanField(serializers.BooleanField):
@@ -96,8 +83,8 @@ class RevisionDiffQuery(RequestSerializer):
         default=None, help_text="The revision to compare with; the published one if left out."
     )
     after = StrictCharField(default=None, max_length=64, help_text="The modes after this key: the next link's value.")
-    pageSize = serializers.IntegerField(
-        min_value=1, max_value=MAX_DIFF_PAGE, default=DIFF_PAGE, help_text=f"Modes per page, 1 to {MAX_DIFF_PAGE}."
+    pageSize = WholeNumberField(
+        max_value=MAX_DIFF_PAGE, default=DIFF_PAGE, help_text=f"Modes per page, 1 to {MAX_DIFF_PAGE}."
     )
 
 

@@ -3,9 +3,9 @@
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
-from aptix_site.api import RequestSerializer, StrictCharField, StrictSerializer
+from aptix_site.api import RequestSerializer, RevisionNumberField, StrictCharField, StrictSerializer, WholeNumberField
 from aptix_site.shapes import ModelShape, Shape
-from modes.serializers import RevisionNumberField, RolloutResponse
+from modes.serializers import RolloutResponse
 
 from .models import AgentSession, ModeChange, ModeChangeConfirmation
 from .rollout_cohorts import cohorts
@@ -75,8 +75,8 @@ class ModeChangeSerializer(ModelShape):
 
 
 class TransitionsQuery(RequestSerializer):
-    days = serializers.IntegerField(
-        required=False, min_value=1, max_value=MAX_DAYS, default=30,
+    days = WholeNumberField(
+        required=False, max_value=MAX_DAYS, default=30,
         help_text=f"The period: today (UTC) and the days before it, 1 to {MAX_DAYS}.",
     )
     revision = RevisionNumberField(

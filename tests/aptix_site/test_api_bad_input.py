@@ -1009,3 +1009,15 @@ def test_a_revision_in_a_query_is_written_as_in_a_url_or_it_is_a_400(admin_clien
     response = admin_client.get("/api/catalog/transitions/", {"revision": value})
     assert response.status_code == 400, response.content
     assert response.json() == {"revision": ["Must be a catalog revision number (1, 2, 3, ...)."]}
+
+
+@pytest.mark.parametrize("value", ["+5", " 5", "5.0", "٥", "0"])
+@pytest.mark.parametrize(
+    "url, parameter, most",
+    [("/api/sessions/", "pageSize", 200), ("/api/catalog/revisions/1/diff/", "pageSize", 500),
+     ("/api/catalog/transitions/", "days", 365)],
+)
+def test_a_whole_number_in_a_query_is_ascii_digits_by_one_rule_or_it_is_a_400(admin_client, url, parameter, most, value):
+    response = admin_client.get(url, {parameter: value})
+    assert response.status_code == 400, response.content
+    assert response.json() == {parameter: [f"Must be a whole number from 1 to {most}."]}
