@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import ProhibitNullCharactersValidator
+from django.core.validators import MaxValueValidator, ProhibitNullCharactersValidator
 from django.db import models
 from django.db.models import Max, Q
 
@@ -58,6 +58,7 @@ class EntryConfirmation(models.TextChoices):  # AgentMode.EntryConfirmation; a c
     NONE = "none", "No confirmation"
 
 
+MAX_POSITION = 1_000_000  # far from an integer column's end, so that "last" always has a next position
 ROUTING_STAY = "stay"  # a routing case's expected outcome when the model should propose no mode: no mode's key
 
 
@@ -135,7 +136,8 @@ class AgentMode(models.Model):
     )
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.CUSTOM)
     position = models.PositiveIntegerField(
-        blank=True, help_text="Catalog order, lowest first. Left empty, the mode goes last."
+        blank=True, validators=[MaxValueValidator(MAX_POSITION)],
+        help_text=f"Catalog order, lowest first, up to {MAX_POSITION:,}. Left empty, the mode goes last.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -173,8 +175,8 @@ class AgentMode(models.Model):
                                           "proposed, so no mode can have it as its key."})
 
     def save(self, *args, **kwargs):
-        if self.position is None:
-            self.position = (AgentMode.objects.aggregate(last=Max("position"))["last"] or 0) + 1
+        if self.position is None:  # last; at the end of the range, beside the last (then in order of key)
+            self.position = min((AgentMode.objects.aggregate(last=Max("position"))["last"] or 0) + 1, MAX_POSITION)
         super().save(*args, **kwargs)
 
     @classmethod

@@ -225,6 +225,8 @@ def test_custom_mode_key_is_editable(admin_client, custom_mode):
             "Select a valid choice. always is not one of the available choices.",
         ),
         ({"position": "-1"}, "position", "Ensure this value is greater than or equal to 0."),
+        ({"position": "1000001"}, "position", "Ensure this value is less than or equal to 1000000."),
+        ({"position": "2147483647"}, "position", "Ensure this value is less than or equal to 1000000."),
         ({"display_name": ""}, "display_name", "This field is required."),
     ],
 )

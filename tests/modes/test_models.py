@@ -84,6 +84,16 @@ def test_a_mode_saved_without_position_goes_last_in_catalog_order():
     assert [m.key for m in AgentMode.objects.all()] == ["general", "ddr_authoring", "workflow_authoring", "research"]
 
 
+@pytest.mark.parametrize("last", [1_000_000, 2**31 - 1])  # the form's end, and a row written past it
+def test_a_mode_saved_without_position_after_the_last_position_goes_beside_it_not_past_the_column(last):
+    AgentMode.objects.filter(key="workflow_authoring").update(position=last)
+    mode = valid_mode(key="zz_last")
+    mode.save()
+    assert mode.position == 1_000_000
+    last_in_order = "zz_last" if last == 1_000_000 else "workflow_authoring"  # a tie goes by key
+    assert [m.key for m in AgentMode.objects.all()][-1] == last_in_order
+
+
 def test_catalog_order_is_position_then_key():
     AgentMode.objects.filter(key="workflow_authoring").update(position=0)
     valid_mode(key="aaa_first_on_tie", position=0).save()
