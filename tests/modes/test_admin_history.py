@@ -220,6 +220,14 @@ def test_a_revert_to_a_revision_the_mode_was_not_in_changes_nothing_and_says_so(
     assert len(revisions()) == 2
 
 
+@pytest.mark.parametrize("number", [3, 2**31, 2**63])  # the next one, past an integer column, past a 64-bit one
+def test_a_revert_to_a_revision_that_does_not_exist_changes_nothing_and_says_so(admin_client, custom_mode, number):
+    response = admin_client.post(revert_url(custom_mode.pk, number), follow=True)
+    assert messages_of(response) == [f"Not reverted: There is no catalog revision {number}; revisions run from 1 to 2."]
+    assert AgentMode.objects.get(pk=custom_mode.pk).when_to_use == custom_mode.when_to_use
+    assert len(revisions()) == 2
+
+
 @pytest.fixture
 def review_and_notes(new_mode):
     """review, which may switch to general and notes; notes. Then review drops notes: one revision each."""
