@@ -26,7 +26,7 @@ from rest_framework.exceptions import ValidationError
 
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin, admin_page
 from aptix_site.errors import error_message
-from aptix_site.service_errors import ServiceError
+from aptix_site.service_errors import InvalidInput, ServiceError
 from aptix_site.text import unstorable_text
 
 from .catalog import published_catalog, working_catalog
@@ -45,7 +45,7 @@ from .releases import (
 )
 from .revision_store import MODE, TOOL, deleted_since, history_of
 from .rollouts import InvalidStaging, Staging
-from .serializers import PublishRequest
+from .serializers import AbortRequest, PublishRequest
 from .routing.cases import InvalidRoutingCase, mode_keys, mode_problems
 from .routing.evaluation import evaluation_payload, latest_evaluation
 from .routing.files import FILE_FORMATS as CASE_FILE_FORMATS
@@ -415,6 +415,14 @@ def _staging(form) -> Staging:
         raise InvalidStaging(error_message(error.detail)) from None
 
 
+def _abort_reason(form) -> str:
+    """The reason the page's form gives for an abort, judged as the API judges its body (AbortRequest)."""
+    try:
+        return AbortRequest.validated({"reason": form["reason"]} if form.get("reason") else {})["reason"]
+    except ValidationError as error:
+        raise InvalidInput(error_message(error.detail)) from None
+
+
 RELEASE_ACTIONS = {
     # the action in the page's address: (what does it, given the request and the revision's number, the question its
     # confirmation asks, the yes, and the form's fields, if it has some)
@@ -436,7 +444,7 @@ RELEASE_ACTIONS = {
         "Publish revision {number}, being rolled out, to every session?", "Yes, promote it", None,
     ),
     "abort": (
-        lambda request, number: abort_rollout(number=number, user=request.user, reason=request.POST.get("reason", "")),
+        lambda request, number: abort_rollout(number=number, user=request.user, reason=_abort_reason(request.POST)),
         "Abort the rollout of revision {number}? Its sessions are served the published revision again.",
         "Yes, abort it", "admin/modes/abort_fields.html",
     ),

@@ -1,9 +1,11 @@
-"""What the catalog commands share: the --revision option, and the release commands' base with its --user."""
+"""What the catalog commands share: the --revision option, the release commands' base with its --user, and the API's
+request rules applied to options."""
 
 from argparse import ArgumentTypeError
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
+from rest_framework.exceptions import ValidationError
 
 from aptix_site.commands import ServiceCommand
 from modes.catalog import Catalog, catalog_at_revision, published_catalog, revision_number
@@ -45,3 +47,22 @@ class ReleaseCommand(ServiceCommand):
     def act(self, user, **options) -> str:
         """Do it as user; what the command prints."""
         raise NotImplementedError
+
+
+def validated_options(serializer, body: dict, *, options: dict[str, str]):
+    """serializer's validated body, as the API judges it; else CommandError with its first message, named as an
+    option ("--guard-ratio: A valid number is required."). options: the API's names that are not the options'."""
+    try:
+        return serializer(body)
+    except ValidationError as error:
+        raise CommandError(_first_problem(error.detail, options=options)) from None
+
+
+def _first_problem(detail, *, options, path=()) -> str:
+    if isinstance(detail, dict):
+        name, inner = next(iter(detail.items()))
+        named = (*path, options.get(name, name)) if isinstance(name, str) else path  # not a list item's index
+        return _first_problem(inner, options=options, path=named)
+    if isinstance(detail, list):
+        return _first_problem(detail[0], options=options, path=path)
+    return f"--{'-'.join(path)}: {detail}"

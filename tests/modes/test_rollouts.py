@@ -320,6 +320,34 @@ def test_a_wider_share_is_judged_as_a_publication_and_organizations_alone_keep_t
     assert (rollout.share, list(rollout.organizations.values_list("slug", flat=True))) == (25, ["globex"])
 
 
+@pytest.mark.parametrize(
+    "organization, message",
+    [("", "This field may not be blank."), ("a" * 51, "Ensure this field has no more than 50 characters.")],
+)
+def test_a_bad_organization_option_is_one_line_naming_it(scout_pending, publisher, organization, message):
+    user, _ = publisher
+    with pytest.raises(CommandError, match=f"^--organization: {message}$"):
+        call_command("publish_revision", str(scout_pending), "--user", user.username, "--organization", organization)
+    assert not CatalogRollout.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "reason, message",
+    [("a\x00b", "Null characters are not allowed."), ("r" * 1001, "Ensure this field has no more than 1000 characters.")],
+)
+def test_an_abort_reason_is_judged_as_the_api_judges_it_from_the_page_and_the_command(
+    scout_pending, publisher, reason, message
+):
+    user, client = publisher
+    assert stage(client, scout_pending, share=10).status_code == 200
+    page = "/admin/modes/catalogrevision/releases/"
+    refused = client.post(f"{page}{scout_pending}/abort/", {"reason": reason}, follow=True)
+    assert f"reason: {message}" in str(list(refused.context["messages"]))
+    with pytest.raises(CommandError, match=f"^--reason: {message}$"):
+        call_command("abort_rollout", "--user", user.username, "--reason", reason)
+    assert CatalogRollout.objects.get().state == CatalogRollout.State.IN_FLIGHT
+
+
 def test_promote_and_abort_naming_another_revision_than_the_one_rolled_out_change_nothing(scout_pending, publisher):
     _, client = publisher
     stage(client, scout_pending, share=10)

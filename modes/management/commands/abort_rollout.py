@@ -1,7 +1,8 @@
 """Aborts the rollout in flight: every session is served the published (control) revision again."""
 
-from modes.management.revisions import ReleaseCommand, revision_argument
+from modes.management.revisions import ReleaseCommand, revision_argument, validated_options
 from modes.releases import abort_rollout
+from modes.serializers import AbortRequest
 
 
 class Command(ReleaseCommand):
@@ -17,5 +18,7 @@ class Command(ReleaseCommand):
         )
 
     def act(self, user, *, reason, revision, **options):
+        body = {"reason": reason} if reason else {}
+        reason = validated_options(AbortRequest.validated, body, options={})["reason"]  # as the API judges it
         rollout = abort_rollout(user=user, number=revision, reason=reason)
         return f"The rollout of revision {rollout.revision_id} is aborted; every session is served revision {rollout.control_id}."

@@ -1,9 +1,8 @@
 """Publishes a catalog revision to agents, stages it for part of the sessions, or rolls back to one published before."""
 
 from django.core.management.base import CommandError
-from rest_framework.exceptions import ValidationError
 
-from modes.management.revisions import ReleaseCommand
+from modes.management.revisions import ReleaseCommand, validated_options
 from modes.releases import publish_revision
 from modes.rollouts import InvalidStaging
 from modes.serializers import PublishRequest
@@ -36,10 +35,7 @@ class Command(ReleaseCommand):
             **({"organizations": organizations} if organizations else {}),
             **({"guard": {name: value for name, value in guard.items() if value is not None}} if any(guard.values()) else {}),
         }
-        try:
-            staging = PublishRequest.staging(body)  # the API's rules for a staged publication, and its messages
-        except ValidationError as error:
-            raise CommandError(_first_problem(error.detail, options=OPTIONS)) from None
+        staging = validated_options(PublishRequest.staging, body, options=OPTIONS)  # the API's rules and messages
         try:
             revision = publish_revision(number=number, user=user, staging=staging)
         except InvalidStaging as error:  # named as the option that gave it
@@ -47,13 +43,3 @@ class Command(ReleaseCommand):
         if staging is None:
             return f"Revision {revision.number} is published."
         return f"Revision {revision.number} is being rolled out."
-
-
-def _first_problem(detail, *, options, path=()) -> str:
-    """The first message of a serializer's errors, named as an option: "--guard-ratio: A valid number is required."."""
-    if isinstance(detail, dict):
-        name, inner = next(iter(detail.items()))
-        return _first_problem(inner, options=options, path=(*path, options.get(name, name)))
-    if isinstance(detail, list):
-        return _first_problem(detail[0], options=options, path=path)
-    return f"--{'-'.join(path)}: {detail}"
