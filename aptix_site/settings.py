@@ -24,12 +24,13 @@ def env_flag(name, default=False) -> bool:
     return default if value is None else value.lower() in {"1", "true", "yes", "on"}
 
 
-def env_int(name, default: int) -> int:
+def env_int(name, default: int, *, most: int | None = None) -> int:
     value = env(name)
     if value is None:
         return default
-    if not value.isdecimal():
-        raise ImproperlyConfigured(f"{name} must be a whole number, 0 or more; it is {value!r}.")
+    if not value.isdecimal() or (most is not None and int(value) > most):
+        bound = f"from 0 to {most}" if most is not None else "0 or more"
+        raise ImproperlyConfigured(f"{name} must be a whole number {bound}; it is {value!r}.")
     return int(value)
 
 
@@ -250,7 +251,8 @@ REST_FRAMEWORK = {
 KNOX_TOKEN_MODEL = "accounts.ApiToken"
 # knox's migrations build only its token table, which ours replaces: unused, its key to the users would stop flush.
 MIGRATION_MODULES = {"knox": None}
-API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 0) or None
+API_TOKEN_MAX_TTL_DAYS = 36_500  # a hundred years: a token's expiry stays far from the end of datetime's range
+API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 0, most=API_TOKEN_MAX_TTL_DAYS) or None
 API_MAX_TOKENS_PER_USER = env_int("API_MAX_TOKENS_PER_USER", 100)
 # Expiry is ours (API_TOKEN_TTL_DAYS, given to each token as it is created), never knox's default of 10 hours.
 REST_KNOX = {"TOKEN_TTL": None}

@@ -46,12 +46,16 @@ def test_create_token_says_when_the_token_expires(alice):
     "args, message",
     [
         (["nobody", "--name", "x"], "No user is named 'nobody'."),
-        (["alice", "--name", "x", "--expires-days", "0"], "--expires-days must be 1 or more; it is 0."),
-        (["alice", "--name", "x", "--expires-days", "-3"], "--expires-days must be 1 or more; it is -3."),
+        *(
+            (["alice", "--name", "x", "--expires-days", days],
+             f"Error: argument --expires-days: must be a whole number from 1 to 36500; it is {days!r}.")
+            for days in ("0", "-3", "+5", "36501", "3000000", "1" * 400)  # past 36,500 days: past datetime's end
+        ),
         (["alice", "--name", " "], "--name must be 1 to 100 characters; it is ' '."),
         (["alice", "--name", "x" * 101], f"--name must be 1 to 100 characters; it is {'x' * 101!r}."),
     ],
-    ids=["unknown-user", "zero-days", "negative-days", "blank-name", "long-name"],
+    ids=["unknown-user", "zero-days", "negative-days", "plus-days", "too-many-days", "past-datetime", "huge-days",
+         "blank-name", "long-name"],
 )
 def test_create_token_refuses_bad_input_in_one_line_and_creates_nothing(alice, args, message):
     assert refusal("create_token", *args) == message
