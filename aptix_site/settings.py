@@ -106,7 +106,7 @@ INSTALLED_APPS = [
     "mcp_server",
     "health",
     "front_door",
-    "django.contrib.admin",
+    "aptix_site.apps.AdminConfig",  # Django's admin, with our site (aptix_site.admin.AdminSite)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

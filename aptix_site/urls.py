@@ -9,10 +9,6 @@ from aptix_site.middleware import serves_methods
 from front_door.views import front_door
 from health.views import healthz, readyz
 
-admin.site.site_header = "Aptix Modes administration"
-admin.site.site_title = "Aptix Modes admin"
-admin.site.index_title = "Modes, tools, sessions and accounts"
-
 # Swagger UI's start-up script in a second request (?script) rather than inline, for the page's CSP.
 swagger_ui = SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="front_door/api_docs.html")
 
