@@ -449,7 +449,9 @@ class CatalogRollout(models.Model):
     share = models.DecimalField(
         max_digits=5, decimal_places=2, help_text="The percentage of sessions served the revision, by their bucket."
     )
-    organizations = models.ManyToManyField("accounts.Organization", blank=True, related_name="+")
+    organizations = models.ManyToManyField(
+        "accounts.Organization", blank=True, related_name="+", through="RolloutOrganization"
+    )
     state = models.CharField(max_length=9, choices=State.choices, default=State.IN_FLIGHT)
     unreviewed = models.BooleanField(default=False, help_text="Staged with fewer approvals than the policy asks.")
     started_at = models.DateTimeField(auto_now_add=True)
@@ -492,3 +494,18 @@ class CatalogRollout(models.Model):
 
     def __str__(self):
         return f"Rollout of revision {self.revision_id} ({self.get_state_display()})"
+
+
+class RolloutOrganization(models.Model):
+    """An organization a rollout names. It protects it: deleting it would narrow a rollout in flight without the
+    publish permission, and erase whom an ended one served."""
+
+    catalogrollout = models.ForeignKey(CatalogRollout, on_delete=models.CASCADE)
+    organization = models.ForeignKey("accounts.Organization", on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        db_table = "modes_catalogrollout_organizations"  # the table the field had without this model (migration 0019)
+        unique_together = [("catalogrollout", "organization")]
+
+    def __str__(self):
+        return f"{self.catalogrollout}, to {self.organization}"

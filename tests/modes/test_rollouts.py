@@ -348,6 +348,19 @@ def test_an_abort_reason_is_judged_as_the_api_judges_it_from_the_page_and_the_co
     assert CatalogRollout.objects.get().state == CatalogRollout.State.IN_FLIGHT
 
 
+@pytest.mark.parametrize("ended", [False, True])
+def test_an_organization_a_rollout_names_cannot_be_deleted(scout_pending, publisher, alice, admin_client, ended):
+    # Deleting it would narrow a rollout in flight (no publish permission needed) or erase whom an ended one served.
+    _, client = publisher
+    assert stage(client, scout_pending, share=0, organizations=["acme"]).status_code == 200
+    if ended:
+        assert client.post("/api/catalog/rollout/abort/", {}, format="json").status_code == 200
+    acme = alice.membership.organization
+    page = admin_client.post(f"/admin/accounts/organization/{acme.pk}/delete/", {"post": "yes"})
+    assert "Cannot delete organization" in page.content.decode()
+    assert list(CatalogRollout.objects.get().organizations.values_list("slug", flat=True)) == ["acme"]
+
+
 def test_promote_and_abort_naming_another_revision_than_the_one_rolled_out_change_nothing(scout_pending, publisher):
     _, client = publisher
     stage(client, scout_pending, share=10)
