@@ -28,10 +28,13 @@ def env_int(name, default: int, *, most: int | None = None) -> int:
     value = env(name)
     if value is None:
         return default
-    if not value.isdecimal() or (most is not None and int(value) > most):
+    # ASCII digits, and their length checked first: int() refuses strings of thousands of digits with a ValueError.
+    digits = value.lstrip("0") or "0"
+    number = int(digits) if value.isascii() and value.isdigit() and len(digits) <= 18 else -1
+    if not 0 <= number <= (most if most is not None else 10**18):
         bound = f"from 0 to {most}" if most is not None else "0 or more"
-        raise ImproperlyConfigured(f"{name} must be a whole number {bound}; it is {value!r}.")
-    return int(value)
+        raise ImproperlyConfigured(f"{name} must be a whole number, {bound}; it is {value!r}.")
+    return number
 
 
 def env_number(name, default: float | None, *, most: float | None = None) -> float | None:

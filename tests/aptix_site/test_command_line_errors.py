@@ -53,12 +53,20 @@ def test_a_command_without_debug_or_secret_key_says_what_to_set_in_one_line(comm
             "Configuration error: API_MAX_BODY_BYTES must be a whole number, 0 or more; it is '-1'.\n",
         ),
         (
+            {"API_MAX_BODY_BYTES": "٣"},  # an Arabic-Indic three: a digit, but not ASCII
+            "Configuration error: API_MAX_BODY_BYTES must be a whole number, 0 or more; it is '٣'.\n",
+        ),
+        (
+            {"API_MAX_BODY_BYTES": "9" * 5000},  # past what int() reads
+            f"Configuration error: API_MAX_BODY_BYTES must be a whole number, 0 or more; it is '{'9' * 5000}'.\n",
+        ),
+        (
             {"DATABASE_URL": "mongodb://admin:hunter2@db.example.com/modes"},
             "Configuration error: DATABASE_URL is not a database URL this service can use (UnknownSchemeError); "
             "write it as postgres://user:password@host:5432/name, or leave it unset for SQLite.\n",
         ),
     ],
-    ids=["not-a-number", "negative", "unknown-scheme"],
+    ids=["not-a-number", "negative", "not-ascii", "thousands-of-digits", "unknown-scheme"],
 )
 def test_a_bad_setting_is_named_in_one_line(variables, message):
     result = manage("list_modes", env={"DEBUG": "1", **variables})
