@@ -45,6 +45,7 @@ def refuse_duplicate_keys(pairs):
 
 def whole_number(text: str, *, at_most: int) -> int | None:
     """The whole number text writes in ASCII digits, from 1 to at_most; else None ('+5', ' 5' and '5.0' are not)."""
-    # The length first: int() refuses strings of thousands of digits with a ValueError.
-    number = int(text) if text.isascii() and text.isdigit() and len(text) <= len(str(at_most)) else 0
+    # The length first (leading zeros aside): int() refuses strings of thousands of digits with a ValueError.
+    digits = text.lstrip("0")
+    number = int(digits) if text.isascii() and text.isdigit() and 0 < len(digits) <= len(str(at_most)) else 0
     return number if 1 <= number <= at_most else None

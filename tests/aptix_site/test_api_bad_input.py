@@ -1021,3 +1021,10 @@ def test_a_whole_number_in_a_query_is_ascii_digits_by_one_rule_or_it_is_a_400(ad
     response = admin_client.get(url, {parameter: value})
     assert response.status_code == 400, response.content
     assert response.json() == {parameter: [f"Must be a whole number from 1 to {most}."]}
+
+
+@pytest.mark.parametrize("value", ["030", "0030", "0" * 5000 + "30"])
+def test_a_whole_number_may_start_with_zeros(admin_client, value):
+    response = admin_client.get("/api/catalog/transitions/", {"days": value})
+    assert response.status_code == 200, response.content
+    assert response.json()["days"] == 30
