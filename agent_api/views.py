@@ -24,7 +24,7 @@ class ToolListView(APIView):
         responses={200: ToolSchemaListResponse, **error_responses(400, 401)},
     )
     def get(self, request):
-        query = ToolFormatQuery.validated(request.query_params)
+        query = ToolFormatQuery.from_query(request.query_params)
         return Response(tool_list_payload(catalog=request.catalog, tool_format=query["toolFormat"]))
 
 
@@ -119,7 +119,7 @@ class SessionContextView(APIView):
     )
     def get(self, request, session_id):
         session = owned_session(session_id=session_id, user=request.user)
-        query = SessionContextQuery.validated(request.query_params)
+        query = SessionContextQuery.from_query(request.query_params)
         tool_format, revision = query["toolFormat"], query["revision"]
         if revision is None:
             catalog = request.release.catalog_for(session)

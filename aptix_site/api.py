@@ -28,13 +28,15 @@ class RequestSerializer(serializers.Serializer):
 
     @classmethod
     def validated(cls, data, **context) -> dict:
-        if isinstance(data, QueryDict):
-            # A query parameter present but empty is a value to validate, as in a JSON body; DRF's rules for HTML
-            # forms would take it for absent. (Each parameter has one value; the last one counts, as in Django.)
-            data = data.dict()
         serializer = cls(data=data, context=context)
         serializer.is_valid(raise_exception=True)
         return serializer.validated_data
+
+    @classmethod
+    def from_query(cls, query: QueryDict, **context) -> dict:
+        """The validated query parameters. One present but empty is a value to validate, as in a JSON body, where
+        DRF's rules for HTML forms would take it for absent. (Each has one value; the last counts, as in Django.)"""
+        return cls.validated(query.dict(), **context)
 
 
 class StrictSerializer(RequestSerializer):

@@ -58,7 +58,7 @@ class ModeListView(APIView):
     )
     @conditional_on_catalog
     def get(self, request):
-        query = ModeListQuery.validated(request.query_params)
+        query = ModeListQuery.from_query(request.query_params)
         return Response(request.catalog.listing(text=query["filter"], include_examples=query["includeExamples"]))
 
 
@@ -89,7 +89,7 @@ class SystemPromptView(APIView):
     )
     @conditional_on_catalog
     def get(self, request):
-        query = SystemPromptQuery.validated(request.query_params)
+        query = SystemPromptQuery.from_query(request.query_params)
         prompt = request.catalog.system_prompt(query["currentMode"])
         return HttpResponse(prompt, content_type="text/plain; charset=utf-8")
 
@@ -175,7 +175,7 @@ class CatalogRevisionDiffView(APIView):
         "and the tools it enables, and each declared tool's fields. For staff with modes.view_catalogrevision.",
     )
     def get(self, request, number):
-        query = RevisionDiffQuery.validated(request.query_params)
+        query = RevisionDiffQuery.from_query(request.query_params)
         diff = revision_diff(number=revision_from_url(number), against=query["against"])
         keys = [mode["key"] for mode in diff["modes"]]
         if query["after"] is not None and query["after"] not in keys:
@@ -304,6 +304,6 @@ class CatalogExportView(APIView):
         description="The published catalog's modes as one coding agent's files, with the fidelity report.",
     )
     def get(self, request):
-        query = CatalogExportQuery.validated(request.query_params)
+        query = CatalogExportQuery.from_query(request.query_params)
         writing = AGENT_FORMATS[query["format"]].write(request.catalog.exported_modes(custom_only=query["customOnly"]))
         return Response(CatalogExportResponse(writing).data)

@@ -119,4 +119,4 @@ class TransitionsView(APIView):
         "Modes are named by their keys. For staff only.",
     )
     def get(self, request):
-        return Response(transition_counts(**TransitionsQuery.validated(request.query_params)))
+        return Response(transition_counts(**TransitionsQuery.from_query(request.query_params)))

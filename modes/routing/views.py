@@ -88,7 +88,7 @@ class LatestRoutingEvaluationView(APIView):
         description="Revision n's latest evaluation by the scorer (offline by default); 404 if it has none.",
     )
     def get(self, request, number):
-        number, scorer = revision_from_url(number), EvaluationQuery.validated(request.query_params)["scorer"]
+        number, scorer = revision_from_url(number), EvaluationQuery.from_query(request.query_params)["scorer"]
         evaluation = latest_evaluation(number=number, scorer=scorer)
         if evaluation is None:
             raise NotFound(f"Revision {number} has no evaluation by the {scorer} scorer yet.")

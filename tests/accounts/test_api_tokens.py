@@ -97,6 +97,14 @@ def test_a_bad_token_name_is_a_400_and_makes_no_token(fast_password_hashing, ali
     assert ApiToken.objects.filter(user=alice).count() == 1
 
 
+def test_an_html_login_form_with_its_name_left_empty_gets_a_token_named_api(fast_password_hashing, alice, anon_client):
+    # A form sends its empty inputs; DRF reads an empty form field as one left out, as the docs promise here.
+    response = anon_client.post(TOKEN, "username=alice&password=alice-password-123&name=",
+                                content_type="application/x-www-form-urlencoded")
+    assert response.status_code == 200, response.content
+    assert sorted(ApiToken.objects.filter(user=alice).values_list("name", flat=True)) == ["api", "tests"]
+
+
 def test_revoking_one_token_leaves_the_others_working(fast_password_hashing, alice, anon_client):
     planner = new_token(anon_client, name="planner")
     writer = new_token(anon_client, name="writer")
