@@ -418,7 +418,7 @@ def _staging(form) -> Staging:
 def _abort_reason(form) -> str:
     """The reason the page's form gives for an abort, judged as the API judges its body (AbortRequest)."""
     try:
-        return AbortRequest.validated({"reason": form["reason"]} if form.get("reason") else {})["reason"]
+        return AbortRequest.validated({"reason": form.get("reason", "")})["reason"]
     except ValidationError as error:
         raise InvalidInput(error_message(error.detail)) from None
 

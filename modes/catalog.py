@@ -23,8 +23,7 @@ from django.core.exceptions import ImproperlyConfigured
 from agent_tools.contract import AgentTool, ClientTool
 from agent_tools.registry import UnknownToolError, registry
 from aptix_site.service_errors import NotFound
-from aptix_site.text import whole_number
-from aptix_site.text import compact_json
+from aptix_site.text import compact_json, whole_number
 
 from .graph import ModeSwitchRefused, may_switch
 from .listing import mode_list_payload

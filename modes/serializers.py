@@ -248,7 +248,9 @@ class PromoteRequest(StrictSerializer):
 
 
 class AbortRequest(PromoteRequest):
-    reason = StrictCharField(max_length=1000, required=False, default="", help_text="Why, as the rollout records it.")
+    reason = StrictCharField(
+        max_length=1000, required=False, default="", allow_blank=True, help_text="Why, as the rollout records it."
+    )
 
 
 class RolloutGuardResponse(Shape):

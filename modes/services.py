@@ -13,7 +13,7 @@ from django.db.models import ProtectedError
 
 from aptix_site.service_errors import Conflict
 
-from .catalog import Catalog, no_such_revision, revision_number
+from .catalog import Catalog, no_such_revision
 from .models import AgentMode, CatalogHead, CatalogRevision, DeclaredTool
 from .portable import MODE_SECTION, TOOL_SECTION, ModeFile, PortableFileError, Section, document_rows
 from .revision_store import MODE, TOOL, entries_at, rows_of, state_at
@@ -138,7 +138,7 @@ def revert_row(*, model, identity: str, number: int, reverted_by) -> CatalogRevi
     One mode (by id) or declared tool (by name) written back to its state at revision number (created again if it
     was deleted since), as one revision checked as an edit is; RevertRefused or InvalidCatalog say why not.
     """
-    if revision_number(str(number)) is None or not CatalogRevision.objects.filter(number=number).exists():
+    if not CatalogRevision.objects.filter(number=number).exists():  # past an integer column too: none
         raise no_such_revision(number)
     kind, naming = (MODE, "pk") if model is AgentMode else (TOOL, "name")
     state = state_at(kind, identity, number)

@@ -2,7 +2,8 @@
 Property-based: any JSON-RPC message, well formed or not, in any protocol version, with or without the headers its
 version asks for, gets an MCP answer (in this process, through Django's handler): a status the transport allows and
 a JSON-RPC body; never a server error, nor an exception answered as an internal error. Most cases are what a client means to send, one part of them spoiled, so that
-they reach the tools as well as the protocol's checks.
+they reach the tools as well as the protocol's checks. The cases are the same at every run (derandomize); more of
+them: MCP_FUZZ_EXAMPLES=3000 make test-sqlite PYTEST_ARGS="tests/mcp_server/test_fuzz.py".
 """
 
 import json
@@ -78,7 +79,7 @@ def mcp(alice, alice_session, settings):
     return Client(HTTP_AUTHORIZATION=f"Bearer {alice.api_key}"), ["/mcp/", f"/mcp/sessions/{alice_session.pk}/"]
 
 
-@settings(max_examples=int(os.environ.get("FUZZ_MAX_EXAMPLES", "300")), deadline=None, derandomize=True,
+@settings(max_examples=int(os.environ.get("MCP_FUZZ_EXAMPLES", "300")), deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], database=None)
 @given(request=requests(), where=st.sampled_from([0, 1]))
 def test_any_message_gets_a_json_rpc_answer_never_a_server_error(mcp, request, where):

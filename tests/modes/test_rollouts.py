@@ -348,6 +348,13 @@ def test_an_abort_reason_is_judged_as_the_api_judges_it_from_the_page_and_the_co
     assert CatalogRollout.objects.get().state == CatalogRollout.State.IN_FLIGHT
 
 
+def test_a_reason_of_spaces_is_no_reason(scout_pending, publisher):
+    user, client = publisher
+    assert stage(client, scout_pending, share=10).status_code == 200
+    call_command("abort_rollout", "--user", user.username, "--reason", "   ", stdout=StringIO())
+    assert CatalogRollout.objects.get().end_reason == ""
+
+
 @pytest.mark.parametrize("ended", [False, True])
 def test_an_organization_a_rollout_names_cannot_be_deleted(scout_pending, publisher, alice, admin_client, ended):
     # Deleting it would narrow a rollout in flight (no publish permission needed) or erase whom an ended one served.

@@ -18,7 +18,6 @@ class Command(ReleaseCommand):
         )
 
     def act(self, user, *, reason, revision, **options):
-        body = {"reason": reason} if reason else {}
-        reason = validated_options(AbortRequest.validated, body, options={})["reason"]  # as the API judges it
+        reason = validated_options(AbortRequest.validated, {"reason": reason}, options={})["reason"]  # as the API's
         rollout = abort_rollout(user=user, number=revision, reason=reason)
         return f"The rollout of revision {rollout.revision_id} is aborted; every session is served revision {rollout.control_id}."
