@@ -1,9 +1,10 @@
 """
 Property-based: any JSON-RPC message, well formed or not, in any protocol version, with or without the headers its
 version asks for, gets an MCP answer (in this process, through Django's handler): a status the transport allows and
-a JSON-RPC body; never a server error, nor an exception answered as an internal error. Most cases are what a client means to send, one part of them spoiled, so that
-they reach the tools as well as the protocol's checks. The cases are the same at every run (derandomize); more of
-them: MCP_FUZZ_EXAMPLES=3000 make test-sqlite PYTEST_ARGS="tests/mcp_server/test_fuzz.py".
+a JSON-RPC body; never a server error, nor an exception answered as an internal error. Most cases are what a client
+means to send, one part of them spoiled, so that they reach the tools as well as the protocol's checks. The cases
+are the same at every run (derandomize); more of them:
+MCP_FUZZ_EXAMPLES=3000 make test-sqlite PYTEST_ARGS="tests/mcp_server/test_fuzz.py".
 """
 
 import json
