@@ -44,7 +44,7 @@ from .releases import (
     release_summary, revision_diff
 )
 from .revision_store import MODE, TOOL, deleted_since, history_of
-from .rollouts import InvalidStaging, Staging
+from .rollouts import Staging
 from .serializers import AbortRequest, PublishRequest
 from .routing.cases import InvalidRoutingCase, mode_keys, mode_problems
 from .routing.evaluation import evaluation_payload, latest_evaluation
@@ -409,16 +409,18 @@ def _staging(form) -> Staging:
         **({"share": form["share"]} if form.get("share") else {}), "organizations": slugs,
         **({"guard": guard} if guard["metric"] else {}),
     }
-    try:
-        return PublishRequest.staging(body)
-    except ValidationError as error:
-        raise InvalidStaging(error_message(error.detail)) from None
+    return _as_the_api_judges(PublishRequest.staging, body)
 
 
 def _abort_reason(form) -> str:
     """The reason the page's form gives for an abort, judged as the API judges its body (AbortRequest)."""
+    return _as_the_api_judges(AbortRequest.validated, {"reason": form.get("reason", "")})["reason"]
+
+
+def _as_the_api_judges(validate, body):
+    """validate(body), an API request's rule; its refusal a message on the page (as commands' validated_options)."""
     try:
-        return AbortRequest.validated({"reason": form.get("reason", "")})["reason"]
+        return validate(body)
     except ValidationError as error:
         raise InvalidInput(error_message(error.detail)) from None
 
