@@ -64,10 +64,14 @@ class OfflineScorer:
         where = {}  # each piece's words: its positions, to leave a case's own text out
         for position, piece in enumerate(pieces):
             where.setdefault(same_text(piece), []).append(position)
-        embedded = model.embed(pieces, norm=True)
+        # Each distinct text is one column: the same words, in two modes, score the same to the bit, so a tie goes to
+        # the mode first in the catalog on any machine (a matrix product's rounding differs from column to column).
+        columns = {}
+        column_of_piece = [columns.setdefault(piece, len(columns)) for piece in pieces]
+        embedded = model.embed(list(columns), norm=True)
         for start in range(0, len(cases), BATCH):  # a batch's matrix, not every case's: bounded memory
             batch = cases[start:start + BATCH]
-            similarity = model.embed([case.utterance for case in batch], norm=True) @ embedded.T
+            similarity = (model.embed([case.utterance for case in batch], norm=True) @ embedded.T)[:, column_of_piece]
             for row, case in enumerate(batch):
                 similarity[row, where.get(same_text(case.utterance), [])] = -1.0
             closest = np.maximum.reduceat(similarity, starts, axis=1)  # per mode, its closest piece

@@ -67,3 +67,19 @@ def test_a_case_is_not_scored_by_its_own_text():
     # With its example utterance as the only text, the mode is found; without it, only the threshold stands.
     alone = AgentMode(key="sql_help", when_to_use="Use this mode for zxqv.", example_utterances=["Fix my SQL join."])
     assert [outcome.predicted for outcome in OfflineScorer(0.5).outcomes(catalog(GENERAL, alone), [own])] == ["stay"]
+
+
+def test_two_modes_with_the_same_line_tie_and_the_first_in_the_catalog_wins_on_any_machine():
+    line = "Use this mode when the user wants SQL queries, reports, dashboards or charts of sales figures."
+    sql, reports = (AgentMode(key=key, when_to_use=line) for key in ("sql_help", "data_reports"))
+    cases = [Case(text, "general", "data_reports") for text in (
+        "Build me a dashboard of weekly sales figures.", "Make a monthly revenue report for the board.",
+        "Chart this quarter's sales by region for the report.", "Write a SQL query that joins orders to customers.",
+    )]
+    # A matrix product rounds a column by where it falls in the kernel's blocks (4 to 16 wide): with 0 to 31 modes
+    # before them, the two lines fall in every pair of places.
+    for count in range(32):
+        others = [AgentMode(key=f"other_{n}", when_to_use=f"Use this mode for topic number {n}.") for n in range(count)]
+        for first, second in ((sql, reports), (reports, sql)):
+            outcomes = OfflineScorer(0.1).outcomes(catalog(GENERAL, *others, first, second), cases)
+            assert [outcome.predicted for outcome in outcomes] == [first.key] * len(cases), count
