@@ -58,6 +58,9 @@ from .services import (
 from .validators import is_string_list
 
 
+DELETED_ROW_MARK = "~"  # outside TOOL_NAME_CHARACTERS and a pk's digits
+
+
 class CatalogAdmin(admin.ModelAdmin):
     """
     A catalog table's admin: every form posted to it (an edit, positions, an action, a deletion) is one revision by its
@@ -87,7 +90,8 @@ class CatalogAdmin(admin.ModelAdmin):
         return self._one_revision(super().changeform_view, request, *args, **kwargs)
 
     def changelist_view(self, request, extra_context=None):
-        extra_context = {"deleted_rows": deleted_since(self.kind), **(extra_context or {})}
+        deleted_rows = [(self.deleted_row_url_id(removal.identity), removal) for removal in deleted_since(self.kind)]
+        extra_context = {"deleted_rows": deleted_rows, **(extra_context or {})}
         return self._one_revision(super().changelist_view, request, extra_context)
 
     def delete_view(self, request, *args, **kwargs):
@@ -99,11 +103,19 @@ class CatalogAdmin(admin.ModelAdmin):
         return [path("<path:object_id>/history/<int:number>/revert/", revert, name=name), *super().get_urls()]
 
     def identity_of(self, object_id: str) -> str:
-        """What revisions call the row of this URL: a mode's id; a tool's name (the URL of a deleted tool names it)."""
+        """
+        What revisions call the row of this URL: a mode's id; a tool's name. A live tool's URL holds its pk, a deleted
+        one's its name after DELETED_ROW_MARK, which no name holds: a name of digits is never read as another's pk.
+        """
         if self.naming == "pk":
             return object_id
+        if object_id.startswith(DELETED_ROW_MARK):
+            return object_id[len(DELETED_ROW_MARK):]
         live = self.model.objects.filter(pk=object_id).values_list("name", flat=True) if object_id.isdigit() else []
         return next(iter(live), object_id)
+
+    def deleted_row_url_id(self, identity: str) -> str:
+        return identity if self.naming == "pk" else DELETED_ROW_MARK + identity
 
     @method_decorator(require_safe)
     def history_view(self, request, object_id, extra_context=None):

@@ -106,7 +106,7 @@ def first_deleted(client, model_admin):
     changelist = client.get(admin_url(model_admin, "changelist"))
     deleted = changelist.context["deleted_rows"]
     assert deleted, f"admin_rows deletes no {model_admin.opts.label}: delete one, so its restore is tested"
-    object_id = deleted[0].identity
+    object_id, _ = deleted[0]
     assert admin_url(model_admin, "history", quote(object_id)) in changelist.content.decode()  # the list links to it
     return object_id, kept_state(model_admin, object_id)
 

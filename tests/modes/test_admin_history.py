@@ -412,6 +412,28 @@ def test_a_deleted_tool_is_restored_by_a_post_to_the_revert_url_that_names_it(ad
     assert revisions()[0] == (4, "tool agent_ddr_manager created", admin_user)
 
 
+
+def test_a_deleted_tool_named_in_digits_is_restored_from_its_own_history_not_from_the_tool_with_that_pk(
+    admin_client, admin_user, ddr_manager
+):
+    named_in_digits = through_the_services(
+        lambda: DeclaredTool.objects.create(name=str(ddr_manager.pk), description="Named in digits.")
+    )
+    through_the_services(named_in_digits.delete)
+
+    link = deleted_rows_links(admin_client.get(TOOL_CHANGELIST).content.decode())[str(ddr_manager.pk)]
+    page = admin_client.get(link)
+    assert [(change.revision.number, change.change) for change in page.context["changes"]] == [
+        (4, "deleted"), (3, "created")
+    ]
+    [restore] = revert_buttons(page.content.decode()).values()
+
+    response = admin_client.post(restore, follow=True)
+
+    assert messages_of(response)[-1] == "Reverted to its state at revision 3: revision 5."
+    assert DeclaredTool.objects.get(name=str(ddr_manager.pk)).description == "Named in digits."
+    assert DeclaredTool.objects.get(pk=ddr_manager.pk).description == "Manages DDRs."
+
 # --- A write the catalog's rules refuse, past what the form checks ------------------------------------------
 
 
