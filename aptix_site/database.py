@@ -2,7 +2,10 @@
 DATABASE_STATEMENT_TIMEOUT_MS), set once per connection as it opens; commands and migrations do not install them.
 Behind a pooler in transaction mode, which would lose a session's SET, they are set as each transaction's first
 statement instead (SET LOCAL); writes that wait on locks run in transactions there. A statement stopped by either
-limit raises OperationalError and its transaction is rolled back; `database_busy` tells it apart for the servers."""
+limit raises OperationalError and its transaction is rolled back; `database_busy` tells it apart for the servers,
+as it does SQLite's write lock held past the connection's timeout."""
+
+import sqlite3
 
 from django.conf import settings
 from django.db import OperationalError
@@ -48,5 +51,12 @@ def bound_transaction(execute, sql, params, many, context):
 
 
 def database_busy(exception) -> bool:
-    """Whether exception is a statement stopped by one of these limits (a lock held too long, a slow statement)."""
-    return isinstance(exception, OperationalError) and getattr(exception.__cause__, "sqlstate", None) in BUSY_SQLSTATES
+    """Whether exception is a statement stopped by one of these limits (a lock held too long, a slow statement), or
+    one that waited for SQLite's write lock past its timeout ("database is locked")."""
+    if not isinstance(exception, OperationalError):
+        return False
+    cause = exception.__cause__
+    sqlite_code = getattr(cause, "sqlite_errorcode", None)  # an extended code: its low byte is the primary one
+    return getattr(cause, "sqlstate", None) in BUSY_SQLSTATES or (
+        sqlite_code is not None and sqlite_code & 0xFF == sqlite3.SQLITE_BUSY
+    )

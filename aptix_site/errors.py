@@ -23,11 +23,9 @@ logger = logging.getLogger("aptix_site.errors")
 
 
 def database_unreachable(exception) -> bool:
-    """Whether exception is the database out of reach (or SQLite's lock held too long), not a faulty query (a 500)."""
+    """Whether exception is the database out of reach, not a faulty query (a 500)."""
     if not isinstance(exception, (OperationalError, InterfaceError)):
         return False
-    if "database is locked" in str(exception):
-        return True
     raw = connection.connection  # None: the connection could not even be opened
     return raw is None or bool(getattr(raw, "broken", False) or getattr(raw, "closed", False))
 

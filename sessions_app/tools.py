@@ -193,7 +193,7 @@ def change_mode(
     except (ModeSwitchRefused, UnknownModeError) as refusal:  # UnknownModeError: a mode being removed
         return InvokeResult.from_error(str(refusal))
     except Exception as error:
-        if database_busy(error):  # a row lock held past DATABASE_LOCK_TIMEOUT_MS: passing, not a fault
+        if database_busy(error):  # a lock held past its bound (DATABASE_LOCK_TIMEOUT_MS, SQLite's 20 s): passing
             logger.warning("agent_change_mode: the database was busy for session %s: %s", session_id, error)
             return InvokeResult.from_error(FAILED, retry_after=BUSY_RETRY_SECONDS)
         logger.exception("agent_change_mode: set_session_mode failed for session %s", session_id)
