@@ -419,7 +419,7 @@ def _staging(form) -> Staging:
     slugs = [slug.strip() for slug in form.get("organizations", "").split(",") if slug.strip()]
     body = {
         **({"share": form["share"]} if form.get("share") else {}), "organizations": slugs,
-        **({"guard": guard} if guard["metric"] else {}),
+        **({"guard": guard} if guard["metric"] else {}), **({"restart": True} if form.get("restart") else {}),
     }
     return _as_the_api_judges(PublishRequest.staging, body)
 
@@ -542,8 +542,10 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
         context = {
             "title": question.format(number=number), "confirm": confirm, "releases_url": releases_url, "fields": fields,
             "metrics": CatalogRollout.Metric.choices,
-            # Raising a rollout's share starts from the share it has.
+            # Raising a rollout's share starts from the share it has; a form opened to roll out asks for a restart, so
+            # that one opened to raise the share restarts nothing once the rollout was aborted (RolloutAborted).
             "share": rollout.share if rollout and rollout.revision_id == number else 10,
+            "restart": not (rollout and rollout.revision_id == number),
         }
         return admin_page(self, request, "admin/modes/catalog_release_confirm.html", **context)
 

@@ -32,6 +32,20 @@ class RolloutNarrowed(Conflict):
         )
 
 
+class RolloutAborted(Conflict):
+    """A request to raise the share of a rollout that has ended (a stale page, or one that raced the abort)."""
+
+    def __init__(self, rollout: CatalogRollout):
+        by = rollout.ended_by or "its guard"
+        why = f" ({rollout.end_reason})" if rollout.end_reason else ""
+        number = rollout.revision_id
+        super().__init__(
+            f"The rollout of revision {number} was aborted by {by}{why}: a request to raise its share comes too late. "
+            f'To roll revision {number} out again, ask for that: "restart": true (publish_revision --restart). '
+            "Nothing changed."
+        )
+
+
 @dataclass(frozen=True)
 class Guard:
     """Abort when the cohort's metric per session is more than ratio times the control's, once min_sessions acted."""
@@ -48,12 +62,16 @@ class Staging:
     share: Decimal | None = None  # None: none (a new rollout), or the rollout's own (a wider one)
     organizations: tuple[str, ...] = ()
     guard: Guard | None = None
+    restart: bool = False  # a revision whose rollout was aborted is rolled out again only when asked
 
 
 def start_rollout(head: CatalogHead, revision: CatalogRevision, *, staging: Staging, by, unreviewed: bool):
     """Serve revision to staging's cohort from every worker's next request; the caller holds the head's lock."""
     if head.rollout_id is not None:
         raise RolloutInFlight(head)
+    aborted = revision.rollouts.order_by("-started_at").select_related("ended_by").first()  # none is in flight
+    if aborted is not None and not staging.restart:
+        raise RolloutAborted(aborted)
     organizations = _organizations(staging.organizations)
     share = staging.share or Decimal(0)
     if not share and not organizations:

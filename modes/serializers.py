@@ -224,6 +224,10 @@ class PublishRequest(StrictSerializer):
         help_text="Stage the publication to the sessions of these organizations (by slug) too.",
     )
     guard = GuardRequest(required=False, help_text="Abort the rollout by itself when its cohort fares this badly.")
+    restart = StrictBooleanField(
+        required=False, help_text="Roll out again a revision whose rollout was aborted; without it, that is a 409 (a "
+        "request to raise the aborted rollout's share, made too late, restarts nothing).",
+    )
 
     @classmethod
     def staging(cls, data) -> Staging | None:
@@ -236,6 +240,7 @@ class PublishRequest(StrictSerializer):
             share=body.get("share"),
             organizations=tuple(body.get("organizations", ())),
             guard=guard and Guard(metric=guard["metric"], ratio=guard["ratio"], min_sessions=guard["minSessions"]),
+            restart=body.get("restart", False),
         )
 
 

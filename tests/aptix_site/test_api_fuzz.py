@@ -273,7 +273,7 @@ def catalog_values(context, case):
     """Schema-valid bodies the schema cannot tell apart from invalid ones get values the server accepts.
 
     A share and a guard's ratio have two decimals at most, which an OpenAPI 3.0 number cannot say reliably; a
-    routing case names modes of the catalog (or stay) and says something new; an import sends a mode file. Other
+    staging names organizations that exist; a routing case names modes of the catalog (or stay) and says something new; an import sends a mode file. Other
     tests send the invalid ones (test_rollouts, test_routing_cases, test_hostile_input).
     """
     body = case.body
@@ -284,6 +284,8 @@ def catalog_values(context, case):
             body = {**body, "share": round(body["share"], 2)}
         if isinstance(body.get("guard"), dict) and isinstance(body["guard"].get("ratio"), (int, float)):
             body = {**body, "guard": {**body["guard"], "ratio": max(round(body["guard"]["ratio"], 2), 0.01)}}
+        if isinstance(body.get("organizations"), list):  # slugs of organizations that exist (fuzz_world's)
+            body = {**body, "organizations": [f"fuzz-{('alice', 'bob')[len(str(slug)) % 2]}" for slug in body["organizations"]]}
     elif case.operation.path == "/api/catalog/import/":
         # A file's text in an agent's format, which no schema can say (test_hostile_input sends malformed ones);
         # its mode may be there from an earlier case, which only an update may change (a 400 otherwise).

@@ -263,7 +263,7 @@ def test_every_write_documents_its_real_request_body(schema):
     # A publication's body stages it, optional: without one, the revision is published to everyone.
     staged = _body_schema(schema, writes["publishCatalogRevision"])
     assert staged["additionalProperties"] is False and "required" not in staged
-    assert set(staged["properties"]) == {"share", "organizations", "guard"}
+    assert set(staged["properties"]) == {"share", "organizations", "guard", "restart"}
     assert writes["publishCatalogRevision"]["requestBody"].get("required") is not True
     assert set(_body_schema(schema, writes["abortCatalogRollout"])["properties"]) == {"revision", "reason"}
 

@@ -5,6 +5,7 @@ request; the share is raised, never lowered; nothing else is published meanwhile
 without the publish permission.
 """
 
+import re
 import uuid
 from io import StringIO
 from math import sqrt
@@ -240,7 +241,7 @@ def test_the_commands_stage_promote_and_abort_and_refuse_in_one_line(scout_pendi
     assert out.getvalue() == "Revision 2 is being rolled out.\n"
     call_command("abort_rollout", "--user", user.username, "--reason", "Not now.", stdout=out)
     assert "The rollout of revision 2 is aborted; every session is served revision 1." in out.getvalue()
-    call_command("publish_revision", str(scout_pending), "--user", user.username, "--share", "10")
+    call_command("publish_revision", str(scout_pending), "--user", user.username, "--share", "10", "--restart")
     call_command("promote_rollout", "--user", user.username, stdout=out)
     assert out.getvalue().endswith("Revision 2 is published to every session.\n")
     assert CatalogHead.objects.get(pk=1).published == 2
@@ -388,3 +389,39 @@ def test_a_staged_revision_is_not_replayed_to_a_session_owner_until_it_is_publis
     assert response.status_code == 403
     assert client.post("/api/catalog/rollout/promote/").status_code == 200
     assert alice_client.get(f"/api/sessions/{inside.pk}/context/", {"revision": scout_pending}).status_code == 200
+
+
+ABORTED_BY_PUBLISHER = (
+    "The rollout of revision 2 was aborted by publisher (Not now.): a request to raise its share comes too late. "
+    "To roll revision 2 out again, ask for that: \"restart\": true (publish_revision --restart). Nothing changed."
+)
+
+
+def test_a_share_raised_after_the_rollout_was_aborted_restarts_nothing_unless_asked(scout_pending, publisher):
+    # A stale page or a request racing the abort: as promote and abort, it must not act on a rollout that ended.
+    user, client = publisher
+    assert stage(client, scout_pending, share=10).status_code == 200
+    assert client.post("/api/catalog/rollout/abort/", {"reason": "Not now."}, format="json").status_code == 200
+    page = "/admin/modes/catalogrevision/releases/"
+
+    late = stage(client, scout_pending, share=50)
+    assert (late.status_code, late.json()["detail"]) == (409, ABORTED_BY_PUBLISHER)
+    with pytest.raises(CommandError, match=f"^{re.escape(ABORTED_BY_PUBLISHER)}$"):
+        call_command("publish_revision", str(scout_pending), "--user", user.username, "--share", "50")
+    assert CatalogHead.objects.get(pk=1).rollout is None
+    assert list(CatalogRollout.objects.values_list("state", "share")) == [("aborted", 10)]
+
+    assert stage(client, scout_pending, share=50, restart=True).status_code == 200
+    assert client.post("/api/catalog/rollout/abort/", {}, format="json").status_code == 200
+    call_command("publish_revision", str(scout_pending), "--user", user.username, "--share", "20", "--restart",
+                 stdout=StringIO())
+    # The releases page: a form opened to raise the share posts no restart; one opened to roll out posts one.
+    raising = client.get(f"{page}{scout_pending}/stage/").content.decode()
+    assert client.post("/api/catalog/rollout/abort/", {}, format="json").status_code == 200
+    assert 'name="restart"' not in raising
+    refused = client.post(f"{page}{scout_pending}/stage/", {"share": "30"}, follow=True)
+    assert "a request to raise its share comes too late" in str(list(refused.context["messages"]))
+    assert '<input type="hidden" name="restart" value="on">' in client.get(f"{page}{scout_pending}/stage/").content.decode()
+    done = client.post(f"{page}{scout_pending}/stage/", {"share": "30", "restart": "on"}, follow=True)
+    assert "Revision 2 is being rolled out." in str(list(done.context["messages"]))
+    assert [rollout.share for rollout in CatalogRollout.objects.order_by("started_at")] == [10, 50, 20, 30]

@@ -27,13 +27,19 @@ class Command(ReleaseCommand):
         parser.add_argument("--guard-metric", help="Abort the rollout by itself on this metric: declined or refused.")
         parser.add_argument("--guard-ratio", help="... when the cohort's is more than this many times the control's.")
         parser.add_argument("--guard-min-sessions", help="... once this many of the cohort's sessions have acted.")
+        parser.add_argument(
+            "--restart", action="store_true", help="Roll out again a revision whose rollout was aborted."
+        )
 
-    def act(self, user, *, number, share, organizations, guard_metric, guard_ratio, guard_min_sessions, **options):
+    def act(
+        self, user, *, number, share, organizations, guard_metric, guard_ratio, guard_min_sessions, restart, **options
+    ):
         guard = {"metric": guard_metric, "ratio": guard_ratio, "minSessions": guard_min_sessions}
         body = {
             **({"share": share} if share is not None else {}),
             **({"organizations": organizations} if organizations else {}),
             **({"guard": {name: value for name, value in guard.items() if value is not None}} if any(guard.values()) else {}),
+            **({"restart": True} if restart else {}),
         }
         staging = validated_options(PublishRequest.staging, body, options=OPTIONS)  # the API's rules and messages
         try:
