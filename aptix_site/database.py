@@ -8,7 +8,7 @@ as it does SQLite's write lock held past the connection's timeout."""
 import sqlite3
 
 from django.conf import settings
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.db.backends.signals import connection_created
 from psycopg.pq import TransactionStatus
 
@@ -48,6 +48,18 @@ def bound_transaction(execute, sql, params, many, context):
     if connection.in_atomic_block and connection.connection.info.transaction_status == TransactionStatus.IDLE:
         context["cursor"].cursor.execute(SET_BOUNDS_SQL, _bounds(local=True))  # the driver's cursor: not wrapped again
     return execute(sql, params, many, context)
+
+
+def foreign_keys_checked_at_each_statement() -> None:
+    """
+    For the rest of the current transaction, PostgreSQL checks each foreign key as its row is written, not at commit,
+    and takes its lock on the row named then: a row that names one a concurrent transaction is deleting waits for it
+    and fails at that statement (an IntegrityError its writer can answer), and the deleter waits for a row that names
+    it, rather than either failing its commit. SQLite, which lets one writer in at a time, needs nothing.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
 
 
 def database_busy(exception) -> bool:

@@ -71,7 +71,9 @@ def check_deletable(*, modes) -> None:
 def delete_modes(*, modes, deleted_by=None) -> None:
     """All of modes or none, as one revision, judged as the rows are once the catalog is locked."""
     with catalog_change(by=deleted_by):
-        rows = list(AgentMode.objects.filter(pk__in=[mode.pk for mode in modes]))
+        # Locked before sessions using them are looked for (_delete_rows): a session moving into one meanwhile waits
+        # for this deletion, or has moved and is seen (ModeInUse).
+        rows = list(AgentMode.objects.select_for_update().filter(pk__in=[mode.pk for mode in modes]))
         check_deletable(modes=rows)
         _delete_rows(rows)
 
@@ -112,7 +114,9 @@ def restore_revision_rows(*, number: int, document: dict, restored_by) -> Catalo
         # same rules; one that is no row yet is created the default, below.
         _switch_default_to(default)
         for section, rows, name in ((MODE_SECTION, modes, "pk"), (TOOL_SECTION, tools, "name")):
-            gone = section.model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]})
+            gone = section.model.objects.select_for_update().exclude(  # locked first, as in delete_modes
+                **{f"{name}__in": [getattr(row, name) for row in rows]}
+            )
             if section is MODE_SECTION:
                 check_deletable(modes=gone)
             _delete_rows(gone)

@@ -1,10 +1,13 @@
 """Writes to agent sessions: creating them and changing their mode (the only way a mode changes)."""
 
-from django.db import transaction
+from contextlib import contextmanager
+
+from django.db import IntegrityError, transaction
 from django.db.models import Exists, Subquery
 from django.utils import timezone
 
 from accounts.models import Membership
+from aptix_site.database import foreign_keys_checked_at_each_statement
 from modes.catalog import Catalog, ModeBeingRemovedError, Release
 from modes.graph import ModeSwitchRefused
 from modes.models import AgentMode
@@ -25,7 +28,8 @@ def create_session(*, release: Release, owner, org, mode_key: str | None = None,
     session.mode = catalog.mode(mode_key) if mode_key else catalog.default
     if not AgentMode.objects.filter(pk=session.mode_id).exists():
         raise _being_removed(catalog, session.mode)
-    session.save(force_insert=True)
+    with _unless_deleted_meanwhile(catalog, session.mode):
+        session.save(force_insert=True)
     return session
 
 
@@ -48,12 +52,13 @@ def set_session_mode(
         target_kept=Exists(AgentMode.objects.filter(pk=mode.pk)),
         user_org=Subquery(Membership.objects.filter(user=user).values("organization")[:1]),
     )
-    with transaction.atomic():
+    with _unless_deleted_meanwhile(catalog, mode), transaction.atomic():
         session = sessions.get(pk=parse_session_id(session_id))
         refusal = catalog.switch_refusal(from_mode_id=session.mode_id, target=mode)
         if refusal is None:
             if not session.target_kept:
                 raise _being_removed(catalog, mode)
+            foreign_keys_checked_at_each_statement()  # the target's deletion, if one is under way, is waited for
             # Never before the session's last change, so that its audit rows are in time order whatever the clocks.
             now = max(timezone.now(), session.updated_at)
             branch_session = AgentSession.objects.create(
@@ -95,6 +100,17 @@ def _refused(session: AgentSession, mode: AgentMode, refusal: ModeSwitchRefused,
     # answer's), which would lock the rollout's row before the head's, as promote and abort do the other way round.
     transaction.on_commit(judge_guard_if_due)
     return refusal
+
+
+@contextmanager
+def _unless_deleted_meanwhile(catalog: Catalog, mode: AgentMode):
+    """Writes naming mode, which the database refuses once a deletion of it commits meanwhile: ModeBeingRemovedError."""
+    try:
+        yield
+    except IntegrityError:
+        if AgentMode.objects.filter(pk=mode.pk).exists():
+            raise
+        raise _being_removed(catalog, mode) from None
 
 
 def _being_removed(catalog: Catalog, mode: AgentMode) -> ModeBeingRemovedError:

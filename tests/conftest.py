@@ -548,3 +548,29 @@ def publisher(db):
     client = APIClient()
     client.force_login(user)
     return user, client
+
+
+@pytest.fixture
+def second_connection():
+    """second_connection(): a psycopg connection of its own to the test database (PostgreSQL), as another worker or
+    a script has, to hold locks and uncommitted writes while the code under test runs; closed after the test."""
+    import psycopg
+
+    opened = []
+
+    def open_one():
+        params = connection.get_connection_params()
+        own = {name: params[name] for name in ("dbname", "user", "host", "port") if params.get(name)}
+        opened.append(psycopg.connect(**own))
+        return opened[-1]
+
+    yield open_one
+    for other in opened:
+        other.close()
+
+
+def commit_later(other, seconds=0.3) -> threading.Timer:
+    """Commits other's transaction after seconds, from another thread, while the code under test waits on its locks."""
+    timer = threading.Timer(seconds, other.commit)
+    timer.start()
+    return timer

@@ -12,6 +12,10 @@ from modes.catalog import published_catalog, published_release
 from modes.models import AgentMode, CatalogHead, CatalogRevision
 from modes.services import ModeDeletionRefused, ModeInUse, delete_modes, record_unrecorded_changes
 
+from sessions_app.models import AgentSession
+from sessions_app.services import create_session
+
+from ..conftest import commit_later
 from ..expected import DDR_ID, GENERAL_ID
 
 pytestmark = pytest.mark.django_db
@@ -131,3 +135,20 @@ def test_a_rollback_that_would_delete_a_mode_sessions_use_is_refused_and_changes
         publish_revision(number=before, user=admin_user)
     assert AgentMode.objects.filter(key="research").exists()
     assert published_revision() == after
+
+
+@pytest.mark.postgres(reason="another connection's uncommitted move, and PostgreSQL's row locks")
+@pytest.mark.usefixtures("modes_restored_after_flush")
+class TestAModeASessionMovesIntoMeanwhile:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_is_kept_and_its_deletion_refused_as_in_use(self, new_mode, alice, second_connection):
+        scratch = new_mode("scratch")
+        session = create_session(release=published_release(), owner=alice, org=None)
+        other = second_connection()
+        other.execute("SET CONSTRAINTS ALL IMMEDIATE")  # as set_session_mode's transaction, not committed yet
+        other.execute("UPDATE sessions_app_agentsession SET mode_id = %s WHERE id = %s", [scratch.pk, session.pk])
+        commit_later(other)
+        with pytest.raises(ModeInUse, match="'scratch' is a mode that sessions use"):
+            delete_modes(modes=[scratch])
+        assert AgentMode.objects.filter(key="scratch").exists()
+        assert AgentSession.objects.get(pk=session.pk).mode_id == scratch.pk

@@ -8,17 +8,21 @@ are BEGIN/COMMIT.
 """
 
 import pytest
+from django.db import connection
 
 from modes.models import AgentMode
 from modes.services import record_unrecorded_changes, set_default_mode
 
 SAVEPOINT_PAIR = 2
+# On PostgreSQL, the change's foreign keys are checked as its rows are written (a deletion of the target under way is
+# waited for): one statement; SQLite lets one writer in at a time.
+IMMEDIATE_CHECKS = 1 if connection.vendor == "postgresql" else 0
 # The token with its user, the session (is it the user's?), the head row, then the change, one ORM transaction on
 # every database: the session row read under its lock (with whether the target's row is there and the user's
 # organization; the mode graph is judged on it in Python), the audit row written, the session moved.
-CHANGE_MODE_STATEMENTS = 6 + SAVEPOINT_PAIR
+CHANGE_MODE_STATEMENTS = 6 + SAVEPOINT_PAIR + IMMEDIATE_CHECKS
 # A branch creates a session as well, in the transaction, on every database.
-BRANCH_STATEMENTS = 7 + SAVEPOINT_PAIR
+BRANCH_STATEMENTS = 7 + SAVEPOINT_PAIR + IMMEDIATE_CHECKS
 
 
 def grow_catalog_to(total):

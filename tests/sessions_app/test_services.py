@@ -24,6 +24,7 @@ from sessions_app.models import AgentSession, ModeChange, ModeChangeRefusal
 from sessions_app.selectors import InvalidSessionId, get_owned_session, mode_changes_of, sessions_of
 from sessions_app.services import create_session, set_session_mode
 
+from ..conftest import commit_later
 from ..expected import DDR_ID, GENERAL_ID, WORKFLOW_ID
 
 
@@ -112,6 +113,8 @@ def statements(queries) -> list[str]:
 
 # SELECT ... FOR UPDATE on PostgreSQL; SQLite has no row locks (a writer there holds the whole database).
 LOCK = "SELECT ... FOR UPDATE" if connection.features.has_select_for_update else "SELECT"
+# PostgreSQL then checks the writes' foreign keys as they are made (a deletion of the target under way is waited for).
+IMMEDIATE = ["SET CONSTRAINTS ALL"] if connection.vendor == "postgresql" else []
 
 
 @pytest.mark.django_db
@@ -126,6 +129,7 @@ def test_each_change_is_one_orm_transaction_that_locks_then_audits_then_moves(al
     assert statements(queries) == [
         "SAVEPOINT",
         LOCK,
+        *IMMEDIATE,
         *(["INSERT INTO sessions_app_agentsession"] if branch else []),
         "INSERT INTO sessions_app_modechange",
         "UPDATE sessions_app_agentsession SET",
@@ -466,3 +470,29 @@ class TestConcurrentModeChanges:
         assert not ModeChange.objects.filter(to_mode=locked_out).exists()
         assert not AgentSession.objects.filter(mode=locked_out).exists()
         assert AgentSession.objects.count() == 1 + len(branches)
+
+
+# --- A target deleted while a session moves into it (PostgreSQL: another transaction deletes it meanwhile) -----
+
+
+@pytest.mark.postgres(reason="another connection's uncommitted deletion, and PostgreSQL's row locks")
+@pytest.mark.usefixtures("modes_restored_after_flush")
+class TestAModeDeletedMeanwhile:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    @pytest.mark.parametrize("write", ["move", "create"])
+    def test_a_session_is_refused_as_being_removed_and_nothing_changes(self, new_mode, alice, second_connection, write):
+        new_mode("scratch")
+        catalog = published_catalog()
+        session = create_session(release=Release(catalog), owner=alice, org=None)
+        other = second_connection()
+        other.execute("DELETE FROM modes_agentmode WHERE key = 'scratch'")  # as a rollback that drops it, uncommitted
+        commit_later(other)
+        with pytest.raises(UnknownModeError, match="'scratch' is being removed from the catalog"):
+            if write == "move":
+                set_session_mode(
+                    catalog=catalog, session_id=session.pk, mode=catalog.mode("scratch"), reason="r", user=alice
+                )
+            else:
+                create_session(release=Release(catalog), owner=alice, org=None, mode_key="scratch")
+        assert list(AgentSession.objects.values_list("mode_id", flat=True)) == [GENERAL_ID]
+        assert not ModeChange.objects.exists()

@@ -4,7 +4,6 @@ import json
 import logging
 import uuid
 
-import psycopg
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -362,7 +361,9 @@ def test_every_seed_mode_offers_agent_change_mode():
 @pytest.mark.usefixtures("modes_restored_after_flush")
 class TestAChangeThatMeetsAHeldLock:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-    def test_rest_answers_503_with_retry_after_and_mcp_a_tool_error_both_in_tul_007s_words(self, caplog):
+    def test_rest_answers_503_with_retry_after_and_mcp_a_tool_error_both_in_tul_007s_words(
+        self, caplog, second_connection
+    ):
         user = get_user_model().objects.create_user(username="waiter")
         _, key = create_token(user=user, name="tests")
         session = AgentSession.objects.create(owner=user, mode_id=GENERAL_ID)
@@ -371,9 +372,7 @@ class TestAChangeThatMeetsAHeldLock:
                     "params": {"name": "agent_change_mode", "arguments": VALID}}
         with connection.cursor() as cursor:  # what aptix_site.database sets on a server's connections
             cursor.execute("SET lock_timeout = '200ms'")
-        params = connection.get_connection_params()
-        holder_params = {name: params[name] for name in ("dbname", "user", "host", "port") if params.get(name)}
-        with psycopg.connect(**holder_params) as holder, caplog.at_level(logging.WARNING):  # a stuck admin script
+        with second_connection() as holder, caplog.at_level(logging.WARNING):  # a stuck admin script
             holder.execute("SELECT id FROM sessions_app_agentsession WHERE id = %s FOR UPDATE", [session.pk])
             rest = Client().post(
                 "/api/tools/agent_change_mode/invoke/", json.dumps(call), content_type="application/json",
