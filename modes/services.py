@@ -180,15 +180,19 @@ class ImportResult:
     revision: int | None = None  # the catalog revision after the import; None for a dry run
 
 
-def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool, imported_by=None) -> ImportResult:
+def import_modes(
+    *, mode_file: ModeFile, update: bool, dry_run: bool, imported_by=None, ids_follow_keys: bool = False
+) -> ImportResult:
     """
     Every entry, or none, as one revision. PortableFileError lists every problem: of the file (read_document's
     too), each with its entry and field, or else each rule (modes.rules) that the catalog it would leave breaks.
+    With ids_follow_keys, an entry's id yields to the id of the mode of its key, as the rows are under the lock (a
+    coding agent's file, whose id only says where it came from, updates a mode of the same key from elsewhere).
     """
     if dry_run:
-        return _plan(mode_file, update=update)[0]
+        return _plan(mode_file, update=update, ids_follow_keys=ids_follow_keys)[0]
     with catalog_change(by=imported_by):
-        result, to_save = _plan(mode_file, update=update)
+        result, to_save = _plan(mode_file, update=update, ids_follow_keys=ids_follow_keys)
         if result.default:
             # Cleared before the new default's row is saved: the one-default index is checked row by row.
             AgentMode.objects.filter(is_default=True).update(is_default=False)
@@ -198,7 +202,7 @@ def import_modes(*, mode_file: ModeFile, update: bool, dry_run: bool, imported_b
     return result
 
 
-def _plan(mode_file: ModeFile, *, update):
+def _plan(mode_file: ModeFile, *, update, ids_follow_keys):
     """What importing mode_file does: its result, and the rows to save."""
     problems, result, to_save = list(mode_file.problems), ImportResult(), []
     tools = {tool.name: tool for tool in DeclaredTool.objects.all()}
@@ -210,6 +214,9 @@ def _plan(mode_file: ModeFile, *, update):
         """A mode's id never changes: False when the rest would be checked against the wrong row."""
         entry_id = entry.fields.get("id")
         if entry_id is None:
+            return True
+        if ids_follow_keys and mode is not None:
+            del entry.fields["id"]  # the mode keeps its own
             return True
         problem = None
         if entry_id in seen_ids:

@@ -10,7 +10,6 @@ from pathlib import Path, PurePosixPath
 
 from django.conf import settings
 
-from ..models import AgentMode
 from ..portable import MODE_SECTION, ModeFile, PortableFileError, check_entry
 from ..services import ImportResult, import_modes
 from .base import DROPPED, AgentFile, Fidelity, Reading, problem
@@ -41,13 +40,14 @@ def import_agent_files(
     reading = read_agent_files(files, from_format=from_format, update=update)
     if unread or reading.problems:
         raise PortableFileError([*unread, *reading.problems])
-    if update:
-        _keep_existing_ids(reading.modes)
     entries = tuple(
         check_entry(index, entry, MODE_SECTION, where=f"{path}: mode {entry['key']!r}")
         for index, (path, entry) in enumerate(reading.modes)
     )
-    result = import_modes(mode_file=ModeFile(entries=entries), update=update, dry_run=dry_run, imported_by=imported_by)
+    result = import_modes(
+        mode_file=ModeFile(entries=entries), update=update, dry_run=dry_run, imported_by=imported_by,
+        ids_follow_keys=True,  # judged under the catalog's lock, so that an import of the key just committed is seen
+    )
     return AgentImport(result=result, report=reading.report, skipped=reading.skipped)
 
 
@@ -105,14 +105,6 @@ def _one_per_key(modes: list[tuple[str, dict]], update: bool, merged: Reading) -
         entries[key] = {**earlier, **entry, "id": earlier["id"]}
         paths[key].append(path)
     return [(" and ".join(paths[key]), entry) for key, entry in entries.items()]
-
-
-def _keep_existing_ids(modes: list[tuple[str, dict]]) -> None:
-    """An existing mode of a key imported from another origin keeps its id: --update updates it in place."""
-    ids = dict(AgentMode.objects.filter(key__in=[entry["key"] for _, entry in modes]).values_list("key", "pk"))
-    for _, entry in modes:
-        if ids.get(entry["key"], entry["id"]) != entry["id"]:
-            del entry["id"]
 
 
 def file_problem(file: AgentFile) -> str | None:

@@ -5,8 +5,10 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
+from modes.coding_agents.base import mode_id
 from modes.models import AgentMode, CatalogHead
 
+from ...conftest import commit_later
 from .conftest import IMPORTED_KEYS, REPOSITORY
 
 pytestmark = pytest.mark.django_db
@@ -142,3 +144,29 @@ def test_an_export_needs_a_known_format_and_a_token(alice_client):
     assert alice_client.get("/api/catalog/export/").status_code == 400
     assert alice_client.get("/api/catalog/export/", {"format": "roo", "customOnly": ""}).status_code == 400
     assert APIClient().get("/api/catalog/export/", {"format": "roo"}).status_code == 401
+
+
+@pytest.mark.postgres(reason="another connection's uncommitted import, and PostgreSQL's row locks")
+@pytest.mark.usefixtures("modes_restored_after_flush")
+class TestTwoImportsOfOneKeyAtOnce:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_the_later_updates_the_mode_the_earlier_created_from_another_agents_file(self, importer, second_connection):
+        other = second_connection()
+        # What a .roomodes import of test-runner writes, committed while this import waits for the catalog's lock.
+        roo_id = mode_id("roo", "test-runner")
+        other.execute("SELECT 1 FROM modes_cataloghead WHERE id = 1 FOR UPDATE")
+        other.execute("CREATE TEMP TABLE copied AS SELECT * FROM modes_agentmode WHERE key = 'general'")
+        other.execute(
+            "UPDATE copied SET id = %s, key = 'test_runner', display_name = 'Test Runner', is_default = false, "
+            "source = 'custom', position = 900", [roo_id],
+        )
+        other.execute("INSERT INTO modes_agentmode SELECT * FROM copied")
+        commit_later(other)
+
+        claude = ".claude/agents/test-runner.md"
+        files = [{"path": claude, "content": REPOSITORY[claude]}]
+        response = importer.post(IMPORT, {"files": files, "update": True}, format="json")
+
+        assert response.status_code == 200, response.content
+        mode = AgentMode.objects.get(key="test_runner")
+        assert (mode.pk, mode.when_to_use) == (roo_id, "Use proactively to run tests and fix failures.")
