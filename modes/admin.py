@@ -27,7 +27,7 @@ from rest_framework.exceptions import ValidationError
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin, admin_page
 from aptix_site.errors import error_message
 from aptix_site.service_errors import InvalidInput, ServiceError
-from aptix_site.text import unstorable_text
+from aptix_site.text import unstorable_text, whole_number
 
 from .catalog import published_catalog, working_catalog
 from .checks import UNRESOLVED_TOOLS_HINT, unresolved_tools_message
@@ -43,7 +43,7 @@ from .releases import (
     abort_rollout, approve_revision, pending_release, promote_rollout, publish_revision, release_actions,
     release_summary, revision_diff
 )
-from .revision_store import MODE, TOOL, deleted_since, history_of
+from .revision_store import MODE, TOOL, check_unchanged_since, deleted_since, history_of
 from .rollouts import Staging
 from .serializers import AbortRequest, PublishRequest
 from .routing.cases import InvalidRoutingCase, mode_keys, mode_problems
@@ -69,6 +69,7 @@ class CatalogAdmin(admin.ModelAdmin):
     """
 
     change_list_template = "admin/modes/change_list_with_deleted_rows.html"
+    change_form_template = "admin/modes/catalog_change_form.html"
     kind = naming = None  # the subclass's: its rows' kind in the revisions, the field they name a row by
 
     class Media:
@@ -86,8 +87,21 @@ class CatalogAdmin(admin.ModelAdmin):
             self.message_user(request, f"Nothing was changed: {error}", messages.ERROR)
             return HttpResponseRedirect(request.get_full_path())
 
-    def changeform_view(self, request, *args, **kwargs):
-        return self._one_revision(super().changeform_view, request, *args, **kwargs)
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        return self._one_revision(self._unless_changed_since_loaded, request, object_id, form_url, extra_context)
+
+    def _unless_changed_since_loaded(self, request, object_id, form_url, extra_context):
+        """
+        The change form, shown with the revision it shows the row at; posted back with it, refused (under the catalog's
+        lock, _one_revision) if another revision changed the row since: saving would undo that change unseen.
+        """
+        loaded = whole_number(request.POST.get("_loaded_revision", ""), at_most=2**31 - 1)
+        if object_id and loaded:
+            check_unchanged_since(kind=self.kind, identity=self.identity_of(unquote(object_id)), number=loaded)
+        if request.method != "POST":  # a form shown again with its errors keeps the revision it was opened at
+            loaded = CatalogHead.objects.values_list("latest", flat=True).get(pk=1)
+        extra_context = {"loaded_revision": loaded, **(extra_context or {})}
+        return super().changeform_view(request, object_id, form_url, extra_context)
 
     def changelist_view(self, request, extra_context=None):
         deleted_rows = [(self.deleted_row_url_id(removal.identity), removal) for removal in deleted_since(self.kind)]

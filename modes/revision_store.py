@@ -10,6 +10,8 @@ from datetime import datetime
 from django.db.models import Exists, F, OuterRef, Window
 from django.db.models.functions import RowNumber
 
+from aptix_site.service_errors import Conflict
+
 from .models import AgentMode, CatalogRevision, CatalogRevisionEntry, DeclaredTool
 from .portable import FORMAT_NAME, FORMAT_VERSION
 
@@ -103,6 +105,22 @@ def history_of(kind: str, identity: str) -> list[RowChange]:
             changes.append(RowChange(entry.revision, entry.name, "changed", fields))
         before = entry.content
     return changes[::-1]
+
+
+class ChangedSinceLoaded(Conflict):
+    """An edit made on a view of a row older than its last change: saving it would undo that change unseen."""
+
+
+def check_unchanged_since(*, kind: str, identity: str, number: int) -> None:
+    """ChangedSinceLoaded if a revision after number changed the mode (by id) or declared tool (by name)."""
+    newer = CatalogRevisionEntry.objects.filter(kind=kind, identity=identity, revision_id__gt=number)
+    entry = newer.select_related("revision__created_by").order_by("-revision_id").first()
+    if entry is not None:
+        by = f" by {entry.revision.created_by}" if entry.revision.created_by else ""
+        raise ChangedSinceLoaded(
+            f"{'Mode' if kind == MODE else 'Declared tool'} {entry.name!r} was changed in revision {entry.revision_id}"
+            f"{by} after you opened its form. Reload the page to see that change, then make yours again."
+        )
 
 
 def state_at(kind: str, identity: str, number: int) -> dict | None:

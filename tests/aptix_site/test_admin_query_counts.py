@@ -203,9 +203,10 @@ PAGES = {
     # + the deleted modes (their removals, with their revisions), the head row (whether a revision is pending, for
     # the banner), the count of the page and of the whole table, the page.
     "mode list": Page("modes_agentmode_changelist", add_modes, 2 + 5),
-    # + the head row (the banner), the mode, then the rows as saved twice, modes and declared tools, once for each
-    # preview (the system prompt, the tools): working_catalog() is read per preview.
-    "mode page": Page("modes_agentmode_change", add_tools, 2 + 6, lambda rows: rows.mode),
+    # + the head row (the banner), the latest revision (what the form is opened at), the mode, then the rows as saved
+    # twice, modes and declared tools, once for each preview (the system prompt, the tools): working_catalog() is
+    # read per preview.
+    "mode page": Page("modes_agentmode_change", add_tools, 2 + 7, lambda rows: rows.mode),
     # + the revisions that changed it (its entries, each with its revision and author), the live mode.
     "mode history": Page("modes_agentmode_history", add_catalog_edits, 2 + 2, lambda rows: rows.mode),
     # The same for a deleted mode, by its id: the live mode is looked for, and not found.
@@ -215,8 +216,9 @@ PAGES = {
     # + the deleted tools, the head row (the banner), the two counts, the page, then the head row again: the
     # published catalog (request.catalog) for the "enabled by" column, read once for the whole list.
     "declared tool list": Page("modes_declaredtool_changelist", add_tools, 2 + 6),
-    # + the head row (the banner), the tool, the head row again for the published catalog ("enabled by").
-    "declared tool page": Page("modes_declaredtool_change", add_modes, 2 + 3, lambda rows: rows.tool),
+    # + the head row (the banner), the latest revision (what the form is opened at), the tool, the head row again for
+    # the published catalog ("enabled by").
+    "declared tool page": Page("modes_declaredtool_change", add_modes, 2 + 4, lambda rows: rows.tool),
     # + the tool's name from its id (revisions name a tool by its name), its entries with their revisions and
     # authors, the live tool.
     "declared tool history": Page("modes_declaredtool_history", add_catalog_edits, 2 + 3, lambda rows: rows.tool),

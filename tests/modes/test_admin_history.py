@@ -434,6 +434,53 @@ def test_a_deleted_tool_named_in_digits_is_restored_from_its_own_history_not_fro
     assert DeclaredTool.objects.get(name=str(ddr_manager.pk)).description == "Named in digits."
     assert DeclaredTool.objects.get(pk=ddr_manager.pk).description == "Manages DDRs."
 
+
+LOADED = re.compile(r'<input type="hidden" name="_loaded_revision" value="(\d+)">')
+
+
+def loaded_revision(client, url) -> dict:
+    """The change form's hidden field, as a browser that opened the form posts it back."""
+    return {"_loaded_revision": LOADED.search(client.get(url).content.decode()).group(1)}
+
+
+def test_a_form_opened_before_another_admins_save_is_refused_and_their_change_stays(
+    admin_client, admin_user, django_user_model, client
+):
+    general = AgentMode.objects.get(pk=GENERAL_ID)
+    opened = loaded_revision(admin_client, change_url(GENERAL_ID))  # admin opens the form, then boss saves first
+    boss = django_user_model.objects.create_superuser(username="boss", password="x")
+    client.force_login(boss)
+    bosses = {**form_data(general, description="By boss."), **loaded_revision(client, change_url(GENERAL_ID))}
+    assert client.post(change_url(GENERAL_ID), bosses).status_code == 302
+
+    mine = {**form_data(general, when_to_use="Use it now."), **opened}
+    response = admin_client.post(change_url(GENERAL_ID), mine, follow=True)
+
+    assert messages_of(response) == [
+        "Nothing was changed: Mode 'general' was changed in revision 2 by boss after you opened its form. Reload the "
+        "page to see that change, then make yours again."
+    ]
+    general.refresh_from_db()
+    assert (general.description, general.when_to_use) == ("By boss.", seed_general()["when_to_use"])
+    assert latest() == 2
+    reloaded = loaded_revision(admin_client, change_url(GENERAL_ID))
+    again = {**form_data(general, when_to_use="Use this mode for anything."), **reloaded}
+    assert admin_client.post(change_url(GENERAL_ID), again).status_code == 302  # reloaded: saved
+    assert revisions()[0] == (3, "mode general: when_to_use", admin_user)
+
+
+def test_a_tools_form_opened_before_another_save_is_refused_too(admin_client, ddr_manager):
+    url = reverse("admin:modes_declaredtool_change", args=[ddr_manager.pk])
+    opened = loaded_revision(admin_client, url)
+    through_the_services(lambda: DeclaredTool.objects.filter(pk=ddr_manager.pk).update(description="Elsewhere."))
+
+    response = admin_client.post(
+        url, {"name": ddr_manager.name, "description": "Here.", "parameters": NO_SCHEMA, **opened}, follow=True
+    )
+
+    assert "Declared tool 'agent_ddr_manager' was changed in revision 3" in messages_of(response)[0]
+    assert DeclaredTool.objects.get(pk=ddr_manager.pk).description == "Elsewhere."
+
 # --- A write the catalog's rules refuse, past what the form checks ------------------------------------------
 
 
