@@ -6,6 +6,7 @@ restore; the catalog's revisions and releases. Every form posted here that chang
 
 import json
 from collections import Counter
+from dataclasses import replace
 
 from django import forms
 from django.conf import settings
@@ -428,14 +429,18 @@ def release_banner(request) -> None:
 
 
 def _staging(form) -> Staging:
-    """The staged publication the page's form asks for, judged as the API judges its body (PublishRequest)."""
+    """
+    The staged publication the page's form asks for, judged as the API judges its body (PublishRequest), with the
+    rollout the page showed: a page opened before someone else staged, promoted or aborted the revision changes
+    nothing (check_seen_rollout), and one that showed an aborted rollout asks for its restart.
+    """
     guard = {"metric": form.get("guard_metric"), "ratio": form.get("guard_ratio"), "minSessions": form.get("guard_min_sessions")}
     slugs = [slug.strip() for slug in form.get("organizations", "").split(",") if slug.strip()]
     body = {
         **({"share": form["share"]} if form.get("share") else {}), "organizations": slugs,
         **({"guard": guard} if guard["metric"] else {}), **({"restart": True} if form.get("restart") else {}),
     }
-    return _as_the_api_judges(PublishRequest.staging, body)
+    return replace(_as_the_api_judges(PublishRequest.staging, body), seen_rollout=form.get("seen_rollout"))
 
 
 def _abort_reason(form) -> str:
@@ -552,14 +557,14 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
                 done = DONE.get(action, "Revision {number} is published to agents.")
                 self.message_user(request, done.format(number=getattr(revision, "number", number)), messages.SUCCESS)
             return HttpResponseRedirect(releases_url)
-        rollout = CatalogHead.objects.select_related("rollout").get(pk=1).rollout
+        # The revision's latest rollout, which the form names (_staging): in flight, its share is where raising it
+        # starts; aborted, the form rolls it out again, and says so.
+        seen = CatalogRollout.objects.filter(revision_id=number).order_by("-started_at").first()
+        state, State = seen and seen.state, CatalogRollout.State
         context = {
             "title": question.format(number=number), "confirm": confirm, "releases_url": releases_url, "fields": fields,
-            "metrics": CatalogRollout.Metric.choices,
-            # Raising a rollout's share starts from the share it has; a form opened to roll out asks for a restart, so
-            # that one opened to raise the share restarts nothing once the rollout was aborted (RolloutAborted).
-            "share": rollout.share if rollout and rollout.revision_id == number else 10,
-            "restart": not (rollout and rollout.revision_id == number),
+            "metrics": CatalogRollout.Metric.choices, "share": seen.share if state == State.IN_FLIGHT else 10,
+            "seen_rollout": seen.pk if seen else "", "aborted": seen if state == State.ABORTED else None,
         }
         return admin_page(self, request, "admin/modes/catalog_release_confirm.html", **context)
 

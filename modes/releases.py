@@ -23,7 +23,7 @@ from .models import AgentMode, CatalogApproval, CatalogHead, CatalogRevision, Ca
 from .permissions import may
 from .portable import PORTABLE_FIELDS, TOOL_FIELDS
 from .revisions import publish, rows_differ_from_latest
-from .rollouts import Staging, describe, end_rollout, start_rollout, widen_rollout
+from .rollouts import Staging, check_seen_rollout, describe, end_rollout, start_rollout, widen_rollout
 from .routing.gate import check_gate
 from .rules import InvalidCatalog, validate_catalog
 from .services import ModeDeletionRefused, restore_revision_rows
@@ -159,6 +159,8 @@ def publish_revision(*, number: int, user, staging: Staging | None = None) -> Ca
     with transaction.atomic():
         head = catalog_head(locked=True)
         revision = get_revision(number)
+        if staging is not None:
+            check_seen_rollout(revision, staging)
         status = revision_status(revision, head)
         if status == ReleaseStatus.STAGED:
             if staging is None:

@@ -36,13 +36,18 @@ class RolloutAborted(Conflict):
     """A request to raise the share of a rollout that has ended (a stale page, or one that raced the abort)."""
 
     def __init__(self, rollout: CatalogRollout):
-        by = rollout.ended_by or "its guard"
         why = f" ({rollout.end_reason})" if rollout.end_reason else ""
-        number = rollout.revision_id
         super().__init__(
-            f"The rollout of revision {number} was aborted by {by}{why}: a request to raise its share comes too late. "
-            f'To roll revision {number} out again, ask for that: "restart": true (publish_revision --restart). '
-            "Nothing changed."
+            f"The rollout of revision {rollout.revision_id} was aborted{why}: a request to raise its share comes too "
+            "late. To roll it out again, ask for a restart. Nothing changed."
+        )
+
+
+class RolloutsChangedSinceSeen(Conflict):
+    def __init__(self, number: int):
+        super().__init__(
+            f"Revision {number} was staged, promoted or aborted since this page was opened. Nothing changed: see where "
+            "it is on the releases page."
         )
 
 
@@ -63,13 +68,23 @@ class Staging:
     organizations: tuple[str, ...] = ()
     guard: Guard | None = None
     restart: bool = False  # a revision whose rollout was aborted is rolled out again only when asked
+    # A page's: the id of the revision's latest rollout it showed ("" for none); None: the caller does not say.
+    seen_rollout: str | None = None
+
+
+def check_seen_rollout(revision: CatalogRevision, staging: Staging) -> None:
+    """RolloutsChangedSinceSeen if the page staging comes from showed another latest rollout than revision has now."""
+    if staging.seen_rollout is not None:
+        latest = revision.rollouts.order_by("-started_at").values_list("pk", flat=True).first()
+        if str(latest or "") != staging.seen_rollout:
+            raise RolloutsChangedSinceSeen(revision.number)
 
 
 def start_rollout(head: CatalogHead, revision: CatalogRevision, *, staging: Staging, by, unreviewed: bool):
     """Serve revision to staging's cohort from every worker's next request; the caller holds the head's lock."""
     if head.rollout_id is not None:
         raise RolloutInFlight(head)
-    aborted = revision.rollouts.order_by("-started_at").select_related("ended_by").first()  # none is in flight
+    aborted = revision.rollouts.filter(state=CatalogRollout.State.ABORTED).order_by("-started_at").first()
     if aborted is not None and not staging.restart:
         raise RolloutAborted(aborted)
     organizations = _organizations(staging.organizations)

@@ -391,22 +391,29 @@ def test_a_staged_revision_is_not_replayed_to_a_session_owner_until_it_is_publis
     assert alice_client.get(f"/api/sessions/{inside.pk}/context/", {"revision": scout_pending}).status_code == 200
 
 
-ABORTED_BY_PUBLISHER = (
-    "The rollout of revision 2 was aborted by publisher (Not now.): a request to raise its share comes too late. "
-    "To roll revision 2 out again, ask for that: \"restart\": true (publish_revision --restart). Nothing changed."
+ABORTED_NOT_NOW = (
+    "The rollout of revision 2 was aborted (Not now.): a request to raise its share comes too late. To roll it out "
+    "again, ask for a restart. Nothing changed."
 )
+PAGE = "/admin/modes/catalogrevision/releases/"
+
+
+def page_form(client, number) -> dict:
+    """The hidden fields of the releases page's roll-out form, as a browser that opened it posts them back."""
+    html = client.get(f"{PAGE}{number}/stage/").content.decode()
+    return dict(re.findall(r'<input type="hidden" name="(seen_rollout|restart)" value="([^"]*)">', html))
 
 
 def test_a_share_raised_after_the_rollout_was_aborted_restarts_nothing_unless_asked(scout_pending, publisher):
-    # A stale page or a request racing the abort: as promote and abort, it must not act on a rollout that ended.
+    # A request racing the abort, or sent from a stale page: as promote and abort, it must not act on a rollout that
+    # ended.
     user, client = publisher
     assert stage(client, scout_pending, share=10).status_code == 200
     assert client.post("/api/catalog/rollout/abort/", {"reason": "Not now."}, format="json").status_code == 200
-    page = "/admin/modes/catalogrevision/releases/"
 
     late = stage(client, scout_pending, share=50)
-    assert (late.status_code, late.json()["detail"]) == (409, ABORTED_BY_PUBLISHER)
-    with pytest.raises(CommandError, match=f"^{re.escape(ABORTED_BY_PUBLISHER)}$"):
+    assert (late.status_code, late.json()["detail"]) == (409, ABORTED_NOT_NOW)
+    with pytest.raises(CommandError, match=f"^{re.escape(ABORTED_NOT_NOW)}$"):
         call_command("publish_revision", str(scout_pending), "--user", user.username, "--share", "50")
     assert CatalogHead.objects.get(pk=1).rollout is None
     assert list(CatalogRollout.objects.values_list("state", "share")) == [("aborted", 10)]
@@ -415,13 +422,29 @@ def test_a_share_raised_after_the_rollout_was_aborted_restarts_nothing_unless_as
     assert client.post("/api/catalog/rollout/abort/", {}, format="json").status_code == 200
     call_command("publish_revision", str(scout_pending), "--user", user.username, "--share", "20", "--restart",
                  stdout=StringIO())
-    # The releases page: a form opened to raise the share posts no restart; one opened to roll out posts one.
-    raising = client.get(f"{page}{scout_pending}/stage/").content.decode()
-    assert client.post("/api/catalog/rollout/abort/", {}, format="json").status_code == 200
-    assert 'name="restart"' not in raising
-    refused = client.post(f"{page}{scout_pending}/stage/", {"share": "30"}, follow=True)
-    assert "a request to raise its share comes too late" in str(list(refused.context["messages"]))
-    assert '<input type="hidden" name="restart" value="on">' in client.get(f"{page}{scout_pending}/stage/").content.decode()
-    done = client.post(f"{page}{scout_pending}/stage/", {"share": "30", "restart": "on"}, follow=True)
+    assert [rollout.share for rollout in CatalogRollout.objects.order_by("started_at")] == [10, 50, 20]
+
+
+def test_the_releases_page_acts_only_on_the_rollout_it_showed(scout_pending, publisher):
+    _, client = publisher
+    opened_before_any = page_form(client, scout_pending)
+    assert opened_before_any == {"seen_rollout": ""}
+    assert stage(client, scout_pending, share=10).status_code == 200
+    raising_the_first = page_form(client, scout_pending)
+    assert client.post("/api/catalog/rollout/abort/", {"reason": "Not now."}, format="json").status_code == 200
+
+    for stale, refusal in (  # someone staged it since the page was opened; someone aborted what it raises
+        (opened_before_any, "Revision 2 was staged, promoted or aborted since this page was opened."),
+        (raising_the_first, ABORTED_NOT_NOW),
+    ):
+        refused = client.post(f"{PAGE}{scout_pending}/stage/", {"share": "30", **stale}, follow=True)
+        assert refusal in str(list(refused.context["messages"]))
+    assert CatalogHead.objects.get(pk=1).rollout is None
+
+    page = client.get(f"{PAGE}{scout_pending}/stage/").content.decode()
+    assert "Its last rollout was aborted (Not now.): this rolls it out again." in page
+    done = client.post(f"{PAGE}{scout_pending}/stage/", {"share": "30", **page_form(client, scout_pending)}, follow=True)
     assert "Revision 2 is being rolled out." in str(list(done.context["messages"]))
-    assert [rollout.share for rollout in CatalogRollout.objects.order_by("started_at")] == [10, 50, 20, 30]
+    restarted = client.post(f"{PAGE}{scout_pending}/stage/", {"share": "40", **raising_the_first}, follow=True)
+    assert "since this page was opened" in str(list(restarted.context["messages"]))  # the first rollout's page
+    assert [rollout.share for rollout in CatalogRollout.objects.order_by("started_at")] == [10, 30]
