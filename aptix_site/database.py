@@ -14,8 +14,9 @@ from psycopg.pq import TransactionStatus
 
 # set_config's third argument: true for the current transaction only (SET LOCAL), false for the session.
 SET_BOUNDS_SQL = "SELECT set_config('lock_timeout', %s, %s), set_config('statement_timeout', %s, %s)"
-# lock_not_available (lock_timeout), query_canceled (statement_timeout)
-BUSY_SQLSTATES = frozenset({"55P03", "57014"})
+# lock_not_available (lock_timeout), query_canceled (statement_timeout), deadlock_detected (two writers that each
+# wait on the other: PostgreSQL stops one; tried again, it goes through)
+BUSY_SQLSTATES = frozenset({"55P03", "57014", "40P01"})
 # What Retry-After says to a request that met one of the limits.
 BUSY_RETRY_SECONDS = 5
 
@@ -52,10 +53,10 @@ def bound_transaction(execute, sql, params, many, context):
 
 def foreign_keys_checked_at_each_statement() -> None:
     """
-    For the rest of the current transaction, PostgreSQL checks each foreign key as its row is written, not at commit,
-    and takes its lock on the row named then: a row that names one a concurrent transaction is deleting waits for it
-    and fails at that statement (an IntegrityError its writer can answer), and the deleter waits for a row that names
-    it, rather than either failing its commit. SQLite, which lets one writer in at a time, needs nothing.
+    For the rest of the current transaction, PostgreSQL checks each foreign key as its row is written, not at commit.
+    A row naming one that another transaction is deleting then waits for that transaction, and fails at its statement:
+    an IntegrityError that its writer can answer, inside the writer's code, whatever transaction encloses it. SQLite,
+    which lets one writer in at a time, needs nothing.
     """
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:

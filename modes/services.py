@@ -114,10 +114,9 @@ def restore_revision_rows(*, number: int, document: dict, restored_by) -> Catalo
         # same rules; one that is no row yet is created the default, below.
         _switch_default_to(default)
         for section, rows, name in ((MODE_SECTION, modes, "pk"), (TOOL_SECTION, tools, "name")):
-            gone = section.model.objects.select_for_update().exclude(  # locked first, as in delete_modes
-                **{f"{name}__in": [getattr(row, name) for row in rows]}
-            )
+            gone = section.model.objects.exclude(**{f"{name}__in": [getattr(row, name) for row in rows]})
             if section is MODE_SECTION:
+                gone = gone.select_for_update()  # locked first, as in delete_modes
                 check_deletable(modes=gone)
             _delete_rows(gone)
             existing = {getattr(row, name): row for row in section.model.objects.all()}
@@ -186,8 +185,9 @@ def import_modes(
     """
     Every entry, or none, as one revision. PortableFileError lists every problem: of the file (read_document's
     too), each with its entry and field, or else each rule (modes.rules) that the catalog it would leave breaks.
-    With ids_follow_keys, an entry's id yields to the id of the mode of its key, as the rows are under the lock (a
-    coding agent's file, whose id only says where it came from, updates a mode of the same key from elsewhere).
+    With ids_follow_keys, an entry's id yields to the id of the mode of its key, as the rows are once the catalog is
+    locked (a coding agent's file, whose id only says where it came from, updates a mode of the same key from
+    elsewhere).
     """
     if dry_run:
         return _plan(mode_file, update=update, ids_follow_keys=ids_follow_keys)[0]
@@ -211,7 +211,8 @@ def _plan(mode_file: ModeFile, *, update, ids_follow_keys):
     ids_in_use, seen_ids = {mode.pk: key for key, mode in modes.items()}, {}
 
     def vet(entry, mode) -> bool:
-        """A mode's id never changes: False when the rest would be checked against the wrong row."""
+        """A mode's id never changes: False when the rest would be checked against the wrong row. With
+        ids_follow_keys, the entry's id is dropped for a mode that exists, which keeps its own."""
         entry_id = entry.fields.get("id")
         if entry_id is None:
             return True

@@ -4,6 +4,7 @@ PostgreSQL), migrated, with the seed modes.
 """
 
 import threading
+import time
 
 import pytest
 from django.core.signals import request_finished
@@ -569,8 +570,22 @@ def second_connection():
         other.close()
 
 
-def commit_later(other, seconds=0.3) -> threading.Timer:
-    """Commits other's transaction after seconds, from another thread, while the code under test waits on its locks."""
-    timer = threading.Timer(seconds, other.commit)
-    timer.start()
-    return timer
+class CommitOnceWaitedOn(threading.Thread):
+    """
+    Commits other's transaction, from a thread, once another connection waits on one of its locks: the code under test
+    then meets the transaction uncommitted, however slow the machine. After timeout it commits anyway, and `waited`
+    says that nothing waited (a test of a race asserts it did).
+    """
+
+    def __init__(self, other, timeout=10):
+        super().__init__(daemon=True)
+        self.other, self.timeout, self.waited = other, timeout, False
+        self.start()
+
+    def run(self):
+        deadline = time.monotonic() + self.timeout
+        blocked = "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid)))"
+        while not self.waited and time.monotonic() < deadline:
+            self.waited = self.other.execute(blocked).fetchone()[0]
+            time.sleep(0.01)
+        self.other.commit()

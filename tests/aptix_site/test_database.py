@@ -3,8 +3,9 @@
 import json
 import sqlite3
 
+import psycopg
 import pytest
-from django.db import OperationalError
+from django.db import OperationalError, connection
 from django.db.utils import ConnectionHandler
 from django.test import RequestFactory
 
@@ -48,3 +49,16 @@ def test_sqlites_write_lock_held_past_the_timeout_is_busy_and_answered_503_in_th
 
 def test_a_faulty_statement_is_not_busy(waiter):
     assert not database_busy(failure(waiter, "SELECT * FROM no_such_table"))
+
+
+@pytest.mark.postgres(reason="PostgreSQL's errors, as Django wraps them")
+@pytest.mark.parametrize("error, busy", [
+    (psycopg.errors.LockNotAvailable, True),  # lock_timeout
+    (psycopg.errors.QueryCanceled, True),  # statement_timeout
+    (psycopg.errors.DeadlockDetected, True),  # two writers waiting on each other: one is stopped, to be tried again
+    (psycopg.errors.ForeignKeyViolation, False),
+])
+def test_postgresql_busy_errors_are_those_a_retry_gets_past(error, busy):
+    with pytest.raises(Exception) as raised, connection.wrap_database_errors:
+        raise error()
+    assert database_busy(raised.value) is busy

@@ -15,7 +15,7 @@ from modes.services import ModeDeletionRefused, ModeInUse, delete_modes, record_
 from sessions_app.models import AgentSession
 from sessions_app.services import create_session
 
-from ..conftest import commit_later
+from ..conftest import CommitOnceWaitedOn
 from ..expected import DDR_ID, GENERAL_ID
 
 pytestmark = pytest.mark.django_db
@@ -147,8 +147,10 @@ class TestAModeASessionMovesIntoMeanwhile:
         other = second_connection()
         other.execute("SET CONSTRAINTS ALL IMMEDIATE")  # as set_session_mode's transaction, not committed yet
         other.execute("UPDATE sessions_app_agentsession SET mode_id = %s WHERE id = %s", [scratch.pk, session.pk])
-        commit_later(other)
+        committer = CommitOnceWaitedOn(other)
         with pytest.raises(ModeInUse, match="'scratch' is a mode that sessions use"):
             delete_modes(modes=[scratch])
+        committer.join()
+        assert committer.waited  # the race was run: the deletion met the move uncommitted
         assert AgentMode.objects.filter(key="scratch").exists()
         assert AgentSession.objects.get(pk=session.pk).mode_id == scratch.pk

@@ -22,9 +22,10 @@ from modes.graph import ModeSwitchRefused
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange, ModeChangeRefusal
 from sessions_app.selectors import InvalidSessionId, get_owned_session, mode_changes_of, sessions_of
-from sessions_app.services import create_session, set_session_mode
+from sessions_app.services import ask_mode_change, create_session, set_session_mode
+from sessions_app.tools import answer_mode_change
 
-from ..conftest import commit_later
+from ..conftest import CommitOnceWaitedOn
 from ..expected import DDR_ID, GENERAL_ID, WORKFLOW_ID
 
 
@@ -486,7 +487,7 @@ class TestAModeDeletedMeanwhile:
         session = create_session(release=Release(catalog), owner=alice, org=None)
         other = second_connection()
         other.execute("DELETE FROM modes_agentmode WHERE key = 'scratch'")  # as a rollback that drops it, uncommitted
-        commit_later(other)
+        committer = CommitOnceWaitedOn(other)
         with pytest.raises(UnknownModeError, match="'scratch' is being removed from the catalog"):
             if write == "move":
                 set_session_mode(
@@ -494,5 +495,30 @@ class TestAModeDeletedMeanwhile:
                 )
             else:
                 create_session(release=Release(catalog), owner=alice, org=None, mode_key="scratch")
+        committer.join()
+        assert committer.waited  # the race was run: the write met the deletion uncommitted
+        assert list(AgentSession.objects.values_list("mode_id", flat=True)) == [GENERAL_ID]
+        assert not ModeChange.objects.exists()
+
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_a_users_switch_answered_meanwhile_is_the_tools_refusal(self, new_mode, alice, second_connection):
+        # The change runs inside the answer's transaction (the answer is taken once): its commit comes later.
+        new_mode("scratch")
+        catalog = published_catalog()
+        session = create_session(release=Release(catalog), owner=alice, org=None)
+        question = ask_mode_change(
+            catalog=catalog, session_id=session.pk, mode=catalog.mode("scratch"), reason="r", user=alice, branch=False,
+            channel="rest",
+        )
+        other = second_connection()
+        other.execute("DELETE FROM modes_agentmode WHERE key = 'scratch'")
+        committer = CommitOnceWaitedOn(other)
+        result = answer_mode_change(
+            catalog=catalog, session_id=session.pk, confirmation_id=question.pk, user=alice, choice="switch",
+            channel="rest",
+        )
+        committer.join()
+        assert committer.waited
+        assert not result.successful and "'scratch' is being removed from the catalog" in result.error_message
         assert list(AgentSession.objects.values_list("mode_id", flat=True)) == [GENERAL_ID]
         assert not ModeChange.objects.exists()

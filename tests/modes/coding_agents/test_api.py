@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from modes.coding_agents.base import mode_id
 from modes.models import AgentMode, CatalogHead
 
-from ...conftest import commit_later
+from ...conftest import CommitOnceWaitedOn
 from .conftest import IMPORTED_KEYS, REPOSITORY
 
 pytestmark = pytest.mark.django_db
@@ -161,11 +161,13 @@ class TestTwoImportsOfOneKeyAtOnce:
             "source = 'custom', position = 900", [roo_id],
         )
         other.execute("INSERT INTO modes_agentmode SELECT * FROM copied")
-        commit_later(other)
+        committer = CommitOnceWaitedOn(other)
 
         claude = ".claude/agents/test-runner.md"
         files = [{"path": claude, "content": REPOSITORY[claude]}]
         response = importer.post(IMPORT, {"files": files, "update": True}, format="json")
+        committer.join()
+        assert committer.waited  # the race was run: this import waited for the other to commit
 
         assert response.status_code == 200, response.content
         mode = AgentMode.objects.get(key="test_runner")
