@@ -96,8 +96,9 @@ class CatalogAdmin(admin.ModelAdmin):
         The change form, shown with the revision it shows the row at; posted back with it, refused (under the catalog's
         lock, _one_revision) if another revision changed the row since: saving would undo that change unseen.
         """
-        loaded = whole_number(request.POST.get("_loaded_revision", ""), at_most=2**31 - 1)
-        if object_id and loaded:
+        loaded = request.POST.get("_loaded_revision")
+        if object_id and loaded is not None:  # a form posted without it (a script's) is not judged
+            loaded = whole_number(loaded, at_most=2**31 - 1)
             check_unchanged_since(kind=self.kind, identity=self.identity_of(unquote(object_id)), number=loaded)
         if request.method != "POST":  # a form shown again with its errors keeps the revision it was opened at
             loaded = CatalogHead.objects.values_list("latest", flat=True).get(pk=1)

@@ -10,9 +10,9 @@ from datetime import datetime
 from django.db.models import Exists, F, OuterRef, Window
 from django.db.models.functions import RowNumber
 
-from aptix_site.service_errors import Conflict
+from aptix_site.service_errors import Conflict, InvalidInput
 
-from .models import AgentMode, CatalogRevision, CatalogRevisionEntry, DeclaredTool
+from .models import AgentMode, CatalogHead, CatalogRevision, CatalogRevisionEntry, DeclaredTool
 from .portable import FORMAT_NAME, FORMAT_VERSION
 
 MODE, TOOL = CatalogRevisionEntry.Kind.MODE, CatalogRevisionEntry.Kind.TOOL
@@ -111,15 +111,20 @@ class ChangedSinceLoaded(Conflict):
     """An edit made on a view of a row older than its last change: saving it would undo that change unseen."""
 
 
-def check_unchanged_since(*, kind: str, identity: str, number: int) -> None:
-    """ChangedSinceLoaded if a revision after number changed the mode (by id) or declared tool (by name)."""
+def check_unchanged_since(*, kind: str, identity: str, number: int | None) -> None:
+    """
+    ChangedSinceLoaded if a revision after number changed the mode (by id) or declared tool (by name); InvalidInput
+    if number names no revision recorded (None: not a number), which would judge nothing.
+    """
+    if number is None or number > CatalogHead.objects.values_list("latest", flat=True).get(pk=1):
+        raise InvalidInput("The form says no revision it was opened at; reload it.")
     newer = CatalogRevisionEntry.objects.filter(kind=kind, identity=identity, revision_id__gt=number)
     entry = newer.select_related("revision__created_by").order_by("-revision_id").first()
     if entry is not None:
         by = f" by {entry.revision.created_by}" if entry.revision.created_by else ""
         raise ChangedSinceLoaded(
             f"{'Mode' if kind == MODE else 'Declared tool'} {entry.name!r} was changed in revision {entry.revision_id}"
-            f"{by} after you opened its form. Reload the page to see that change, then make yours again."
+            f"{by} after you opened its form. The form shows that change now: make yours again."
         )
 
 

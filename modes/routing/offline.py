@@ -46,7 +46,7 @@ def same_text(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.casefold()))
 
 
-BATCH = 256  # cases scored at once: 256 x 10,000 pieces of routing text is 10 MB of similarities
+BATCH = 256  # cases scored at once: 256 x 10,000 pieces of routing text is 10 MB of similarities (20 MB with a copy)
 
 
 class OfflineScorer:
@@ -67,7 +67,7 @@ class OfflineScorer:
         # Each distinct text is one column: the same words, in two modes, score the same to the bit, so a tie goes to
         # the mode first in the catalog on any machine (a matrix product's rounding differs from column to column).
         columns = {}
-        column_of_piece = [columns.setdefault(piece, len(columns)) for piece in pieces]
+        column_of_piece = np.array([columns.setdefault(piece, len(columns)) for piece in pieces], dtype=np.intp)
         embedded = model.embed(list(columns), norm=True)
         for start in range(0, len(cases), BATCH):  # a batch's matrix, not every case's: bounded memory
             batch = cases[start:start + BATCH]

@@ -285,7 +285,8 @@ def catalog_values(context, case):
         if isinstance(body.get("guard"), dict) and isinstance(body["guard"].get("ratio"), (int, float)):
             body = {**body, "guard": {**body["guard"], "ratio": max(round(body["guard"]["ratio"], 2), 0.01)}}
         if isinstance(body.get("organizations"), list):  # slugs of organizations that exist (fuzz_world's)
-            body = {**body, "organizations": [f"fuzz-{('alice', 'bob')[len(str(slug)) % 2]}" for slug in body["organizations"]]}
+            slugs = ("fuzz-alice", "fuzz-bob")
+            body = {**body, "organizations": [slugs[len(str(slug)) % 2] for slug in body["organizations"]]}
     elif case.operation.path == "/api/catalog/import/":
         # A file's text in an agent's format, which no schema can say (test_hostile_input sends malformed ones);
         # its mode may be there from an earlier case, which only an update may change (a 400 otherwise).

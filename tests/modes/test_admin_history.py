@@ -457,8 +457,8 @@ def test_a_form_opened_before_another_admins_save_is_refused_and_their_change_st
     response = admin_client.post(change_url(GENERAL_ID), mine, follow=True)
 
     assert messages_of(response) == [
-        "Nothing was changed: Mode 'general' was changed in revision 2 by boss after you opened its form. Reload the "
-        "page to see that change, then make yours again."
+        "Nothing was changed: Mode 'general' was changed in revision 2 by boss after you opened its form. The form "
+        "shows that change now: make yours again."
     ]
     general.refresh_from_db()
     assert (general.description, general.when_to_use) == ("By boss.", seed_general()["when_to_use"])
@@ -480,6 +480,15 @@ def test_a_tools_form_opened_before_another_save_is_refused_too(admin_client, dd
 
     assert "Declared tool 'agent_ddr_manager' was changed in revision 3" in messages_of(response)[0]
     assert DeclaredTool.objects.get(pk=ddr_manager.pk).description == "Elsewhere."
+
+
+@pytest.mark.parametrize("loaded", ["", "abc", "0", "99"])  # 99: no revision yet, which would judge nothing
+def test_a_form_that_says_no_revision_it_was_opened_at_is_refused(admin_client, loaded):
+    general = AgentMode.objects.get(pk=GENERAL_ID)
+    mine = {**form_data(general, when_to_use="Use it now."), "_loaded_revision": loaded}
+    response = admin_client.post(change_url(GENERAL_ID), mine, follow=True)
+    assert messages_of(response) == ["Nothing was changed: The form says no revision it was opened at; reload it."]
+    assert latest() == 1
 
 # --- A write the catalog's rules refuse, past what the form checks ------------------------------------------
 
