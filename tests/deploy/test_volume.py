@@ -34,7 +34,7 @@ QUERIES = {
     "revisions": 5,
     "a revision": 4,
     "modes": 7,
-    "a mode": 8,
+    "a mode": 9,  # and the latest revision, which its form carries (a save after another is refused)
     "a mode's history": 4,  # the session, its user, the revisions that changed the mode, the mode's row
     "API tokens": 5,
     "an API token": 4,
