@@ -320,14 +320,21 @@ def project_copy():
 
 
 def child_processes(pid) -> list[int]:
-    """The processes pid started that are still running."""
+    """
+    The processes pid started that are still running: those whose parent it is. From each process's stat, not
+    /proc/pid/task/*/children, which the kernel lists exactly only while the process is stopped (a shell that forks
+    as it is read, deploy/serve's, may be missed).
+    """
     children = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
+    for process_stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            children += [int(child) for child in (task / "children").read_text().split()]
-        except FileNotFoundError:
-            pass
-    return children
+            # pid (comm) state ppid ...; comm may hold spaces and parentheses: the fields after its last ")".
+            _, parent = process_stat.read_text().rpartition(")")[2].split()[:2]
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # ended meanwhile
+        if int(parent) == pid:
+            children.append(int(process_stat.parent.name))
+    return sorted(children)
 
 
 @contextmanager

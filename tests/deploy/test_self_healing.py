@@ -49,13 +49,11 @@ class Served:
 
     def serve_script(self) -> int:
         """deploy/serve's pid: make's child."""
-        (pid,) = child_processes(self.server.process.pid)
-        return pid
+        return _only(child_processes(self.server.process.pid), "make serve's child")
 
     def granian(self) -> int:
         """The pid of the Granian now serving (there are two for a moment during a reload)."""
-        (pid,) = [pid for pid in child_processes(self.serve_script()) if b"granian" in _cmdline(pid)]
-        return pid
+        return _only([pid for pid in child_processes(self.serve_script()) if b"granian" in _cmdline(pid)], "Granian")
 
     def workers(self) -> set[int]:
         return set(child_processes(self.granian()))
@@ -63,6 +61,11 @@ class Served:
     def audited_reasons(self) -> set[str]:
         with psycopg.connect(self.env["DATABASE_URL"]) as db:
             return {reason for (reason,) in db.execute(f"SELECT reason FROM {ModeChange._meta.db_table}")}
+
+
+def _only(pids, what) -> int:
+    assert len(pids) == 1, f"not one {what}: {[_cmdline(pid) for pid in pids]}"
+    return pids[0]
 
 
 def _cmdline(pid) -> bytes:
