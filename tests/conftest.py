@@ -468,12 +468,15 @@ def modes_restored_after_flush(django_db_setup, django_db_blocker):
 
 
 def pytest_collection_modifyitems(items):
-    """A test marked postgres(reason=...) is skipped, for that reason, on any other database."""
-    if connection.vendor == "postgresql":
-        return
+    """
+    A test marked postgres(reason=...) is skipped, for that reason, on any other database. One marked
+    either_database(reason=...) runs once, on SQLite, whose run of `make test` ends first.
+    """
     for item in items:
-        if marker := item.get_closest_marker("postgres"):
+        if connection.vendor != "postgresql" and (marker := item.get_closest_marker("postgres")):
             item.add_marker(pytest.mark.skip(reason=marker.kwargs["reason"]))
+        if connection.vendor != "sqlite" and (marker := item.get_closest_marker("either_database")):
+            item.add_marker(pytest.mark.skip(reason=f"{marker.kwargs['reason']}: run once, on SQLite"))
 
 
 def pytest_sessionstart(session):

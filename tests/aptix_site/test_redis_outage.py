@@ -19,6 +19,8 @@ from aptix_site.cache import FailoverRedisCache
 
 from ..servers import free_port, make_users, production_env, redis_server, scratch_database, serving
 
+pytestmark = pytest.mark.either_database(reason="the throttles' counting in Redis is the same on either database")
+
 
 @pytest.fixture
 def own_redis(settings, monkeypatch):

@@ -14,6 +14,8 @@ import requests
 
 from ..servers import make_users, production_env, scratch_database, serving
 
+pytestmark = pytest.mark.either_database(reason="nginx and the request parsing are the same on either database")
+
 
 @pytest.fixture(scope="module")
 def served():

@@ -8,13 +8,10 @@ import shutil
 import subprocess
 
 import pytest
-from django.db import connection
 
 from ..servers import ROOT
 
-pytestmark = pytest.mark.skipif(
-    connection.vendor != "sqlite", reason="the unit is the same on either database: checked once, on SQLite"
-)
+pytestmark = pytest.mark.either_database(reason="the unit is the same on either database")
 UNIT = ROOT / "deploy" / "aptix-modes.service"
 INSTALLED_AT = "/srv/aptix-modes"
 

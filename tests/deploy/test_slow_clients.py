@@ -10,13 +10,10 @@ import time
 
 import pytest
 import requests
-from django.db import connection
 
 from ..servers import make_users, production_env, scratch_database, serving
 
-pytestmark = pytest.mark.skipif(
-    connection.vendor != "sqlite", reason="the server layer is the same on either database: run once, on SQLite"
-)
+pytestmark = pytest.mark.either_database(reason="the server layer is the same on either database")
 STALLED = 50
 PROBE_SECONDS = 5
 CLOSE_WITHIN_SECONDS = 120

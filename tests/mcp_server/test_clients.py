@@ -21,6 +21,7 @@ from .live import mode_changes, new_session
 SCRIPTS = Path(__file__).resolve().parent / "mcp_clients"
 # The client venvs' names (tests/mcp_server/mcp_clients/requirements-<name>.txt); None is the suite's own Python (mcp 2.3).
 SDKS = {"1.22": "mcp-1.22", "1.30": "frameworks-mcp-1.30", "2.3": None}
+pytestmark = pytest.mark.either_database(reason="the clients meet the MCP layer, the same on either database")
 CLIENT_USERS = ("sdk_1_22", "sdk_1_30", "sdk_2_3", "langchain", "agents")
 UNSERVED = "Unknown tool: agent_hello_world. Mode 'ddr_authoring' of this session does not enable it."
 CHANGED = {"success": True, "mode": "ddr_authoring", "branch": False, "reason": "The user wants a DDR."}
