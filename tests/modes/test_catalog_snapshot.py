@@ -80,6 +80,10 @@ def test_a_revision_number_that_names_another_catalog_after_a_restore_is_loaded_
 # --- Two worker processes -------------------------------------------------------------------------------
 
 
+# The workers share a SQLite file of their own (shared_database), whatever the suite's database.
+on_a_sqlite_file = pytest.mark.either_database(reason="the workers share a SQLite file of their own")
+
+
 @pytest.fixture
 def shared_database(tmp_path):
     """A migrated SQLite file both servers use, with an admin who can log in; each test edits a fresh one."""
@@ -160,6 +164,7 @@ def two_workers(shared_database):
             worker.stop()
 
 
+@on_a_sqlite_file
 def test_an_admin_edit_through_one_worker_is_served_by_the_other_on_its_next_request(two_workers):
     first, second = two_workers
     for worker in two_workers:
@@ -172,6 +177,7 @@ def test_an_admin_edit_through_one_worker_is_served_by_the_other_on_its_next_req
     assert first.listed_default() == "ddr_authoring"
 
 
+@on_a_sqlite_file
 def test_a_token_client_of_another_worker_sees_an_admin_edit_on_its_next_request(two_workers, root_token):
     """Token requests read the catalog version in the token query: that read must be just as fresh."""
     first, second = two_workers
@@ -184,6 +190,7 @@ def test_a_token_client_of_another_worker_sees_an_admin_edit_on_its_next_request
         assert second.listed_default(token=root_token) == key
 
 
+@on_a_sqlite_file
 def test_an_import_by_another_process_is_served_by_a_running_worker_on_its_next_request(
     two_workers, shared_database, tmp_path
 ):

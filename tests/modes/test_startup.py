@@ -24,6 +24,8 @@ import pytest
 
 from ..servers import free_port, hand_to_serve_user, sqlite_folder
 
+pytestmark = pytest.mark.either_database(reason="each test serves a SQLite file of its own, whatever the suite's database")
+
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 GRANIAN = str(Path(sys.executable).parent / "granian")
