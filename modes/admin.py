@@ -91,24 +91,52 @@ class CatalogAdmin(admin.ModelAdmin):
     def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
         return self._one_revision(self._unless_changed_since_loaded, request, object_id, form_url, extra_context)
 
-    def _unless_changed_since_loaded(self, request, object_id, form_url, extra_context):
+    @staticmethod
+    def loaded_revision(request):
         """
-        The change form, shown with the revision it shows the row at; posted back with it, refused (under the catalog's
-        lock, _one_revision) if another revision changed the row since: saving would undo that change unseen.
+        The revision a page that edits rows shows them at: the latest, read before the rows; once posted, what the page
+        says (a page shown again with its errors keeps it), judged where a row is saved.
+        """
+        if request.method != "POST":
+            return CatalogHead.objects.values_list("latest", flat=True).get(pk=1)
+        return request.POST.get("_loaded_revision")
+
+    def check_unchanged_since_loaded(self, request, url_id: str) -> None:
+        """
+        ChangedSinceLoaded (checked under the catalog's lock, _one_revision) if a revision after the posted page's
+        changed the row: saving it would undo that change unseen.
         """
         loaded = request.POST.get("_loaded_revision")
-        if object_id and loaded is not None:  # a form posted without it (a script's) is not judged
-            loaded = whole_number(loaded, at_most=2**31 - 1)
-            check_unchanged_since(kind=self.kind, identity=self.identity_of(unquote(object_id)), number=loaded)
-        if request.method != "POST":  # a form shown again with its errors keeps the revision it was opened at
-            loaded = CatalogHead.objects.values_list("latest", flat=True).get(pk=1)
-        extra_context = {"loaded_revision": loaded, **(extra_context or {})}
+        if loaded is not None:  # a form posted without it (a script's) is not judged
+            number = whole_number(loaded, at_most=2**31 - 1)
+            check_unchanged_since(kind=self.kind, identity=self.identity_of(url_id), number=number)
+
+    def _unless_changed_since_loaded(self, request, object_id, form_url, extra_context):
+        """The change form, shown with the revision it shows the row at, and refused if saved after another's change."""
+        if object_id:
+            self.check_unchanged_since_loaded(request, unquote(object_id))
+        extra_context = {"loaded_revision": self.loaded_revision(request), **(extra_context or {})}
         return super().changeform_view(request, object_id, form_url, extra_context)
 
     def changelist_view(self, request, extra_context=None):
         deleted_rows = [(self.deleted_row_url_id(removal.identity), removal) for removal in deleted_since(self.kind)]
         extra_context = {"deleted_rows": deleted_rows, **(extra_context or {})}
+        if self.list_editable:
+            extra_context["loaded_revision"] = self.loaded_revision(request)
         return self._one_revision(super().changelist_view, request, extra_context)
+
+    def get_changelist_formset(self, request, **kwargs):
+        """The list's editable fields, whose rows are refused as the change form's are if changed since the page's."""
+        admin = self
+
+        class UnlessChangedSinceLoaded(super().get_changelist_formset(request, **kwargs)):
+            def clean(self):
+                super().clean()
+                for form in self.forms:
+                    if form.has_changed():  # what the list saves
+                        admin.check_unchanged_since_loaded(request, str(form.instance.pk))
+
+        return UnlessChangedSinceLoaded
 
     def delete_view(self, request, *args, **kwargs):
         return self._one_revision(super().delete_view, request, *args, **kwargs)

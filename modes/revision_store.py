@@ -117,14 +117,14 @@ def check_unchanged_since(*, kind: str, identity: str, number: int | None) -> No
     if number names no revision recorded (None: not a number), which would judge nothing.
     """
     if number is None or number > CatalogHead.objects.values_list("latest", flat=True).get(pk=1):
-        raise InvalidInput("The form says no revision it was opened at; reload it.")
+        raise InvalidInput("The page says no revision it was opened at; reload it.")
     newer = CatalogRevisionEntry.objects.filter(kind=kind, identity=identity, revision_id__gt=number)
     entry = newer.select_related("revision__created_by").order_by("-revision_id").first()
     if entry is not None:
         by = f" by {entry.revision.created_by}" if entry.revision.created_by else ""
         raise ChangedSinceLoaded(
             f"{'Mode' if kind == MODE else 'Declared tool'} {entry.name!r} was changed in revision {entry.revision_id}"
-            f"{by} after you opened its form. The form shows that change now: make yours again."
+            f"{by} after you opened this page. The page shows that change now: make yours again."
         )
 
 

@@ -200,9 +200,10 @@ PAGES = {
     "revision page": Page(
         "modes_catalogrevision_change", add_catalog_edits, 2 + 2, lambda rows: rows.first_revision
     ),
-    # + the deleted modes (their removals, with their revisions), the head row (whether a revision is pending, for
-    # the banner), the count of the page and of the whole table, the page.
-    "mode list": Page("modes_agentmode_changelist", add_modes, 2 + 5),
+    # + the deleted modes (their removals, with their revisions), the latest revision (what its positions are edited
+    # at), the head row (whether a revision is pending, for the banner), the count of the page and of the whole
+    # table, the page.
+    "mode list": Page("modes_agentmode_changelist", add_modes, 2 + 6),
     # + the head row (the banner), the latest revision (what the form is opened at), the mode, then the rows as saved
     # twice, modes and declared tools, once for each preview (the system prompt, the tools): working_catalog() is
     # read per preview.

@@ -33,7 +33,7 @@ QUERIES = {
     "a mode change": 8,
     "revisions": 5,
     "a revision": 4,
-    "modes": 7,
+    "modes": 8,  # and the latest revision, which its positions are edited at
     "a mode": 9,  # and the latest revision, which its form carries (a save after another is refused)
     "a mode's history": 4,  # the session, its user, the revisions that changed the mode, the mode's row
     "API tokens": 5,

@@ -3,11 +3,21 @@ The modes admin as a browser drives it, for every test of the admin's pages: its
 change form, and what a response shows (messages, form errors).
 """
 
+import re
+
 from django.urls import reverse
 
 from ..expected import LIST_FIELDS
 
 CHANGELIST = reverse("admin:modes_agentmode_changelist")
+
+
+LOADED = re.compile(r'<input type="hidden" name="_loaded_revision" value="(\d+)">')
+
+
+def loaded_revision(client, url) -> dict:
+    """The hidden field of a page that edits rows (a change form, the mode list), as a browser that opened it posts it."""
+    return {"_loaded_revision": LOADED.search(client.get(url).content.decode()).group(1)}
 
 
 def change_url(pk):

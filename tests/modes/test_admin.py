@@ -11,7 +11,7 @@ from modes.models import AgentMode
 from modes.services import set_default_mode
 
 from ..expected import DDR_ID, GENERAL_ID, LIST_FIELDS, WORKFLOW_ID
-from .admin_forms import CHANGELIST, change_url, delete_url, form_data, form_errors, messages_of
+from .admin_forms import CHANGELIST, change_url, delete_url, form_data, form_errors, loaded_revision, messages_of
 from modes.catalog import published_release
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
@@ -266,8 +266,9 @@ def test_invalid_builtin_edit_gets_a_form_error(admin_client):
 # --- reordering ----------------------------------------------------------------------------------------
 
 
-def reorder(client, positions):
+def reorder(client, positions, **posted):
     data = {
+        **posted,
         "form-TOTAL_FORMS": str(len(positions)),
         "form-INITIAL_FORMS": str(len(positions)),
         "form-MIN_NUM_FORMS": "0",
@@ -277,7 +278,7 @@ def reorder(client, positions):
     for index, (pk, position) in enumerate(positions.items()):
         data[f"form-{index}-id"] = pk
         data[f"form-{index}-position"] = str(position)
-    return client.post(CHANGELIST, data)
+    return client.post(CHANGELIST, data, follow="_loaded_revision" in posted)
 
 
 def test_reorder_modes_from_the_changelist(admin_client):
@@ -285,6 +286,30 @@ def test_reorder_modes_from_the_changelist(admin_client):
     assert response.status_code == 302
     assert list(AgentMode.objects.values_list("key", flat=True)) == ["workflow_authoring", "ddr_authoring", "general"]
     assert listed_keys(admin_client.get(CHANGELIST)) == ["workflow_authoring", "ddr_authoring", "general"]
+
+
+def test_positions_saved_from_a_list_opened_before_another_change_are_refused_and_that_change_stays(
+    admin_client, admin_user, django_user_model, client
+):
+    opened = loaded_revision(admin_client, CHANGELIST)  # the admin opens the list
+    boss = django_user_model.objects.create_superuser(username="boss", password="x")
+    client.force_login(boss)
+    assert reorder(client, {GENERAL_ID: 1, DDR_ID: 7, WORKFLOW_ID: 3}).status_code == 302  # boss moves ddr last
+
+    # The admin moves workflow_authoring first; the list they opened still shows ddr_authoring at 2.
+    response = reorder(admin_client, {GENERAL_ID: 1, DDR_ID: 2, WORKFLOW_ID: 0}, **opened)
+
+    assert messages_of(response) == [
+        "Nothing was changed: Mode 'ddr_authoring' was changed in revision 2 by boss after you opened this page. The "
+        "page shows that change now: make yours again."
+    ]
+    assert dict(AgentMode.objects.values_list("key", "position")) == {
+        "general": 1, "ddr_authoring": 7, "workflow_authoring": 3
+    }
+    reopened = loaded_revision(admin_client, CHANGELIST)
+    response = reorder(admin_client, {GENERAL_ID: 1, DDR_ID: 7, WORKFLOW_ID: 0}, **reopened)
+    assert messages_of(response)[-1] == "1 agent mode was changed successfully."
+    assert AgentMode.objects.get(pk=WORKFLOW_ID).position == 0
 
 
 def test_reorder_with_a_negative_position_is_a_form_error(admin_client):

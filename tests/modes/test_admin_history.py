@@ -17,7 +17,7 @@ from modes.releases import publish_revision
 
 from ..conftest import through_the_services
 from ..expected import DDR_ID, GENERAL_ID, WORKFLOW_ID
-from .admin_forms import CHANGELIST, change_url, delete_url, form_data, messages_of
+from .admin_forms import CHANGELIST, change_url, delete_url, form_data, loaded_revision, messages_of
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
@@ -435,14 +435,6 @@ def test_a_deleted_tool_named_in_digits_is_restored_from_its_own_history_not_fro
     assert DeclaredTool.objects.get(pk=ddr_manager.pk).description == "Manages DDRs."
 
 
-LOADED = re.compile(r'<input type="hidden" name="_loaded_revision" value="(\d+)">')
-
-
-def loaded_revision(client, url) -> dict:
-    """The change form's hidden field, as a browser that opened the form posts it back."""
-    return {"_loaded_revision": LOADED.search(client.get(url).content.decode()).group(1)}
-
-
 def test_a_form_opened_before_another_admins_save_is_refused_and_their_change_stays(
     admin_client, admin_user, django_user_model, client
 ):
@@ -457,7 +449,7 @@ def test_a_form_opened_before_another_admins_save_is_refused_and_their_change_st
     response = admin_client.post(change_url(GENERAL_ID), mine, follow=True)
 
     assert messages_of(response) == [
-        "Nothing was changed: Mode 'general' was changed in revision 2 by boss after you opened its form. The form "
+        "Nothing was changed: Mode 'general' was changed in revision 2 by boss after you opened this page. The page "
         "shows that change now: make yours again."
     ]
     general.refresh_from_db()
@@ -487,7 +479,7 @@ def test_a_form_that_says_no_revision_it_was_opened_at_is_refused(admin_client, 
     general = AgentMode.objects.get(pk=GENERAL_ID)
     mine = {**form_data(general, when_to_use="Use it now."), "_loaded_revision": loaded}
     response = admin_client.post(change_url(GENERAL_ID), mine, follow=True)
-    assert messages_of(response) == ["Nothing was changed: The form says no revision it was opened at; reload it."]
+    assert messages_of(response) == ["Nothing was changed: The page says no revision it was opened at; reload it."]
     assert latest() == 1
 
 # --- A write the catalog's rules refuse, past what the form checks ------------------------------------------
