@@ -127,14 +127,14 @@ class CatalogAdmin(admin.ModelAdmin):
 
     def get_changelist_formset(self, request, **kwargs):
         """The list's editable fields, whose rows are refused as the change form's are if changed since the page's."""
-        admin = self
+        model_admin, pk_name = self, self.model._meta.pk.name
 
         class UnlessChangedSinceLoaded(super().get_changelist_formset(request, **kwargs)):
             def clean(self):
                 super().clean()
                 for form in self.forms:
-                    if form.has_changed():  # what the list saves
-                        admin.check_unchanged_since_loaded(request, str(form.instance.pk))
+                    if form.has_changed():  # what the list saves; the row as posted (deleted since: a new instance)
+                        model_admin.check_unchanged_since_loaded(request, str(form[pk_name].data))
 
         return UnlessChangedSinceLoaded
 

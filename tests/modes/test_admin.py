@@ -8,7 +8,7 @@ from django import forms
 from django.urls import reverse
 
 from modes.models import AgentMode
-from modes.services import set_default_mode
+from modes.services import delete_modes, set_default_mode
 
 from ..expected import DDR_ID, GENERAL_ID, LIST_FIELDS, WORKFLOW_ID
 from .admin_forms import CHANGELIST, change_url, delete_url, form_data, form_errors, loaded_revision, messages_of
@@ -310,6 +310,19 @@ def test_positions_saved_from_a_list_opened_before_another_change_are_refused_an
     response = reorder(admin_client, {GENERAL_ID: 1, DDR_ID: 7, WORKFLOW_ID: 0}, **reopened)
     assert messages_of(response)[-1] == "1 agent mode was changed successfully."
     assert AgentMode.objects.get(pk=WORKFLOW_ID).position == 0
+
+
+def test_positions_saved_from_a_list_that_shows_a_mode_deleted_since_are_refused_naming_the_deletion(
+    admin_client, custom_mode
+):
+    opened = loaded_revision(admin_client, CHANGELIST)
+    delete_modes(modes=[custom_mode])
+
+    positions = {GENERAL_ID: 1, DDR_ID: 2, WORKFLOW_ID: 0, custom_mode.pk: custom_mode.position}
+    response = reorder(admin_client, positions, **opened)
+
+    assert messages_of(response)[0].startswith("Nothing was changed: Mode 'research' was changed in revision 3 ")
+    assert AgentMode.objects.get(pk=WORKFLOW_ID).position == 3
 
 
 def test_reorder_with_a_negative_position_is_a_form_error(admin_client):
