@@ -470,7 +470,7 @@ def modes_restored_after_flush(django_db_setup, django_db_blocker):
 def pytest_collection_modifyitems(items):
     """
     A test marked postgres(reason=...) is skipped, for that reason, on any other database. One marked
-    either_database(reason=...) runs once, on SQLite, whose run of `make test` ends first.
+    either_database(reason=...) runs once, on SQLite: `make test` pays for it once.
     """
     for item in items:
         if connection.vendor != "postgresql" and (marker := item.get_closest_marker("postgres")):

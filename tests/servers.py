@@ -124,7 +124,6 @@ def scratch_database(migrated=True):
     False (empty), dropped afterwards. A migrated one is a copy of the run's migrated template (migrated_template):
     `manage.py migrate` takes 4 s, a copy a fraction of one.
     """
-    base = {key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
     if _on_sqlite():
         with sqlite_folder() as folder:
             path = folder / "scratch.sqlite3"
@@ -132,15 +131,24 @@ def scratch_database(migrated=True):
                 with closing(sqlite3.connect(migrated_template())) as source, closing(sqlite3.connect(path)) as copy:
                     source.backup(copy)  # whole and consistent, whatever the journal holds
             hand_to_serve_user(folder)
-            yield {**base, "DATABASE_URL": f"sqlite:///{path}"}
+            yield environment(f"sqlite:///{path}")
         return
     name = f"aptix_scratch_{uuid.uuid4().hex[:12]}"
     with _postgres_admin() as admin:
         admin.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{migrated_template()}"' if migrated else ""))
     try:
-        yield {**base, "DATABASE_URL": _postgres_url(name)}
+        yield environment(_postgres_url(name))
     finally:
         _drop_postgres_database(name)
+
+
+def environment(database_url) -> dict:
+    """This process's environment for a process of the app on another database (its settings module its own)."""
+    kept = {name: value for name, value in os.environ.items() if name not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
+    return {**kept, "DATABASE_URL": database_url}
+
+
+TEMPLATE_PREFIX = "aptix_template_"  # then the pid of the run that made it
 
 
 @functools.cache
@@ -148,21 +156,37 @@ def migrated_template() -> str:
     """
     A database of the suite's kind that `manage.py migrate` made, once per run, for scratch databases to copy: an
     SQLite file's path, or a PostgreSQL database's name (never connected to once migrated, as a template must be).
-    Removed when the run ends.
+    Removed when the run ends; one a killed run left is removed by the next run that makes one.
     """
-    base = {key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}}
+    _remove_templates_of_ended_runs()
     if _on_sqlite():
-        folder = Path(tempfile.mkdtemp(prefix="aptix-template-"))
+        folder = Path(tempfile.mkdtemp(prefix=f"{TEMPLATE_PREFIX}{os.getpid()}_"))
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
         path = folder / "migrated.sqlite3"
-        run_manage({**base, "DATABASE_URL": f"sqlite:///{path}"}, "migrate", "--noinput", "-v0", timeout=180)
+        run_manage(environment(f"sqlite:///{path}"), "migrate", "--noinput", "-v0", timeout=180)
         return str(path)
-    name = f"aptix_template_{uuid.uuid4().hex[:12]}"
+    name = f"{TEMPLATE_PREFIX}{os.getpid()}_{uuid.uuid4().hex[:8]}"
     with _postgres_admin() as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
     atexit.register(_drop_postgres_database, name)
-    run_manage({**base, "DATABASE_URL": _postgres_url(name)}, "migrate", "--noinput", "-v0", timeout=180)
+    run_manage(environment(_postgres_url(name)), "migrate", "--noinput", "-v0", timeout=180)
     return name
+
+
+def _remove_templates_of_ended_runs():
+    def ended(name):
+        pid = name[len(TEMPLATE_PREFIX):].partition("_")[0]
+        return pid.isdigit() and not Path(f"/proc/{pid}").exists()
+
+    for folder in Path(tempfile.gettempdir()).glob(f"{TEMPLATE_PREFIX}*"):
+        if ended(folder.name):
+            shutil.rmtree(folder, ignore_errors=True)
+    if not _on_sqlite():
+        with _postgres_admin() as admin:
+            names = admin.execute("SELECT datname FROM pg_database WHERE datname LIKE %s", [f"{TEMPLATE_PREFIX}%"])
+            for (name,) in names.fetchall():
+                if ended(name):
+                    admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _on_sqlite() -> bool:

@@ -116,7 +116,8 @@ class TokenAuth:
 SETTINGS = {
     "seed": int(os.environ.get("FUZZ_SEED", "20260401")),
     "generation": {
-        "max-examples": int(os.environ.get("FUZZ_MAX_EXAMPLES", "60")),
+        # 30 per operation send about 2,900 requests in all, past the floor of 1,000, in 61 s (60 sent 4,190, in 91 s).
+        "max-examples": int(os.environ.get("FUZZ_MAX_EXAMPLES", "30")),
         "database": "none",
         # The API refuses NUL characters anywhere (400), which no schema type can say; test_api_bad_input
         # sends them to every string field of every endpoint instead.

@@ -19,8 +19,6 @@ from aptix_site.cache import FailoverRedisCache
 
 from ..servers import free_port, make_users, production_env, redis_server, scratch_database, serving
 
-pytestmark = pytest.mark.either_database(reason="the throttles' counting in Redis is the same on either database")
-
 
 @pytest.fixture
 def own_redis(settings, monkeypatch):
@@ -106,6 +104,7 @@ def test_the_threads_of_a_process_share_one_count_and_one_warning_while_redis_is
     ]
 
 
+@pytest.mark.either_database(reason="a live server's counting in Redis is the same on either database")
 def test_a_live_server_keeps_serving_through_a_redis_outage_and_counts_in_redis_again_after():
     port = free_port()
     with scratch_database() as env:

@@ -4,7 +4,6 @@ immutable object once a request has it, and picked up by each worker from anothe
 request.
 """
 
-import os
 import re
 import subprocess
 import sys
@@ -18,7 +17,7 @@ from modes.catalog import build_system_prompt, get_mode, published_catalog
 from modes.models import AgentMode
 from modes.services import delete_modes, record_unrecorded_changes
 
-from ..servers import Server, run_django
+from ..servers import Server, run_django, scratch_database
 from ..expected import GENERAL_ID
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,23 +79,18 @@ def test_a_revision_number_that_names_another_catalog_after_a_restore_is_loaded_
 # --- Two worker processes -------------------------------------------------------------------------------
 
 
-# The workers share a SQLite file of their own (shared_database), whatever the suite's database.
-on_a_sqlite_file = pytest.mark.either_database(reason="the workers share a SQLite file of their own")
+# Two workers of one host, on a scratch database; the PostgreSQL run serves two hosts at once (deploy/test_two_hosts.py).
+two_workers_of_one_host = pytest.mark.either_database(reason="two workers share a database as two hosts do (test_two_hosts)")
 
 
 @pytest.fixture
-def shared_database(tmp_path):
-    """A migrated SQLite file both servers use, with an admin who can log in; each test edits a fresh one."""
-    path = tmp_path / "db.sqlite3"
-    env = {
-        **{key: value for key, value in os.environ.items() if key not in {"DATABASE_URL", "DJANGO_SETTINGS_MODULE"}},
-        "DATABASE_URL": f"sqlite:///{path}",
-        "DEBUG": "1",  # plain-HTTP admin login: cookies are Secure only with DEBUG off
-    }
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True, timeout=120)
-    run_django(env, "from django.contrib.auth.models import User; "
-               "User.objects.create_superuser('root', 'root@localhost', 'root-password-123')")
-    return env
+def shared_database():
+    """A migrated database both servers use, with an admin who can log in; each test edits a fresh one."""
+    with scratch_database() as env:
+        env = {**env, "DEBUG": "1"}  # plain-HTTP admin login: cookies are Secure only with DEBUG off
+        run_django(env, "from django.contrib.auth.models import User; "
+                   "User.objects.create_superuser('root', 'root@localhost', 'root-password-123')")
+        yield env
 
 
 @pytest.fixture
@@ -164,7 +158,7 @@ def two_workers(shared_database):
             worker.stop()
 
 
-@on_a_sqlite_file
+@two_workers_of_one_host
 def test_an_admin_edit_through_one_worker_is_served_by_the_other_on_its_next_request(two_workers):
     first, second = two_workers
     for worker in two_workers:
@@ -177,7 +171,7 @@ def test_an_admin_edit_through_one_worker_is_served_by_the_other_on_its_next_req
     assert first.listed_default() == "ddr_authoring"
 
 
-@on_a_sqlite_file
+@two_workers_of_one_host
 def test_a_token_client_of_another_worker_sees_an_admin_edit_on_its_next_request(two_workers, root_token):
     """Token requests read the catalog version in the token query: that read must be just as fresh."""
     first, second = two_workers
@@ -190,7 +184,7 @@ def test_a_token_client_of_another_worker_sees_an_admin_edit_on_its_next_request
         assert second.listed_default(token=root_token) == key
 
 
-@on_a_sqlite_file
+@two_workers_of_one_host
 def test_an_import_by_another_process_is_served_by_a_running_worker_on_its_next_request(
     two_workers, shared_database, tmp_path
 ):

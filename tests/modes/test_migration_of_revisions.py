@@ -95,7 +95,7 @@ print(json.dumps({r.number: render(stamped(r.catalog, r.stamps, r.number)) for r
 """
 
 # And what `export_modes --revision N` prints of each, its arguments parsed as on the command line, in this one
-# process: ten processes of manage.py took 15 s.
+# process: ten processes of manage.py took most of this test's 26 s.
 MIGRATED = RENDER + """
 import io
 from modes.catalog import catalog_at_revision
