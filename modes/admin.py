@@ -101,20 +101,21 @@ class CatalogAdmin(admin.ModelAdmin):
             return CatalogHead.objects.values_list("latest", flat=True).get(pk=1)
         return request.POST.get("_loaded_revision")
 
-    def check_unchanged_since_loaded(self, request, url_id: str) -> None:
+    def check_unchanged_since_loaded(self, request, url_ids: list[str]) -> None:
         """
         ChangedSinceLoaded (checked under the catalog's lock, _one_revision) if a revision after the posted page's
-        changed the row: saving it would undo that change unseen.
+        changed one of the rows: saving them would undo that change unseen.
         """
         loaded = request.POST.get("_loaded_revision")
-        if loaded is not None:  # a form posted without it (a script's) is not judged
+        if loaded is not None and url_ids:  # a form posted without it (a script's) is not judged
             number = whole_number(loaded, at_most=2**31 - 1)
-            check_unchanged_since(kind=self.kind, identity=self.identity_of(url_id), number=number)
+            identities = [self.identity_of(url_id) for url_id in url_ids]
+            check_unchanged_since(kind=self.kind, identities=identities, number=number)
 
     def _unless_changed_since_loaded(self, request, object_id, form_url, extra_context):
         """The change form, shown with the revision it shows the row at, and refused if saved after another's change."""
         if object_id:
-            self.check_unchanged_since_loaded(request, unquote(object_id))
+            self.check_unchanged_since_loaded(request, [unquote(object_id)])
         extra_context = {"loaded_revision": self.loaded_revision(request), **(extra_context or {})}
         return super().changeform_view(request, object_id, form_url, extra_context)
 
@@ -132,9 +133,9 @@ class CatalogAdmin(admin.ModelAdmin):
         class UnlessChangedSinceLoaded(super().get_changelist_formset(request, **kwargs)):
             def clean(self):
                 super().clean()
-                for form in self.forms:
-                    if form.has_changed():  # what the list saves; the row as posted (deleted since: a new instance)
-                        model_admin.check_unchanged_since_loaded(request, str(form[pk_name].data))
+                # The rows the list saves, by the ids posted (one deleted since would be a new instance).
+                changed = [str(form[pk_name].data) for form in self.forms if form.has_changed()]
+                model_admin.check_unchanged_since_loaded(request, changed)
 
         return UnlessChangedSinceLoaded
 

@@ -111,14 +111,15 @@ class ChangedSinceLoaded(Conflict):
     """An edit made on a view of a row older than its last change: saving it would undo that change unseen."""
 
 
-def check_unchanged_since(*, kind: str, identity: str, number: int | None) -> None:
+def check_unchanged_since(*, kind: str, identities: list[str], number: int | None) -> None:
     """
-    ChangedSinceLoaded if a revision after number changed the mode (by id) or declared tool (by name); InvalidInput
-    if number names no revision recorded (None: not a number), which would judge nothing.
+    ChangedSinceLoaded, naming the latest such change, if a revision after number changed one of the modes (by id) or
+    declared tools (by name); InvalidInput if number names no revision recorded (None: not a number), which would judge
+    nothing. Two queries, however many rows.
     """
     if number is None or number > CatalogHead.objects.values_list("latest", flat=True).get(pk=1):
         raise InvalidInput("The page says no revision it was opened at; reload it.")
-    newer = CatalogRevisionEntry.objects.filter(kind=kind, identity=identity, revision_id__gt=number)
+    newer = CatalogRevisionEntry.objects.filter(kind=kind, identity__in=identities, revision_id__gt=number)
     entry = newer.select_related("revision__created_by").order_by("-revision_id").first()
     if entry is not None:
         by = f" by {entry.revision.created_by}" if entry.revision.created_by else ""
