@@ -52,6 +52,20 @@ def env_number(name, default: float | None, *, most: float | None = None) -> flo
     return number
 
 
+RATE_PERIODS = {"s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day"}  # what DRF's first letter reads
+
+
+def env_rate(name, default: str) -> str:
+    """A throttle rate in DRF's notation: a whole number of requests per second, minute, hour or day (120/min)."""
+    value = env(name)
+    if value is None:
+        return default
+    count, _, period = value.partition("/")
+    if not (count.isascii() and count.isdigit() and len(count) <= 18 and period in RATE_PERIODS):
+        raise ImproperlyConfigured(f"{name} must be requests per sec, min, hour or day, as 120/min; it is {value!r}.")
+    return value
+
+
 def env_list(name, default) -> list[str]:
     value = env(name)
     return default if value is None else [item.strip() for item in value.split(",") if item.strip()]
@@ -245,9 +259,9 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": env_int("API_NUM_PROXIES", 0),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {
-        "tool-invoke": os.environ.get("TOOL_INVOKE_RATE", "120/min"),
-        "session-create": os.environ.get("SESSION_CREATE_RATE", "30/min"),
-        "token": os.environ.get("TOKEN_RATE", "10/min"),
+        "tool-invoke": env_rate("TOOL_INVOKE_RATE", "120/min"),
+        "session-create": env_rate("SESSION_CREATE_RATE", "30/min"),
+        "token": env_rate("TOKEN_RATE", "10/min"),
     },
 }
 

@@ -1,5 +1,5 @@
 """aptix_site/settings.py reads the environment: SECRET_KEY, DEBUG, DATABASE_URL, DATABASE_PREPARED_STATEMENTS,
-MODE_CHANGE_CONFIRMATION and the routing evaluations' settings."""
+MODE_CHANGE_CONFIRMATION, the routing evaluations' settings and the throttle rates."""
 
 import os
 import runpy
@@ -159,3 +159,19 @@ def test_a_token_lifetime_past_a_hundred_years_refuses_to_start(load_settings):
     with pytest.raises(ImproperlyConfigured, match=refused):
         load_settings(SECRET_KEY="x", API_TOKEN_TTL_DAYS="3000000")
     assert load_settings(SECRET_KEY="x", API_TOKEN_TTL_DAYS="36500")["API_TOKEN_TTL_DAYS"] == 36_500
+
+
+@pytest.mark.parametrize("name", ["TOOL_INVOKE_RATE", "SESSION_CREATE_RATE", "TOKEN_RATE"])
+@pytest.mark.parametrize("value", ["abc", "10/fortnight", "10", "ten/min", "-1/min"])
+def test_a_rate_drf_cannot_read_stops_the_settings_from_loading(load_settings, name, value):
+    # Read raw, each request counted against it was a 500.
+    refused = rf"^{name} must be requests per sec, min, hour or day, as 120/min; it is '{value}'\.$"
+    with pytest.raises(ImproperlyConfigured, match=refused):
+        load_settings(SECRET_KEY="x", **{name: value})
+
+
+def test_a_blank_rate_is_its_default_and_drfs_period_words_are_taken(load_settings):
+    loaded = load_settings(SECRET_KEY="x", SESSION_CREATE_RATE=" ", TOOL_INVOKE_RATE="5/minute", TOKEN_RATE="2/h")
+    assert loaded["REST_FRAMEWORK"]["DEFAULT_THROTTLE_RATES"] == {
+        "tool-invoke": "5/minute", "session-create": "30/min", "token": "2/h"
+    }
