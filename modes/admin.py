@@ -156,7 +156,8 @@ class CatalogAdmin(admin.ModelAdmin):
             return object_id
         if object_id.startswith(DELETED_ROW_MARK):
             return object_id[len(DELETED_ROW_MARK):]
-        live = self.model.objects.filter(pk=object_id).values_list("name", flat=True) if object_id.isdigit() else []
+        is_pk = object_id.isascii() and object_id.isdigit()  # str.isdigit() takes '²', which no pk lookup does
+        live = self.model.objects.filter(pk=object_id).values_list("name", flat=True) if is_pk else []
         return next(iter(live), object_id)
 
     def deleted_row_url_id(self, identity: str) -> str:
@@ -589,7 +590,9 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
             return HttpResponseRedirect(releases_url)
         # The revision's latest rollout, which the form names (_staging): in flight, its share is where raising it
         # starts; aborted, the form rolls it out again, and says so.
-        seen = CatalogRollout.objects.filter(revision_id=number).order_by("-started_at").first()
+        # By the revision's number, whose lookup answers "none" for a number past the column's range (revision_id's
+        # fails on it).
+        seen = CatalogRollout.objects.filter(revision__number=number).order_by("-started_at").first()
         state, State = seen and seen.state, CatalogRollout.State
         context = {
             "title": question.format(number=number), "confirm": confirm, "releases_url": releases_url, "fields": fields,

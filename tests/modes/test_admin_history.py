@@ -9,6 +9,7 @@ import re
 from html import escape, unescape
 
 import pytest
+from django.contrib.messages import get_messages
 from django.urls import reverse
 
 from modes.catalog import build_system_prompt, published_catalog
@@ -312,6 +313,19 @@ def test_a_deleted_mode_is_listed_and_restored_from_its_history_as_a_new_revisio
 def test_a_row_no_revision_ever_held_has_no_history(admin_client):
     assert admin_client.get(history_url("0" * 32)).status_code == 404
     assert admin_client.get(history_url("agent_never_declared", "declaredtool")).status_code == 404
+
+
+@pytest.mark.parametrize("object_id", ["\N{SUPERSCRIPT TWO}", "9" * 30])  # a digit no pk lookup takes; past bigint
+def test_a_tool_url_of_digits_no_pk_can_be_is_a_404_and_reverts_nothing(admin_client, object_id):
+    # '²' passed str.isdigit() into a pk lookup: a 500.
+    assert admin_client.get(history_url(object_id, "declaredtool")).status_code == 404
+    before = revisions()
+
+    refused = admin_client.post(revert_url(object_id, 1, "declaredtool"))
+
+    assert refused.status_code == 302
+    assert [str(message) for message in get_messages(refused.wsgi_request)][-1].startswith("Not reverted: ")
+    assert revisions() == before
 
 
 def test_reverting_a_mode_needs_change_permission_and_restoring_one_needs_add_permission(

@@ -448,3 +448,15 @@ def test_the_releases_page_acts_only_on_the_rollout_it_showed(scout_pending, pub
     restarted = client.post(f"{PAGE}{scout_pending}/stage/", {"share": "40", **raising_the_first}, follow=True)
     assert "since this page was opened" in str(list(restarted.context["messages"]))  # the first rollout's page
     assert [rollout.share for rollout in CatalogRollout.objects.order_by("started_at")] == [10, 30]
+
+
+@pytest.mark.parametrize("action", ["stage", "publish"])
+def test_an_action_page_for_a_revision_past_the_columns_range_is_no_500(admin_client, action):
+    # Its rollout was looked up by revision_id, which fails on such a number: a 500 on PostgreSQL.
+    number = "9" * 20
+    assert admin_client.get(f"{PAGE}{number}/{action}/").status_code == 200
+
+    refused = admin_client.post(f"{PAGE}{number}/{action}/", {"share": "10"}, follow=True)
+
+    assert f"no catalog revision {number}" in str(list(refused.context["messages"]))
+    assert CatalogHead.objects.get(pk=1).rollout is None
