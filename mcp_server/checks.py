@@ -15,6 +15,14 @@ def check_allowed_origins(app_configs, **kwargs):
             obj="MCP_ALLOWED_ORIGINS",
             id="mcp_server.E001",
         )
-        for entry, parts in ((entry, urlsplit(entry)) for entry in settings.MCP_ALLOWED_ORIGINS)
-        if not (parts.scheme and parts.netloc) or parts.path or parts.query or parts.fragment
+        for entry in settings.MCP_ALLOWED_ORIGINS
+        if not is_origin(entry)
     ]
+
+
+def is_origin(entry: str) -> bool:
+    try:
+        parts = urlsplit(entry)
+    except ValueError:  # "http://[::1": an unclosed bracket
+        return False
+    return bool(parts.scheme and parts.netloc) and not (parts.path or parts.query or parts.fragment)

@@ -17,7 +17,10 @@ def origin_allowed(request) -> bool:
     trusted = [*settings.CSRF_TRUSTED_ORIGINS, *settings.MCP_ALLOWED_ORIGINS]
     if origin is None or origin == f"{request.scheme}://{request.get_host()}" or origin in trusted:
         return True
-    requested = urlsplit(origin)
+    try:
+        requested = urlsplit(origin)
+    except ValueError:  # "http://[::1", which no browser sends: urlsplit refuses it
+        return False
     return any(
         "*" in allowed
         and urlsplit(allowed).scheme == requested.scheme

@@ -32,7 +32,8 @@ def test_programs_and_the_services_own_pages_are_served(alice_mcp, origin):
 
 
 @pytest.mark.parametrize(
-    "origin", ["http://evil.example", "https://testserver", "http://testserver:8080", "null", "http://testserver.evil"]
+    "origin",
+    ["http://evil.example", "https://testserver", "http://testserver:8080", "null", "http://testserver.evil", "http://[::1"],
 )
 def test_any_other_origin_is_refused_before_the_token_is_looked_at(alice_mcp, anon_client, origin):
     for client in (alice_mcp, anon_client):
@@ -62,7 +63,9 @@ def test_trusted_and_allowed_origins_are_served(alice_mcp, settings):
         assert post_mcp(alice_mcp, "/mcp/", origin).status_code == 403, origin
 
 
-@pytest.mark.parametrize("entry", ["localhost:6274", "https://chat.example/", "chat.example", "https://x.example/mcp"])
+@pytest.mark.parametrize(
+    "entry", ["localhost:6274", "https://chat.example/", "chat.example", "https://x.example/mcp", "http://[::1"]
+)
 def test_an_allowed_origin_that_is_not_an_origin_is_a_system_check_error(settings, entry):
     from mcp_server.checks import check_allowed_origins
 
