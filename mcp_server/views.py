@@ -7,6 +7,7 @@ Which HTTP status an answer has depends on the request's protocol version (proto
 a message is read (no token 401, a foreign origin 403, a body too large 413, another's session 404) keeps its own.
 """
 
+from django.db import transaction
 from django.http import HttpResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -89,12 +90,15 @@ class McpView(APIView):
         bytes of the answers before it in its batch.
         """
         try:
-            result = answer(
-                message, catalog=request.release.catalog_for(session), user=request.user, session=session,
-                before_tool_call=lambda: self._throttle_tool_call(request),
-            )
-            reply = protocol.result_response(message, result)
-            protocol.check_response_size(reply, used=used)
+            # An answer too large to send undoes what its tool call did (a mode change, an answered question): a
+            # client told to send the call again must find it not done.
+            with transaction.atomic():
+                result = answer(
+                    message, catalog=request.release.catalog_for(session), user=request.user, session=session,
+                    before_tool_call=lambda: self._throttle_tool_call(request),
+                )
+                reply = protocol.result_response(message, result)
+                protocol.check_response_size(reply, used=used)
         except protocol.JsonRpcError as error:
             # In the version of the message that was read (protocol's text).
             stateless = message.version == protocol.STATELESS_VERSION
