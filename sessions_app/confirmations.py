@@ -12,7 +12,7 @@ from django.utils import timezone
 from aptix_site.service_errors import Conflict, Expired, NotFound
 from modes.models import AgentMode
 
-from .models import ModeChangeConfirmation
+from .models import ModeChange, ModeChangeConfirmation
 from .selectors import parse_uuid
 
 QUESTION_LIFETIME = timedelta(minutes=10)
@@ -122,9 +122,18 @@ def pending_confirmation(*, confirmation_id, session_id, user, channel: str) -> 
         raise ConfirmationExpired(confirmation)
     if confirmation.channel != channel:
         raise ConfirmationElsewhere(confirmation)
-    if confirmation.session.mode_id != confirmation.from_mode_id:
+    if _left_since_asked(confirmation):
         raise ConfirmationOutdated(confirmation)
     return confirmation
+
+
+def _left_since_asked(confirmation: ModeChangeConfirmation) -> bool:
+    """Whether the session changed mode after the question was asked, even back to the mode it asked about leaving."""
+    if confirmation.session.mode_id != confirmation.from_mode_id:
+        return True
+    changes = ModeChange.objects.filter(session_id=confirmation.session_id).order_by("-id")  # its index, backwards
+    last_change = changes.values_list("changed_at", flat=True).first()
+    return last_change is not None and last_change >= confirmation.asked_at
 
 
 def record_answer(confirmation: ModeChangeConfirmation, choice: str) -> None:

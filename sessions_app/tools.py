@@ -145,8 +145,8 @@ def answer_mode_change(
     """
     The user's answer, over channel, to a question agent_change_mode asked: TUL-007's result of the change they chose
     (their choice decides whether it branches), judged again now against catalog; STAYED for stay, decline or cancel.
-    The answer is taken once (sessions_app.confirmations.pending_confirmation); a branch over the session-create limit raises
-    RateLimited and leaves the question unanswered, as does a database too busy to finish the change.
+    The answer is taken once (sessions_app.confirmations.pending_confirmation); a branch over the session-create limit
+    raises RateLimited and leaves the question unanswered, as does a change refused or failed now.
     """
     result = _take_answer(
         catalog=catalog, session_id=session_id, confirmation_id=confirmation_id, user=user, choice=choice,
@@ -169,15 +169,17 @@ def _take_answer(*, catalog: Catalog, session_id, confirmation_id, user, choice:
             return InvokeResult.from_error(STAYED)
         target = catalog.by_id.get(confirmation.to_mode_id)
         if target is None:
-            return InvokeResult.from_error(
+            result = InvokeResult.from_error(
                 f"{LABEL} cannot switch: the proposed mode is no longer in the published catalog. Nothing changed."
             )
-        result = change_mode(
-            catalog=catalog, session_id=session_id, mode=target, reason=confirmation.reason, user=user,
-            branch=choice == "branch", confirmed_by="user", confirmation=confirmation,
-        )
-        if result.retry_after or result.server_fault:
-            transaction.set_rollback(True)  # the answer stays to be given again
+        else:
+            result = change_mode(
+                catalog=catalog, session_id=session_id, mode=target, reason=confirmation.reason, user=user,
+                branch=choice == "branch", confirmed_by="user", confirmation=confirmation,
+            )
+        if not result.successful:
+            # Nothing changed, the answer included: the question stays open, to be answered again until it expires.
+            transaction.set_rollback(True)
         return result
 
 

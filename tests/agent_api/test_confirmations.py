@@ -209,6 +209,23 @@ def test_a_question_about_leaving_a_mode_the_session_has_left_is_refused(user_co
     assert (mode_of(alice_session), ModeChange.objects.count()) == (WORKFLOW_ID, 1)
 
 
+def test_a_question_about_leaving_a_mode_the_session_has_left_and_come_back_to_is_refused(
+    user_confirms, alice_client, alice_session
+):
+    # The session is in the mode the question was asked in, but the person answered it before two switches since.
+    to_ddr = asked(alice_client, alice_session)
+    for mode in ("workflow_authoring", "general"):
+        assert answer(alice_client, alice_session, asked(alice_client, alice_session, {**PROPOSAL, "mode": mode})).json()[
+            "successful"
+        ] is True
+
+    stale = answer(alice_client, alice_session, to_ddr, "switch")
+
+    assert stale.status_code == 409
+    assert "asked about leaving a mode that the session has left since" in stale.json()["errorMessage"]
+    assert (mode_of(alice_session), ModeChange.objects.count()) == (GENERAL_ID, 2)
+
+
 def test_a_question_asked_over_mcp_is_not_answered_over_rest(user_confirms, alice, alice_client, alice_session):
     question = ask_mode_change(
         catalog=published_catalog(), session_id=alice_session.pk, mode=published_catalog().mode("ddr_authoring"),
@@ -239,6 +256,19 @@ def test_the_answer_is_judged_against_the_catalog_published_when_it_comes(user_c
     assert result["successful"] is False
     assert "ddr_authoring" in result["errorMessage"]
     assert (mode_of(alice_session), ModeChange.objects.count()) == (GENERAL_ID, 0)
+    # Nothing changed, the answer included: the question is still open, and can still be declined.
+    assert ModeChangeConfirmation.objects.get().answered_at is None
+    assert answer(alice_client, alice_session, confirmation_id, "stay").json()["errorMessage"] == STAYED
+
+
+def test_an_answer_for_a_mode_no_longer_published_leaves_the_question_open(user_confirms, alice_client, alice_session):
+    confirmation_id = asked(alice_client, alice_session)
+    through_the_services(lambda: AgentMode.objects.filter(pk=DDR_ID).delete())
+
+    gone = answer(alice_client, alice_session, confirmation_id, "switch").json()
+
+    assert gone["errorMessage"].endswith("the proposed mode is no longer in the published catalog. Nothing changed.")
+    assert (mode_of(alice_session), ModeChangeConfirmation.objects.get().answered_at) == (GENERAL_ID, None)
 
 
 @pytest.mark.parametrize(("setting", "entry", "asks", "by"), [
