@@ -39,14 +39,22 @@ from .serializers import (
 )
 
 
-def catalog_etag(request, *args, **kwargs):
-    """Every representation of the published catalog changes exactly when another revision is published."""
-    catalog = request.catalog
-    return f"catalog-{catalog.revision}-{catalog.published_at.timestamp()}" if catalog.published_at else None
+def conditional_on_catalog(validate):
+    """
+    A GET whose answer is the published catalog's, whose every representation changes exactly when another revision
+    is published: a matching If-None-Match is answered 304 before the body is built. validate(request, ...) raises
+    the request's own errors first, for a precondition stands only for a 2xx (RFC 9110 §13.2.1); a request without
+    one is validated once, by the view.
+    """
 
+    def catalog_etag(request, *args, **kwargs):
+        if "If-None-Match" in request.headers or "If-Match" in request.headers:
+            validate(request, *args, **kwargs)
+        catalog = request.catalog
+        return f"catalog-{catalog.revision}-{catalog.published_at.timestamp()}" if catalog.published_at else None
 
-# A matching If-None-Match is answered 304 before the body is built.
-conditional_on_catalog = method_decorator(condition(etag_func=catalog_etag))
+    return method_decorator(condition(etag_func=catalog_etag))
+
 NOT_MODIFIED = {304: OpenApiResponse(description="The catalog has not changed since the ETag sent in If-None-Match.")}
 
 
@@ -56,7 +64,7 @@ class ModeListView(APIView):
         parameters=[ModeListQuery],
         responses={200: ModeListResponse, **NOT_MODIFIED, **error_responses(400, 401)},
     )
-    @conditional_on_catalog
+    @conditional_on_catalog(lambda request: ModeListQuery.from_query(request.query_params))
     def get(self, request):
         query = ModeListQuery.from_query(request.query_params)
         return Response(request.catalog.listing(text=query["filter"], include_examples=query["includeExamples"]))
@@ -66,7 +74,7 @@ class ModeDetailView(APIView):
     @extend_schema(
         operation_id="getMode", responses={200: ModeDetailResponse, **NOT_MODIFIED, **error_responses(400, 401, 404)}
     )
-    @conditional_on_catalog
+    @conditional_on_catalog(lambda request, key: request.catalog.mode(key))
     def get(self, request, key):
         return Response(mode_detail_payload(request.catalog, request.catalog.mode(key)))
 
@@ -87,7 +95,7 @@ class SystemPromptView(APIView):
             **error_responses(400, 401),
         },
     )
-    @conditional_on_catalog
+    @conditional_on_catalog(lambda request: SystemPromptQuery.from_query(request.query_params))
     def get(self, request):
         query = SystemPromptQuery.from_query(request.query_params)
         prompt = request.catalog.system_prompt(query["currentMode"])

@@ -48,3 +48,16 @@ def test_a_stale_etag_gets_the_new_body(alice_client):
 def test_anonymous_requests_get_401_not_304(alice_client, anon_client):
     etag = alice_client.get("/api/modes/")["ETag"]
     assert anon_client.get("/api/modes/", HTTP_IF_NONE_MATCH=etag).status_code == 401
+
+
+@pytest.mark.parametrize(("url", "status"), [
+    ("/api/modes/no_such_mode/", 404),
+    ("/api/modes/?filter=" + "x" * 300, 400),
+    ("/api/system-prompt/?currentMode=" + "x" * 81, 400),
+])
+@pytest.mark.parametrize("header", ["HTTP_IF_NONE_MATCH", "HTTP_IF_MATCH"])
+def test_a_request_in_error_gets_its_error_whatever_its_etag(alice_client, url, status, header):
+    # The ETag was judged first: a matching one was a 304 for a mode that does not exist.
+    etag = alice_client.get("/api/modes/")["ETag"]
+    for sent in (etag, "*", '"another"'):
+        assert alice_client.get(url, **{header: sent}).status_code == status, sent
