@@ -287,7 +287,8 @@ def _checked_rows(entries, section: Section, existing: dict, update, problems, *
         seen[name] = entry.index
         row = existing.get(name)
         if row is not None and not update:
-            problems.append(f"{where}: {naming}: {section.exists.format(name=name)}; pass --update to update it.")
+            how = 'import with update on (--update, "update": true) to update it'
+            problems.append(f"{where}: {naming}: {section.exists.format(name=name)}; {how}.")
             continue
         if not vet(entry, row):
             continue

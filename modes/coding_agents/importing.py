@@ -94,7 +94,9 @@ def _one_per_key(modes: list[tuple[str, dict]], update: bool, merged: Reading) -
             continue
         if not update:
             merged.problems.append(
-                problem(path, key, f"{paths[key][0]} has this mode too; pass --update to let {path} update it.")
+                problem(
+                    path, key, f"{paths[key][0]} has this mode too; import with update on to let {path} update it."
+                )
             )
             continue
         earlier = entries[key]

@@ -49,7 +49,10 @@ def import_cases(*, text: str, file_format: str, update: bool = False, dry_run: 
             seen[identity] = where
             existing = stored.get(identity)
             if existing is not None and not update:
-                problems.append(f"{where}: a case with this utterance from this mode exists; pass --update to change it.")
+                problems.append(
+                    f"{where}: a case with this utterance from this mode exists; import with update on (--update) to "
+                    "change it."
+                )
                 continue
             problems += [f"{where}: {problem}" for problem in case_problems(case, keys=keys, unique=False)]
             if existing is None:

@@ -210,7 +210,10 @@ def test_import_keeps_a_given_id_for_a_new_mode(write_file):
 
 def test_import_of_an_existing_key_without_update_is_refused(write_file, custom_mode):
     message = import_error(write_file(document({"key": "research", "display_name": "Renamed"})))
-    assert "modes[0] (key 'research'): key: mode 'research' already exists; pass --update to update it." in message
+    assert (
+        "modes[0] (key 'research'): key: mode 'research' already exists; import with update on "
+        '(--update, "update": true) to update it.'
+    ) in message
 
 
 def test_import_update_changes_only_the_modes_that_differ(write_file, custom_mode):

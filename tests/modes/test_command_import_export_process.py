@@ -125,7 +125,8 @@ def test_an_import_refused_in_its_own_process_exits_with_every_problem_and_chang
         1,
         "",
         f"CommandError: {path} was not imported; nothing changed:\n"
-        "  modes[1] (key 'general'): key: mode 'general' already exists; pass --update to update it.\n",
+        "  modes[1] (key 'general'): key: mode 'general' already exists; import with update on "
+        '(--update, "update": true) to update it.\n',
     )
 
     assert exported(database) == before

@@ -112,7 +112,7 @@ def test_a_declared_tool_that_exists_needs_update_and_a_bad_one_is_reported(tmp_
     assert str(refused.value) == (
         f"{path} was not imported; nothing changed:\n"
         "  declared_tools[0] (name 'agent_source_search'): name: tool 'agent_source_search' is already declared; "
-        "pass --update to update it.\n"
+        'import with update on (--update, "update": true) to update it.\n'
         "  declared_tools[1] (name 'agent_list_modes'): color: unknown field.\n"
         "  declared_tools[1] (name 'agent_list_modes'): parameters: must be a JSON Schema mapping.\n"
         "  declared_tools[1] (name 'agent_list_modes'): description: This cannot be only spaces.\n"

@@ -106,9 +106,10 @@ def test_an_import_body_past_djangos_default_cap_but_within_the_limit_is_taken(i
     [({}, "files"), ({"files": []}, "files"), ({"files": FILES, "format": "cursor"}, "format"),
      ({"files": FILES, "dryrun": True}, "dryrun"), ({"files": [{"path": ".roomodes"}]}, "files"),
      ({"files": FILES, "update": 0}, "update"), ({"files": FILES, "dryRun": "false"}, "dryRun"),
-     ({"files": [{**FILES[0], "path": 7}], "format": "roo"}, "files")],
+     ({"files": [{**FILES[0], "path": 7}], "format": "roo"}, "files"),
+     ({"files": [{**FILES[0], "mode": "0644"}], "dryRun": True}, "mode")],
     ids=["no-files", "empty", "unknown-format", "unknown-field", "no-content", "update-a-number", "dry-run-text",
-         "path-a-number"],
+         "path-a-number", "unknown-field-of-a-file"],
 )
 def test_a_malformed_request_is_a_400_naming_the_field_and_changes_nothing(importer, body, field):
     before = state()

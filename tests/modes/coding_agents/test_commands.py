@@ -78,7 +78,7 @@ def test_importing_again_needs_update_and_then_finds_the_same_modes(repository):
     ids = dict(AgentMode.objects.filter(key__in=IMPORTED_KEYS).values_list("key", "pk"))
     message = refused(repository)
     for key in IMPORTED_KEYS:
-        assert f"mode {key!r} already exists; pass --update to update it" in message
+        assert f'mode {key!r} already exists; import with update on (--update, "update": true) to update it' in message
     revision = latest()
     out = run("import_modes", repository, "--update")
     assert "Created 0, updated 0, left 4 unchanged." in out
