@@ -53,8 +53,8 @@ def answer(message: Message, *, catalog: Catalog, user, session, before_tool_cal
     if method == "resources/templates/list":
         return {"resourceTemplates": RESOURCE_TEMPLATES}
     if method == "resources/read":
-        return {"contents": [read_resource(catalog, message.params.get("uri"))]}
-    raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {method}.")
+        return {"contents": [read_resource(catalog, message.params.get("uri"), version=message.version)]}
+    raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {method[:100]}.")
 
 
 def session_instructions(catalog: Catalog, mode) -> str:
@@ -163,7 +163,9 @@ def catalog_resources(catalog: Catalog) -> list[dict]:
     ]
 
 
-def read_resource(catalog: Catalog, uri) -> dict:
+def read_resource(catalog: Catalog, uri, *, version: str) -> dict:
+    # SEP-2164: from 2026-07-28 an unknown resource is invalid params (-32602, HTTP 400); before, -32002.
+    not_found = INVALID_PARAMS if version == protocol.STATELESS_VERSION else RESOURCE_NOT_FOUND
     if not isinstance(uri, str):
         raise JsonRpcError(INVALID_PARAMS, "resources/read needs the resource's uri, as a string.")
     if uri == CATALOG_URI:
@@ -173,6 +175,6 @@ def read_resource(catalog: Catalog, uri) -> dict:
         try:
             mode = catalog.mode(uri[len(MODE_URI_PREFIX):])
         except UnknownModeError as error:
-            raise JsonRpcError(RESOURCE_NOT_FOUND, f"Resource not found: {error}", {"uri": uri[:200]}) from None
+            raise JsonRpcError(not_found, f"Resource not found: {error}", {"uri": uri[:200]}) from None
         return {"uri": uri, "mimeType": "application/json", "text": compact_json(mode_detail_payload(catalog, mode))}
-    raise JsonRpcError(RESOURCE_NOT_FOUND, f"Resource not found: {uri[:200]!r}.", {"uri": uri[:200]})
+    raise JsonRpcError(not_found, f"Resource not found: {uri[:200]!r}.", {"uri": uri[:200]})

@@ -49,7 +49,8 @@ class UnknownModeError(NotFound, LookupError):
     refusal = "Unknown mode key {key!r}."
 
     def __init__(self, key, valid_keys):
-        super().__init__(f"{self.refusal.format(key=key)} Valid keys: {', '.join(valid_keys)}.")
+        # Cut as the MCP server cuts what it echoes: no key is that long, and an answer need not repeat a whole body.
+        super().__init__(f"{self.refusal.format(key=key[:100])} Valid keys: {', '.join(valid_keys)}.")
 
 
 class ModeBeingRemovedError(UnknownModeError):

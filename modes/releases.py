@@ -166,7 +166,7 @@ def publish_revision(*, number: int, user, staging: Staging | None = None) -> Ca
             if staging is None:
                 raise ReleaseConflict(
                     f"Revision {number} is being rolled out to part of the sessions: promote it to everyone "
-                    "(POST /api/catalog/rollout/promote/) or raise its share."
+                    "(promote_rollout, POST /api/catalog/rollout/promote/) or raise its share."
                 )
             _missing_approvals(revision, user)  # a wider share is a wider publication: judged as one
             return widen_rollout(head.rollout, staging=staging).revision

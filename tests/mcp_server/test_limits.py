@@ -102,3 +102,15 @@ def test_a_mode_change_whose_answer_would_pass_the_limit_is_undone_so_sending_it
     assert alone["result"]["isError"] is False
     alice_session.refresh_from_db()
     assert (alice_session.mode.key, ModeChange.objects.count()) == ("ddr_authoring", 1)
+
+
+@pytest.mark.parametrize("message", [
+    {"method": "resources/read", "params": {"uri": "modes://modes/" + "x" * 60_000}},
+    {"method": "x" * 60_000},
+])
+def test_an_error_repeats_no_more_than_a_line_of_what_was_sent(client, alice, message):
+    # A 60 kB key or method name came back whole in the error's message.
+    body = {"jsonrpc": "2.0", "id": 1, **message}
+    error = post(client, alice, body, HTTP_MCP_PROTOCOL_VERSION="2025-11-25").json()["error"]
+    assert error["code"] in (-32002, -32601)
+    assert len(json.dumps(error)) < 1000

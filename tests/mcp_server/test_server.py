@@ -412,7 +412,7 @@ def test_an_unknown_resource_is_a_json_rpc_error(server, alice_token):
         return caught.value
 
     _, error = run(in_session(f"{server.base}/mcp/", alice_token, read))
-    assert error.error.code == -32002
+    assert error.error.code == -32602  # the SDK 2.3 client speaks 2026-07-28, where SEP-2164 made it invalid params
     assert error.error.message == (
         "Resource not found: Unknown mode key 'poetry'. Valid keys: general, ddr_authoring, workflow_authoring."
     )
@@ -491,13 +491,17 @@ def test_a_message_that_cannot_be_read_is_a_4xx_json_rpc_error_in_every_version_
     assert mode_changes(server, alice_token, session_id) == []
 
 
+# method, params, the error's code, and its code and HTTP status in 2026-07-28
 READ_BUT_REFUSED = {
-    "unknown-method": ("prompts/get", {}, -32601, 404),
-    "arguments-list": ("tools/call", {"name": "agent_change_mode", "arguments": ["ddr_authoring"]}, -32602, 400),
-    "name-not-text": ("tools/call", {"name": 5}, -32602, 400),
-    "unserved-tool": ("tools/call", {"name": "agent_time_travel", "arguments": {}}, -32602, 400),
-    "uri-not-text": ("resources/read", {"uri": 5}, -32602, 400),
-    "unknown-resource": ("resources/read", {"uri": "modes://modes/poetry"}, -32002, 200),
+    "unknown-method": ("prompts/get", {}, -32601, (-32601, 404)),
+    "arguments-list": (
+        "tools/call", {"name": "agent_change_mode", "arguments": ["ddr_authoring"]}, -32602, (-32602, 400)
+    ),
+    "name-not-text": ("tools/call", {"name": 5}, -32602, (-32602, 400)),
+    "unserved-tool": ("tools/call", {"name": "agent_time_travel", "arguments": {}}, -32602, (-32602, 400)),
+    "uri-not-text": ("resources/read", {"uri": 5}, -32602, (-32602, 400)),
+    # SEP-2164 retired -32002 in 2026-07-28.
+    "unknown-resource": ("resources/read", {"uri": "modes://modes/poetry"}, -32002, (-32602, 400)),
 }
 
 
@@ -506,7 +510,7 @@ READ_BUT_REFUSED = {
 def test_an_error_answering_a_message_that_was_read_is_http_200_before_2026_07_28(
     server, alice_token, untouched_session, refused, version
 ):
-    method, params, code, status_in_2026 = READ_BUT_REFUSED[refused]
+    method, params, code, in_2026 = READ_BUT_REFUSED[refused]
     session_id = untouched_session
     if version == "2026-07-28":
         body, headers = modern(method, params, request_id="r-1")
@@ -514,9 +518,10 @@ def test_an_error_answering_a_message_that_was_read_is_http_200_before_2026_07_2
         body = {"jsonrpc": "2.0", "id": "r-1", "method": method, "params": params}
         headers = {"MCP-Protocol-Version": version} if version else {}
     response = post_jsonrpc(f"{server.base}/mcp/sessions/{session_id}/", alice_token, body, **headers)
-    assert response.status_code == (status_in_2026 if version == "2026-07-28" else 200), response.text
+    assert (response.json()["error"]["code"], response.status_code) == (
+        in_2026 if version == "2026-07-28" else (code, 200)
+    ), response.text
     assert response.json()["id"] == body["id"]
-    assert response.json()["error"]["code"] == code
     assert mode_changes(server, alice_token, session_id) == []
 
 

@@ -460,3 +460,20 @@ def test_an_action_page_for_a_revision_past_the_columns_range_is_no_500(admin_cl
 
     assert f"no catalog revision {number}" in str(list(refused.context["messages"]))
     assert CatalogHead.objects.get(pk=1).rollout is None
+
+
+def test_catalog_status_names_the_rollout_in_flight_and_publish_revision_the_command_that_promotes_it(
+    scout_pending, publisher
+):
+    user, client = publisher
+    assert stage(client, scout_pending, share=10).status_code == 200
+    status = StringIO()
+
+    call_command("catalog_status", stdout=status)
+
+    assert status.getvalue().splitlines()[1] == (
+        f"Rolling out: revision {scout_pending} to 10% of the sessions; promote_rollout serves it to everyone, "
+        "abort_rollout ends it."
+    )
+    with pytest.raises(CommandError, match=r"promote it to everyone \(promote_rollout, POST /api/catalog/rollout/"):
+        call_command("publish_revision", str(scout_pending), "--user", user.username)

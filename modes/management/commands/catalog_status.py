@@ -1,4 +1,5 @@
-"""Prints the catalog's release: the revision agents see, the pending one and its approvals, unrecorded changes."""
+"""Prints the catalog's release: the revision agents see, a rollout in flight, the pending revision and its approvals,
+unrecorded changes."""
 
 from django.core.management.base import BaseCommand
 
@@ -6,7 +7,10 @@ from modes.releases import release_summary
 
 
 class Command(BaseCommand):
-    help = "Show the published catalog revision, the pending one with its approvals, and changes not recorded yet."
+    help = (
+        "Show the published catalog revision, a rollout in flight, the pending one with its approvals, and changes not "
+        "recorded yet."
+    )
 
     def handle(self, *args, **options):
         summary = release_summary()
@@ -17,6 +21,11 @@ class Command(BaseCommand):
             if published
             else "Published: none yet."
         ]
+        if (rollout := summary["rollout"]) and rollout["in_flight"]:
+            lines.append(
+                f"Rolling out: revision {rollout['rollout'].revision_id} to {rollout['serves']}; promote_rollout serves "
+                "it to everyone, abort_rollout ends it."
+            )
         if pending:
             approvals = [f"{approval.user} at {approval.at:%Y-%m-%d %H:%M:%S}" for approval in summary["approvals"]]
             lines.append(
