@@ -13,7 +13,8 @@ from rest_framework.views import APIView
 from aptix_site.api import CursorPagination, error_responses
 from aptix_site.service_errors import NotFound
 
-from ..models import RoutingCase
+from ..catalog import no_such_revision
+from ..models import CatalogRevision, RoutingCase
 from ..permissions import may
 from ..views import revision_from_url
 from .cases import save_case
@@ -91,5 +92,7 @@ class LatestRoutingEvaluationView(APIView):
         number, scorer = revision_from_url(number), EvaluationQuery.from_query(request.query_params)["scorer"]
         evaluation = latest_evaluation(number=number, scorer=scorer)
         if evaluation is None:
+            if not CatalogRevision.objects.filter(number=number).exists():
+                raise no_such_revision(number)
             raise NotFound(f"Revision {number} has no evaluation by the {scorer} scorer yet.")
         return Response(RoutingEvaluationResponse(evaluation_payload(evaluation)).data)

@@ -84,4 +84,7 @@ def test_evaluations_are_refused_to_users_without_the_permissions_and_unknown_re
     _, both = routing_staff("both", "add_routingevaluation", "view_routingevaluation")
     assert both.post(evals(999)).status_code == 404
     assert reader.get(evals("x", latest=True)).status_code == 404
+    unknown = reader.get(evals(999, latest=True))  # named as missing, not as a revision with no evaluation yet
+    assert unknown.status_code == 404
+    assert unknown.json()["detail"] == f"There is no catalog revision 999; revisions run from 1 to {number}."
     assert reader.get(evals(number, latest=True) + "?scorer=gpt").status_code == 400
