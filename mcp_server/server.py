@@ -90,7 +90,7 @@ def call_tool(message: Message, *, catalog: Catalog, user, session, before_tool_
             )
     # Only a 2026-07-28 client that declares elicitation can be asked (confirmation.can_ask); any other is refused
     # a change the user must confirm (the tool's CANNOT_ASK), never given it unasked.
-    answering = confirmation.is_answer(message)
+    answering = name == ModeChangeTool.TOOL_NAME and confirmation.is_answer(message)  # no other tool asks
     if answering:  # the retry with the user's answer: its requestState is checked before anything runs
         confirmation_id, choice = confirmation.read_answer(
             params, user=user, session=session, name=name, arguments=arguments

@@ -643,6 +643,15 @@ def test_headers_that_disagree_with_the_body_are_refused_and_change_nothing(serv
     assert len(mode_changes(server, alice_token, session_id)) == 1
 
 
+def test_an_answer_sent_to_a_tool_that_asks_nothing_is_ignored_as_in_older_versions(server, alice_token):
+    # It was refused as agent_change_mode's answer, telling the client to call agent_change_mode again.
+    answer = {"inputResponses": {"confirm": {"action": "accept", "content": {"choice": "switch"}}}}
+    body, headers = modern("tools/call", {"name": "agent_list_modes", "arguments": {}, **answer})
+    response = post_jsonrpc(f"{server.base}/mcp/", alice_token, body, **headers)
+    assert response.status_code == 200, response.text
+    assert response.json()["result"]["isError"] is False
+
+
 def test_an_unsupported_version_header_is_400(server, alice_token):
     response = post_jsonrpc(
         f"{server.base}/mcp/", alice_token, {"jsonrpc": "2.0", "id": 1, "method": "ping"},
