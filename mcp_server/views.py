@@ -89,12 +89,13 @@ class McpView(APIView):
         The reply to a request that was read, with its HTTP status and headers in the request's version; used: the
         bytes of the answers before it in its batch.
         """
+        catalog = request.release.catalog_for(session)  # read first: a request that writes nothing opens no transaction
         try:
             # An answer too large to send undoes what its tool call did (a mode change, an answered question): a
             # client told to send the call again must find it not done.
             with transaction.atomic():
                 result = answer(
-                    message, catalog=request.release.catalog_for(session), user=request.user, session=session,
+                    message, catalog=catalog, user=request.user, session=session,
                     before_tool_call=lambda: self._throttle_tool_call(request),
                 )
                 reply = protocol.result_response(message, result)
