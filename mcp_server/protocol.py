@@ -137,6 +137,20 @@ def check_response_size(reply: dict, *, used: int = 0) -> None:
         )
 
 
+def check_room_left(used: int) -> None:
+    """
+    JsonRpcError, before it runs, for a call whose answer must be sent whole (it may change something) if the used
+    bytes of the answers before it in its batch leave no room under MCP_MAX_RESPONSE_BYTES.
+    """
+    limit = settings.MCP_MAX_RESPONSE_BYTES
+    if used >= limit:
+        raise JsonRpcError(
+            INVALID_REQUEST,
+            f"The answers before this call are {used} bytes, at the limit of {limit} bytes (MCP_MAX_RESPONSE_BYTES), "
+            "so it was not run: send it in a request of its own.",
+        )
+
+
 def response_size(reply: dict) -> int:
     return len(compact_json(reply).encode())
 

@@ -57,6 +57,12 @@ def answer(message: Message, *, catalog: Catalog, user, session, before_tool_cal
     raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {method[:100]}.")
 
 
+def may_write(message: Message, catalog: Catalog) -> bool:
+    """Whether answering message may change something: a tools/call of a tool not marked read-only."""
+    name = message.params.get("name") if message.method == "tools/call" else None
+    return any(tool.name == name and not tool.read_only for tool in catalog.all_tools())
+
+
 def session_instructions(catalog: Catalog, mode) -> str:
     """What a session in mode tells the model, as one text (MCP has one place for it): what the mode itself says (the
     REST context's modeInstructions), if anything, then the Mode Catalog block, appended as AGN-014 §6.1 asks."""

@@ -7,7 +7,6 @@ Which HTTP status an answer has depends on the request's protocol version (proto
 a message is read (no token 401, a foreign origin 403, a body too large 413, another's session 404) keeps its own.
 """
 
-from django.db import transaction
 from django.http import HttpResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -20,7 +19,7 @@ from sessions_app.ownership import owned_session
 from . import protocol
 from .authentication import BearerTokenAuthentication
 from .origins import origin_allowed
-from .server import answer
+from .server import answer, may_write
 
 
 class ForeignOrigin(exceptions.PermissionDenied):
@@ -89,16 +88,19 @@ class McpView(APIView):
         The reply to a request that was read, with its HTTP status and headers in the request's version; used: the
         bytes of the answers before it in its batch.
         """
-        catalog = request.release.catalog_for(session)  # read first: a request that writes nothing opens no transaction
+        catalog = request.release.catalog_for(session)
+        # A call that may change something (a mode change, an answered question) is answered whole once run, so that
+        # no client is told to send again what was done: it runs only while the answers before it leave room.
+        writes = may_write(message, catalog)
         try:
-            # An answer too large to send undoes what its tool call did (a mode change, an answered question): a
-            # client told to send the call again must find it not done.
-            with transaction.atomic():
-                result = answer(
-                    message, catalog=catalog, user=request.user, session=session,
-                    before_tool_call=lambda: self._throttle_tool_call(request),
-                )
-                reply = protocol.result_response(message, result)
+            if writes:
+                protocol.check_room_left(used)
+            result = answer(
+                message, catalog=catalog, user=request.user, session=session,
+                before_tool_call=lambda: self._throttle_tool_call(request),
+            )
+            reply = protocol.result_response(message, result)
+            if not writes:
                 protocol.check_response_size(reply, used=used)
         except protocol.JsonRpcError as error:
             # In the version of the message that was read (protocol's text).

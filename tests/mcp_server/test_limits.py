@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from mcp_server.protocol import response_size
 from sessions_app.models import ModeChange
 
 pytestmark = pytest.mark.django_db
@@ -82,24 +83,25 @@ def test_a_batch_stops_answering_once_its_answers_would_pass_mcp_max_response_by
     assert len(response.content) < 3000 + 200 * len(refused)
 
 
-def test_a_mode_change_whose_answer_would_pass_the_limit_is_undone_so_sending_it_again_does_it_once(
+def test_a_mode_change_is_answered_whole_once_made_and_not_made_once_the_batch_has_no_room(
     client, alice, alice_session, settings
 ):
-    # It was done, then answered "send it in a request of its own": a client that did changed the mode twice.
+    # It was made, then answered "send it in a request of its own": a client that did changed the mode twice.
     settings.MCP_MAX_RESPONSE_BYTES = 2000  # the read (1 kB) and then the change (1.5 kB) pass it; either alone does not
     path = f"/mcp/sessions/{alice_session.pk}/"
     read = {"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "modes://catalog"}}
     change = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": CHANGE}
 
-    first_read, refused_change = post(client, alice, [read, change], path=path, **BATCH_VERSION).json()
+    first_read, made = post(client, alice, [read, change], path=path, **BATCH_VERSION).json()
 
-    assert "result" in first_read and "over the limit of 2000 bytes" in refused_change["error"]["message"]
-    alice_session.refresh_from_db()
-    assert (alice_session.mode.key, ModeChange.objects.count()) == ("general", 0)
+    assert json.loads(made["result"]["content"][0]["text"])["mode"] == "ddr_authoring"
+    assert ModeChange.objects.count() == 1
 
-    alone = post(client, alice, change, path=path, HTTP_MCP_PROTOCOL_VERSION="2025-11-25").json()
+    settings.MCP_MAX_RESPONSE_BYTES = response_size(first_read)  # the read fills it
+    back = {**change, "params": {**CHANGE, "arguments": {**CHANGE["arguments"], "mode": "general"}}}
+    _, not_made = post(client, alice, [read, back], path=path, **BATCH_VERSION).json()
 
-    assert alone["result"]["isError"] is False
+    assert not_made["error"]["message"].endswith("so it was not run: send it in a request of its own.")
     alice_session.refresh_from_db()
     assert (alice_session.mode.key, ModeChange.objects.count()) == ("ddr_authoring", 1)
 
