@@ -164,21 +164,23 @@ def _take_answer(*, catalog: Catalog, session_id, confirmation_id, user, choice:
         )
         if choice == "branch":
             _check_session_limit(user, count=True)
-        record_answer(confirmation, choice)
         if choice not in ("switch", "branch"):
+            record_answer(confirmation, choice)
             return InvokeResult.from_error(STAYED)
         target = catalog.by_id.get(confirmation.to_mode_id)
         if target is None:
-            result = InvokeResult.from_error(
+            return InvokeResult.from_error(
                 f"{LABEL} cannot switch: the proposed mode is no longer in the published catalog. Nothing changed."
             )
-        else:
-            result = change_mode(
-                catalog=catalog, session_id=session_id, mode=target, reason=confirmation.reason, user=user,
-                branch=choice == "branch", confirmed_by="user", confirmation=confirmation,
-            )
-        if not result.successful:
-            # Nothing changed, the answer included: the question stays open, to be answered again until it expires.
+        result = change_mode(
+            catalog=catalog, session_id=session_id, mode=target, reason=confirmation.reason, user=user,
+            branch=choice == "branch", confirmed_by="user", confirmation=confirmation,
+        )
+        # The answer is taken with the change it made. A change refused now leaves the question open, to be answered
+        # again until it expires (a refusal by the mode graph is recorded, as any); a failed one is rolled back whole.
+        if result.successful:
+            record_answer(confirmation, choice)
+        elif result.retry_after or result.server_fault:
             transaction.set_rollback(True)
         return result
 

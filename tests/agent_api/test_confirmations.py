@@ -16,7 +16,7 @@ from django.utils import timezone
 from modes.catalog import published_catalog
 from modes.models import AgentMode
 from sessions_app.confirmations import who_confirms
-from sessions_app.models import AgentSession, ModeChange, ModeChangeConfirmation
+from sessions_app.models import AgentSession, ModeChange, ModeChangeConfirmation, ModeChangeRefusal
 from sessions_app.services import ask_mode_change
 
 from ..conftest import through_the_services
@@ -256,7 +256,8 @@ def test_the_answer_is_judged_against_the_catalog_published_when_it_comes(user_c
     assert result["successful"] is False
     assert "ddr_authoring" in result["errorMessage"]
     assert (mode_of(alice_session), ModeChange.objects.count()) == (GENERAL_ID, 0)
-    # Nothing changed, the answer included: the question is still open, and can still be declined.
+    assert ModeChangeRefusal.objects.count() == 1  # counted as any refusal of the mode graph, for a rollout's guard too
+    # The question is still open, and can still be declined.
     assert ModeChangeConfirmation.objects.get().answered_at is None
     assert answer(alice_client, alice_session, confirmation_id, "stay").json()["errorMessage"] == STAYED
 
