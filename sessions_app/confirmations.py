@@ -86,10 +86,11 @@ def question_text(display_name: str) -> str:
 def new_confirmation(
     *, session, target: AgentMode, reason: str, branch: bool, channel: str, catalog_revision: int | None
 ) -> ModeChangeConfirmation:
+    """The question about moving session to target; session comes with its last_change (services.ask_mode_change)."""
     return ModeChangeConfirmation.objects.create(
         session=session, channel=channel, from_mode_id=session.mode_id, to_mode_id=target.pk, reason=reason,
         branch=branch, question=question_text(target.display_name), expires_at=timezone.now() + QUESTION_LIFETIME,
-        catalog_revision=catalog_revision,
+        catalog_revision=catalog_revision, after_change=session.last_change,
     )
 
 
@@ -129,11 +130,8 @@ def pending_confirmation(*, confirmation_id, session_id, user, channel: str) -> 
 
 def _left_since_asked(confirmation: ModeChangeConfirmation) -> bool:
     """Whether the session changed mode after the question was asked, even back to the mode it asked about leaving."""
-    if confirmation.session.mode_id != confirmation.from_mode_id:
-        return True
-    changes = ModeChange.objects.filter(session_id=confirmation.session_id).order_by("-id")  # its index, backwards
-    last_change = changes.values_list("changed_at", flat=True).first()
-    return last_change is not None and last_change >= confirmation.asked_at
+    later = ModeChange.objects.filter(session_id=confirmation.session_id, id__gt=confirmation.after_change or 0)
+    return confirmation.session.mode_id != confirmation.from_mode_id or later.exists()  # (session, id)'s index
 
 
 def record_answer(confirmation: ModeChangeConfirmation, choice: str) -> None:

@@ -98,6 +98,11 @@ class ModeChangeConfirmation(models.Model):
     catalog_revision = models.PositiveIntegerField(
         null=True, blank=True, help_text="The catalog revision the question was asked under."
     )
+    # A mode change's id, not a time: ids are given in the order changes are written, whatever the hosts' clocks.
+    after_change = models.BigIntegerField(
+        null=True, blank=True, editable=False,
+        help_text="The id of the session's last mode change when the question was asked; none if it had none.",
+    )
     choice = models.CharField(max_length=8, choices=Choice.choices, blank=True)
     answered_at = models.DateTimeField(null=True, blank=True)
 

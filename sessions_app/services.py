@@ -3,7 +3,7 @@
 from contextlib import contextmanager
 
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, Subquery
+from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
 from accounts.models import Membership
@@ -84,7 +84,9 @@ def ask_mode_change(
     (ModeSwitchRefused, recorded as set_session_mode records it, if not). Nothing is locked while a person thinks:
     their answer is judged again when it comes (sessions_app.tools.answer_mode_change).
     """
-    session = AgentSession.objects.filter(owner=user).only("pk", "mode_id").get(pk=parse_session_id(session_id))
+    last_change = ModeChange.objects.filter(session=OuterRef("pk")).order_by("-id").values("id")[:1]
+    sessions = AgentSession.objects.filter(owner=user).only("pk", "mode_id").annotate(last_change=Subquery(last_change))
+    session = sessions.get(pk=parse_session_id(session_id))
     if refusal := catalog.switch_refusal(from_mode_id=session.mode_id, target=mode):
         raise _refused(session, mode, refusal, catalog)
     return new_confirmation(

@@ -226,6 +226,20 @@ def test_a_question_about_leaving_a_mode_the_session_has_left_and_come_back_to_i
     assert (mode_of(alice_session), ModeChange.objects.count()) == (GENERAL_ID, 2)
 
 
+def test_a_change_stamped_by_a_host_whose_clock_runs_fast_does_not_outdate_a_later_question(
+    user_confirms, alice_client, alice_session
+):
+    # Judged by times, a question asked after it, on a host with the right time, was refused as outdated.
+    first = asked(alice_client, alice_session, {**PROPOSAL, "mode": "workflow_authoring"})
+    assert answer(alice_client, alice_session, first).json()["successful"] is True
+    ModeChange.objects.update(changed_at=timezone.now() + timedelta(seconds=30))
+
+    later = answer(alice_client, alice_session, asked(alice_client, alice_session))
+
+    assert later.json()["successful"] is True
+    assert (mode_of(alice_session), ModeChange.objects.count()) == (DDR_ID, 2)
+
+
 def test_a_question_asked_over_mcp_is_not_answered_over_rest(user_confirms, alice, alice_client, alice_session):
     question = ask_mode_change(
         catalog=published_catalog(), session_id=alice_session.pk, mode=published_catalog().mode("ddr_authoring"),
