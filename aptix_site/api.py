@@ -233,14 +233,15 @@ def document_long_request_lines(result, generator, **kwargs):
 
 
 class StrictSerializerSchema(OpenApiSerializerExtension):
-    """Documentation only: the schema of a StrictSerializer says what it enforces, no fields but its own."""
+    """Documentation only: the schema of a StrictSerializer read from a request says what it enforces, no fields but
+    its own (one that also shapes an answer, AgentFileShape, promises nothing of it there)."""
 
     target_class = StrictSerializer
     match_subclasses = True
 
     def map_serializer(self, auto_schema, direction):
         schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
-        return {**schema, "additionalProperties": False}
+        return {**schema, "additionalProperties": False} if direction == "request" else schema
 
 
 def error_responses(*codes: int, body=None) -> dict:

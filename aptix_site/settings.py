@@ -52,16 +52,16 @@ def env_number(name, default: float | None, *, most: float | None = None) -> flo
     return number
 
 
-RATE_PERIODS = {"s", "sec", "second", "m", "min", "minute", "h", "hour", "d", "day"}  # what DRF's first letter reads
-
-
 def env_rate(name, default: str) -> str:
-    """A throttle rate in DRF's notation: a whole number of requests per second, minute, hour or day (120/min)."""
+    """
+    A throttle rate in DRF's notation: a whole number of requests per second, minute, hour or day (120/min). DRF reads
+    only the period's first letter, so 1000/hours is taken as it would be.
+    """
     value = env(name)
     if value is None:
         return default
     count, _, period = value.partition("/")
-    if not (count.isascii() and count.isdigit() and len(count) <= 18 and period in RATE_PERIODS):
+    if not (count.isascii() and count.isdigit() and len(count) <= 18 and period[:1] in ("s", "m", "h", "d")):
         raise ImproperlyConfigured(f"{name} must be requests per sec, min, hour or day, as 120/min; it is {value!r}.")
     return value
 

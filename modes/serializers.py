@@ -138,7 +138,7 @@ class ModeToolsResponse(serializers.Serializer):
 
 
 class AgentFileShape(StrictSerializer):
-    """A file exported, or sent to import: text, never a number read as text, and no field but these."""
+    """A file exported, or sent to import: text, never a number read as text, and no other field."""
 
     path = StrictCharField(max_length=1000, help_text="Relative to the repository's folder, with '/'.")
     content = StrictCharField(allow_blank=True, trim_whitespace=False, help_text="The file's text.")

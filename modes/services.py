@@ -20,6 +20,9 @@ from .revision_store import MODE, TOOL, entries_at, rows_of, state_at
 from .revisions import record_revision
 from .rules import catalog_errors
 
+# How an import is told to update what exists, in every way in: the command, the API (the admin's box says it).
+UPDATE = 'update on (--update, "update": true)'
+
 
 @contextmanager
 def catalog_change(*, by, restores: int | None = None):
@@ -287,8 +290,8 @@ def _checked_rows(entries, section: Section, existing: dict, update, problems, *
         seen[name] = entry.index
         row = existing.get(name)
         if row is not None and not update:
-            how = 'import with update on (--update, "update": true) to update it'
-            problems.append(f"{where}: {naming}: {section.exists.format(name=name)}; {how}.")
+            exists = section.exists.format(name=name)
+            problems.append(f"{where}: {naming}: {exists}; import with {UPDATE} to update it.")
             continue
         if not vet(entry, row):
             continue

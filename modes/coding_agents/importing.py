@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 from django.conf import settings
 
 from ..portable import MODE_SECTION, ModeFile, PortableFileError, check_entry
-from ..services import ImportResult, import_modes
+from ..services import UPDATE, ImportResult, import_modes
 from .base import DROPPED, AgentFile, Fidelity, Reading, problem
 from .formats import FORMATS, format_of, recognizer
 from .opencode import prompt_files_named
@@ -95,7 +95,7 @@ def _one_per_key(modes: list[tuple[str, dict]], update: bool, merged: Reading) -
         if not update:
             merged.problems.append(
                 problem(
-                    path, key, f"{paths[key][0]} has this mode too; import with update on to let {path} update it."
+                    path, key, f"{paths[key][0]} has this mode too; import with {UPDATE} to let {path} update it."
                 )
             )
             continue
