@@ -588,11 +588,11 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
                 done = DONE.get(action, "Revision {number} is published to agents.")
                 self.message_user(request, done.format(number=getattr(revision, "number", number)), messages.SUCCESS)
             return HttpResponseRedirect(releases_url)
+        if not CatalogRevision.objects.filter(number=number).exists():  # past the column's range too
+            raise Http404(f"There is no catalog revision {number}.")
         # The revision's latest rollout, which the form names (_staging): in flight, its share is where raising it
         # starts; aborted, the form rolls it out again, and says so.
-        # By the revision's number, whose lookup answers "none" for a number past the column's range (revision_id's
-        # fails on it).
-        seen = CatalogRollout.objects.filter(revision__number=number).order_by("-started_at").first()
+        seen = CatalogRollout.objects.filter(revision_id=number).order_by("-started_at").first()
         state, State = seen and seen.state, CatalogRollout.State
         context = {
             "title": question.format(number=number), "confirm": confirm, "releases_url": releases_url, "fields": fields,
