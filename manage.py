@@ -1,6 +1,6 @@
 #!/usr/bin/env python
-"""Django's command line, but refused configuration, or a database out of reach or not migrated, ends the command in
-one line saying what to set or run, not a traceback (unless --traceback)."""
+"""Django's command line, but refused configuration, an argument that is not UTF-8 text, or a database out of reach or
+not migrated, ends the command in one line saying what to set or run, not a traceback (unless --traceback)."""
 import os
 import sys
 
@@ -11,6 +11,15 @@ def main():
     from django.core.management import execute_from_command_line
     from django.db import DatabaseError
 
+    # Python keeps the bytes of a name that is not UTF-8 as lone surrogates, which no database stores and no UTF-8
+    # stream prints: such an argument is refused here, and such a file name (in a folder read) is printed escaped.
+    for stream in (sys.stdout, sys.stderr):
+        stream.reconfigure(errors="backslashreplace")
+    for argument in sys.argv[1:]:
+        try:
+            argument.encode()
+        except UnicodeEncodeError:
+            sys.exit(f"Arguments must be UTF-8 text; {os.fsencode(argument)!r} is not.")
     if "--traceback" in sys.argv:
         execute_from_command_line(sys.argv)
         return

@@ -3,11 +3,14 @@ manage.py run as an operator runs it, in a fresh process: missing or bad configu
 cannot be used, end any command with one line that says what to set or run, and exit code 1, never a traceback.
 """
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from ..servers import scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,3 +104,23 @@ def test_traceback_is_still_there_when_asked_for():
     result = manage("list_modes", "--traceback", env={})
     assert result.returncode == 1
     assert result.stderr.startswith("Traceback (most recent call last):")
+
+
+@pytest.mark.parametrize("command", [["create_token", "u\udcff", "--name", "x"], ["import_modes", "/tmp/m\udcff.yaml"]])
+def test_an_argument_that_is_not_utf8_is_refused_in_one_line(command):
+    # Python keeps its bytes as lone surrogates: a user name like it was a traceback from the database driver.
+    result = manage(*command, env={"DEBUG": "1", "DATABASE_URL": "sqlite://:memory:"})
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"Arguments must be UTF-8 text; {os.fsencode(command[1])!r} is not.\n"
+
+
+@pytest.mark.either_database(reason="what a command prints of a file name is the same on both")
+def test_a_file_name_that_is_not_utf8_is_printed_escaped_not_a_traceback(tmp_path):
+    agents = tmp_path / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "x\udcff.md").write_text("---\nname: xff\ndescription: Use this mode for x.\n---\nDo x.\n")
+    with scratch_database() as env:
+        # As under a UTF-8 locale, whose streams refuse lone surrogates.
+        result = manage("import_modes", str(tmp_path), "--dry-run", env={**env, "PYTHONIOENCODING": "utf-8"})
+    assert (result.returncode, result.stderr) == (0, "")
+    assert ".claude/agents/x\\udcff.md: mode 'xff': name: carried" in result.stdout
