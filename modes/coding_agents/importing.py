@@ -5,6 +5,7 @@ fidelity report; and the files of a folder on disk, read without leaving it.
 """
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -138,7 +139,7 @@ def files_of_one_file(path: Path, name: str, *, from_format: str | None) -> tupl
     and Kilo's modes, so that importing .roomodes alone gives its modes as a folder's import does.
     """
     root = path.absolute().parents[name.count("/")]
-    read = _read_text(path, name)
+    read = read_file(path, name)
     files, problems = ([read], []) if isinstance(read, AgentFile) else ([], [read])
     if has_rules_beside(name, format_name=from_format):
         rules, unread = files_in_folder(root, from_format=from_format, within=RULES_FOLDERS)
@@ -199,15 +200,16 @@ def _read(path: Path, root: Path) -> AgentFile | str:
             return leaves
     except OSError as error:
         return f"{relative}: cannot be read ({error.strerror or error})."
-    return _read_text(path, relative)
+    return read_file(path, relative)
 
 
-def _read_text(path: Path, name: str) -> AgentFile | str:
-    """The file at path as the mode file name, or the problem that keeps it from being read."""
+def read_file(path: Path, name: str) -> AgentFile | str:
+    """The file at path as the mode file name, or the problem that keeps it from being read (import_modes's PATH too)."""
     try:
-        if not path.is_file():  # a FIFO or a device would block or never end
+        status = path.stat()  # a missing file's problem is its own
+        if not stat.S_ISREG(status.st_mode):  # a FIFO or a device would block or never end
             return f"{name}: not a regular file."
-        if path.stat().st_size > settings.API_MAX_IMPORT_BYTES:
+        if status.st_size > settings.API_MAX_IMPORT_BYTES:
             return f"{name}: larger than the {settings.API_MAX_IMPORT_BYTES:,} bytes an import takes."
         return AgentFile(name, path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError) as error:

@@ -97,7 +97,7 @@ def test_a_database_that_does_not_exist_says_to_check_database_url():
 def test_bad_input_to_a_command_is_one_line_too(tmp_path):
     result = manage("import_modes", str(tmp_path / "missing.yaml"), env={"DEBUG": "1", "DATABASE_URL": "sqlite://:memory:"})
     assert (result.returncode, result.stdout) == (1, "")
-    assert result.stderr == f"CommandError: Cannot read {tmp_path / 'missing.yaml'}: No such file or directory.\n"
+    assert result.stderr == f"CommandError: {tmp_path / 'missing.yaml'}: cannot be read (No such file or directory).\n"
 
 
 def test_traceback_is_still_there_when_asked_for():

@@ -1,8 +1,11 @@
 """manage.py export_modes and import_modes: the portable file, validated whole, applied all or nothing."""
 
 import json
+import os
+import re
 import time
 from io import StringIO
+from pathlib import Path
 
 import pytest
 import yaml
@@ -385,7 +388,21 @@ def test_dry_run_still_reports_problems(write_file):
 
 def test_missing_file_is_a_command_error(tmp_path):
     path = tmp_path / "nowhere.yaml"
-    assert import_error(path) == f"Cannot read {path}: No such file or directory."
+    assert import_error(path) == f"{path}: cannot be read (No such file or directory)."
+
+
+def test_a_fifo_or_a_file_larger_than_an_import_takes_is_refused_before_it_is_read(tmp_path, settings):
+    # /dev/zero ran out of memory, and a FIFO waited for ever.
+    fifo = tmp_path / "modes.yaml"
+    os.mkfifo(fifo)
+    assert import_error(fifo) == f"{fifo}: not a regular file."
+    assert import_error(Path("/dev/zero")) == "/dev/zero: not a regular file."
+    settings.API_MAX_IMPORT_BYTES = 10
+    large = tmp_path / "large.yaml"
+    large.write_text("modes: []\n" * 2)
+    assert import_error(large) == f"{large}: larger than the 10 bytes an import takes."
+    with pytest.raises(CommandError, match=f"^{re.escape(str(large))}: larger than the 10 bytes"):
+        call_command("import_routing_cases", str(large), "--format", "csv")
 
 
 def test_malformed_yaml_is_a_command_error(write_file):

@@ -13,7 +13,9 @@ from aptix_site.commands import ServiceCommand
 from modes.checks import unresolved_tools_message
 from modes.coding_agents.base import fidelity_text
 from modes.coding_agents.formats import FORMATS
-from modes.coding_agents.importing import agent_file_name, files_in_folder, files_of_one_file, import_agent_files
+from modes.coding_agents.importing import (
+    agent_file_name, files_in_folder, files_of_one_file, import_agent_files, read_file
+)
 from modes.portable import PortableFileError, read_document
 from modes.services import ImportResult, PlannedEntry, import_modes
 
@@ -79,7 +81,9 @@ class Command(ServiceCommand):  # a refusal at the end, such as the release gate
 
 
 def read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")  # a byte-order mark is not part of the text
-    except (OSError, UnicodeDecodeError) as error:
-        raise CommandError(f"Cannot read {path}: {getattr(error, 'strerror', None) or error}.") from error
+    """The text of the file at path, read as a folder's files are: a FIFO, a device or a file larger than an import
+    takes is refused before it is read, in one line."""
+    file = read_file(path, str(path))
+    if isinstance(file, str):
+        raise CommandError(file)
+    return file.content
