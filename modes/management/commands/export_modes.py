@@ -63,8 +63,9 @@ class Command(ServiceCommand):
         existing = [file.path for file in writing.files if os.path.lexists(folder / file.path)]
         if existing and not force:
             raise CommandError(f"These files exist in {folder}; pass --force to overwrite them: {', '.join(existing)}.")
-        for file in writing.files:
-            write_file(folder / file.path, file)
+        if folders := [file.path for file in writing.files if (folder / file.path).is_dir()]:
+            raise CommandError(f"These are folders in {folder}, not files; nothing was written: {', '.join(folders)}.")
+        write_files(folder, writing.files)
         for file in writing.files:
             self.stdout.write(f"Wrote {folder / file.path}")
         self.stdout.write("Fidelity report:")
@@ -79,9 +80,20 @@ def _resolves_inside(path: Path, folder: Path) -> bool:
         return False
 
 
-def write_file(path: Path, file: AgentFile) -> None:
+def write_files(folder: Path, files: list[AgentFile]) -> None:
+    """Every file, or none: each is written beside its place first, and put in its place once all are written."""
+    written = []
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(file.content, encoding="utf-8")
+        for file in files:
+            path = folder / file.path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            beside = path.with_name(f".{path.name}.{os.getpid()}.new")
+            with open(beside, "x", encoding="utf-8") as stream:  # "x": never a file that is not this export's
+                written.append((beside, path))
+                stream.write(file.content)
     except OSError as error:
-        raise CommandError(f"Cannot write {path}: {error.strerror}.") from error
+        for beside, _ in written:
+            beside.unlink(missing_ok=True)
+        raise CommandError(f"Cannot write {path}: {error.strerror}; nothing was written.") from error
+    for beside, path in written:
+        os.replace(beside, path)

@@ -185,6 +185,25 @@ def test_export_never_overwrites_a_file_without_force(repository, tmp_path):
     assert written.read_text() != "edited by hand\n"
 
 
+def test_export_writes_nothing_when_one_of_its_files_cannot_be_written(repository, tmp_path):
+    # The files before it were written, and stayed.
+    run("import_modes", repository)
+    folder = tmp_path / "out"
+    (folder / ".claude/agents/test-runner.md").mkdir(parents=True)
+    folders = r"These are folders in .*, not files; nothing was written: \.claude/agents/"
+    with pytest.raises(CommandError, match=folders):
+        run("export_modes", "--to", "claude-code", "--custom-only", "--output", folder, "--force")
+    assert os.listdir(folder / ".claude/agents") == ["test-runner.md"]
+
+    # The third of four files fails as it is written: its place beside its own is taken (this process writes it).
+    blocked = folder / f".kilo/agent/.review.md.{os.getpid()}.new"
+    blocked.mkdir(parents=True)
+    failed = r"^Cannot write .*/\.kilo/agent/review\.md: File exists; nothing was written"
+    with pytest.raises(CommandError, match=failed):
+        run("export_modes", "--to", "kilo", "--custom-only", "--output", folder)
+    assert os.listdir(folder / ".kilo/agent") == [blocked.name]
+
+
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
 @pytest.mark.parametrize("link", [".claude", ".claude/agents/test-runner.md"])
 def test_export_writes_nothing_through_a_link_out_of_its_folder_even_with_force(repository, tmp_path, link):
