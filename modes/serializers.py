@@ -3,6 +3,7 @@ Request shapes of the mode endpoints, and the shapes of the revision endpoints' 
 answers (the listing, a mode's detail) are shaped in modes.listing, which agent_list_modes and MCP share.
 """
 
+import unicodedata
 from decimal import Decimal
 
 from drf_spectacular.utils import extend_schema_field
@@ -20,7 +21,7 @@ from .models import CatalogRevision, CatalogRollout
 from .releases import DIFF_WARNING_CODES, ReleaseStatus, revision_status
 from .rollouts import Guard, Staging
 from .tools import FILTER_MAX_LENGTH
-from .validators import one_of
+from .validators import is_single_line, one_of
 
 
 class QueryBooleanField(serializers.BooleanField):
@@ -254,8 +255,14 @@ class PromoteRequest(StrictSerializer):
 
 class AbortRequest(PromoteRequest):
     reason = StrictCharField(
-        max_length=1000, required=False, default="", allow_blank=True, help_text="Why, as the rollout records it."
+        max_length=1000, required=False, default="", allow_blank=True,
+        help_text="Why, as the rollout records it: one line, without control characters (messages quote it).",
     )
+
+    def validate_reason(self, value):
+        if not is_single_line(value) or any(unicodedata.category(character) == "Cc" for character in value):
+            raise serializers.ValidationError("One line, without control characters: messages quote it.")
+        return value
 
 
 class RolloutGuardResponse(Shape):
