@@ -9,7 +9,7 @@ def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aptix_site.settings")
     from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
-    from django.db import DatabaseError
+    from django.db import DatabaseError, InterfaceError, OperationalError
 
     # Python keeps the bytes of a name that is not UTF-8 as lone surrogates, which no database stores and no UTF-8
     # stream prints: such an argument is refused here, and such a file name (in a folder read) is printed escaped.
@@ -31,10 +31,12 @@ def main():
         text = str(error)
         first_line = (text.strip().splitlines() or [type(error).__name__])[0]
         if "no such table" in text or ("relation" in text and "does not exist" in text):
-            advice = "run 'manage.py migrate' first"
+            advice = " (run 'manage.py migrate' first)"
+        elif isinstance(error, (OperationalError, InterfaceError)):  # a connection's, not a refused write's
+            advice = " (check DATABASE_URL and that the database server is up)"
         else:
-            advice = "check DATABASE_URL and that the database server is up"
-        sys.exit(f"Database error: {first_line} ({advice})")
+            advice = ""
+        sys.exit(f"Database error: {first_line}{advice}")
 
 
 if __name__ == "__main__":

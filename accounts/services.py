@@ -2,7 +2,7 @@
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from aptix_site.service_errors import ServiceError
 
@@ -17,11 +17,12 @@ class AccountRefused(ServiceError, ValueError):
 def create_agent_user(*, username: str, organization_slug: str | None) -> str:
     """A user nobody can log in as, in the organization of that slug if given, and its token's key; all or none."""
     User = get_user_model()
+    exists = AccountRefused(
+        f"A user named {username!r} exists already; 'manage.py create_token {username} --name NAME' gives it a new "
+        "token."
+    )
     if User.objects.filter(**{User.USERNAME_FIELD: username}).exists():
-        raise AccountRefused(
-            f"A user named {username!r} exists already; 'manage.py create_token {username} --name NAME' "
-            "gives it a new token."
-        )
+        raise exists
     organization = None
     if organization_slug is not None:
         organization = Organization.objects.filter(slug=organization_slug).first()
@@ -37,7 +38,11 @@ def create_agent_user(*, username: str, organization_slug: str | None) -> str:
     except ValidationError as error:
         raise AccountRefused(" ".join(error.messages)) from None
     with transaction.atomic():
-        user.save()
+        try:
+            with transaction.atomic():
+                user.save()
+        except IntegrityError:  # created meanwhile, by a run beside this one
+            raise exists from None
         if organization is not None:
             Membership.objects.create(user=user, organization=organization)
         _, key = create_token(user=user, name="agent")

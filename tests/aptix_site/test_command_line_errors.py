@@ -124,3 +124,14 @@ def test_a_file_name_that_is_not_utf8_is_printed_escaped_not_a_traceback(tmp_pat
         result = manage("import_modes", str(tmp_path), "--dry-run", env={**env, "PYTHONIOENCODING": "utf-8"})
     assert (result.returncode, result.stderr) == (0, "")
     assert ".claude/agents/x\\udcff.md: mode 'xff': name: carried" in result.stdout
+
+
+def test_a_refused_write_is_not_called_a_connection_problem():
+    write_twice = (
+        "from django.db import connection; cursor = connection.cursor(); "
+        "cursor.execute('CREATE TEMP TABLE t (a int PRIMARY KEY)'); "
+        "cursor.execute('INSERT INTO t VALUES (1)'); cursor.execute('INSERT INTO t VALUES (1)')"
+    )
+    result = manage("shell", "-v0", "-c", write_twice, env={"DEBUG": "1", "DATABASE_URL": "sqlite://:memory:"})
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == "Database error: UNIQUE constraint failed: t.a\n"
