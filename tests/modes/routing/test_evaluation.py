@@ -3,7 +3,7 @@
 from io import StringIO
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from modes.models import RoutingEvaluation
 from modes.routing.cases import Case
@@ -37,6 +37,14 @@ def test_accuracy_precision_recall_and_the_confusion_matrix_are_counted_exactly(
         {"utterance": "b", "current_mode": "general", "expected": "sql_help", "predicted": "sql_help",
          "called": "sql_help"}
     ]
+
+
+@pytest.mark.django_db
+def test_eval_routing_of_an_unknown_revision_says_so_in_one_line_and_draws_no_bar(capsys):
+    # The progress bar was drawn first, on the error's line (on the process's stderr).
+    with pytest.raises(CommandError, match=r"^There is no catalog revision 999; revisions run from 1 to \d+\.$"):
+        call_command("eval_routing", "--revision", "999", stdout=StringIO(), stderr=StringIO())
+    assert capsys.readouterr().err == ""
 
 
 @pytest.mark.django_db
