@@ -10,3 +10,11 @@ def user_named(*, username: str):
     if user is None:
         raise CommandError(f"No user is named {username!r}.")
     return user
+
+
+def acting_user(*, username: str):
+    """The user a command acts as (--user): one who could sign in, as over the API, where an inactive one cannot."""
+    user = user_named(username=username)
+    if not user.is_active:
+        raise CommandError(f"User {username!r} is inactive, so nothing is done as them; make them active first.")
+    return user

@@ -3,10 +3,10 @@ request rules applied to options."""
 
 from argparse import ArgumentTypeError
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 from rest_framework.exceptions import ValidationError
 
+from accounts.management.users import acting_user
 from aptix_site.commands import ServiceCommand
 from modes.catalog import Catalog, catalog_at_revision, published_catalog, revision_number
 
@@ -39,10 +39,7 @@ class ReleaseCommand(ServiceCommand):
         parser.add_argument("--user", required=True, help="Username of the staff user acting; their permissions apply.")
 
     def handle(self, *args, user, **options):
-        acting = get_user_model()._default_manager.filter(username=user).first()
-        if acting is None:
-            raise CommandError(f"There is no user {user!r}.")
-        self.stdout.write(self.act(acting, **options))
+        self.stdout.write(self.act(acting_user(username=user), **options))
 
     def act(self, user, **options) -> str:
         """Do it as user; what the command prints."""

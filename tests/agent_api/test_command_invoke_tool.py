@@ -87,6 +87,16 @@ def test_an_unknown_user_is_a_command_error(alice):
     assert (message, printed) == ("No user is named 'mallory'.", "")
 
 
+def test_an_inactive_user_runs_nothing_as_over_the_api(alice):
+    # Their token is refused over REST; the command ran the tool as them.
+    alice.is_active = False
+    alice.save(update_fields=["is_active"])
+    message, printed = invoke_tool_failing("agent_hello_world", arguments='{"name": "Ada"}', user="alice")
+    assert (message, printed) == (
+        "User 'alice' is inactive, so nothing is done as them; make them active first.", ""
+    )
+
+
 def test_an_unknown_tool_is_a_command_error(alice):
     message, printed = invoke_tool_failing("agent_time_travel", user="alice")
     assert (message, printed) == ("No tool is registered or declared under the name 'agent_time_travel'.", "")

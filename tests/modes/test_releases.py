@@ -326,8 +326,13 @@ def test_the_commands_approve_and_publish_as_the_named_user_and_refuse_in_one_li
     edit_general(author_client)
     with pytest.raises(CommandError, match=r"^You made changes that revision 2 publishes, so another admin must approve it\.$"):
         run("approve_revision", "2", "--user", "author")
-    with pytest.raises(CommandError, match=r"^There is no user 'nobody'\.$"):
+    with pytest.raises(CommandError, match=r"^No user is named 'nobody'\.$"):
         run("approve_revision", "2", "--user", "nobody")
+    get_user_model().objects.filter(username="reviewer").update(is_active=False)
+    # An inactive admin was told they lacked the permission they hold.
+    with pytest.raises(CommandError, match=r"^User 'reviewer' is inactive, so nothing is done as them; make them"):
+        run("approve_revision", "2", "--user", "reviewer")
+    get_user_model().objects.filter(username="reviewer").update(is_active=True)
     assert run("catalog_status").splitlines()[1].startswith("Pending: revision 2 (mode general: when_to_use), 0 of 1")
 
     assert run("approve_revision", "2", "--user", "reviewer") == "Revision 2 approved.\n"

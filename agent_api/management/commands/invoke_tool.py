@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import CommandError
 
-from accounts.management.users import user_named
+from accounts.management.users import acting_user
 from agent_api.serializers import InvocationResponse
 from agent_api.services import invocation_session, invoke_tool
 from aptix_site.commands import ServiceCommand
@@ -22,7 +22,7 @@ class Command(ServiceCommand):
         parser.add_argument("--user", required=True, help="Username the tool runs as.")
 
     def handle(self, *args, name, arguments, session, conversation, user, **options):
-        account = user_named(username=user)
+        account = acting_user(username=user)
         served = invocation_session(session_id=session, user=account)
         result = invoke_tool(
             load_catalog=lambda: published_release().catalog_for(served),
