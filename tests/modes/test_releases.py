@@ -342,6 +342,8 @@ def test_the_commands_approve_and_publish_as_the_named_user_and_refuse_in_one_li
         "Pending: none.",
     ]
     assert run("catalog_status").startswith("Published: revision 2, by author at ")
+    # A rollback publishes a new revision: the command said only its number.
+    assert run("publish_revision", "1", "--user", "reviewer") == "Revision 3, which restores revision 1, is published.\n"
 
 
 def test_a_raw_sql_change_is_not_served_until_record_revision_records_it(alice_client):
