@@ -26,11 +26,21 @@ def stuck_modes(modes, default: AgentMode) -> list[AgentMode]:
     The modes, in order, from which the model cannot reach the default through switches it may make (TUL-007 exists
     so that the agent is never stuck); every other mode if the default cannot be entered.
     """
+    # Backwards from the default: who may switch to a mode that reaches it (may_switch's rule, read per target). A
+    # mode with no switch targets may switch to any mode that can be entered: it is reached with the first of them.
+    naming = {}
+    for mode in modes:
+        for key in mode.switch_targets:
+            naming.setdefault(key, []).append(mode)
+    free = [mode for mode in modes if not mode.switch_targets]
     reached, frontier = {default.pk}, [default]
-    while frontier:  # backwards from the default: who may switch to a mode that reaches it
+    while frontier:
         target = frontier.pop()
-        for mode in modes:
-            if mode.pk not in reached and may_switch(mode, target):
+        if not target.llm_can_enter:
+            continue
+        sources, free = [*naming.get(target.key, ()), *free], []
+        for mode in sources:
+            if mode.pk not in reached:
                 reached.add(mode.pk)
                 frontier.append(mode)
     return [mode for mode in modes if mode.pk not in reached]

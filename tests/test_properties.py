@@ -296,3 +296,34 @@ def test_read_document_refuses_deeply_nested_files_with_portable_file_error(text
     with pytest.raises(PortableFileError) as refused:
         read_document(text)
     assert refused.value.problems == ["The file is nested too deeply to be a mode file."]
+
+
+@st.composite
+def mode_graphs(draw):
+    """Up to 8 modes, the first the default, each with switch targets among the keys (or none: any) and llm_can_enter."""
+    from modes.models import AgentMode
+
+    keys = [f"m{index}" for index in range(draw(st.integers(1, 8)))]
+    return [
+        AgentMode(
+            id=f"{index:032X}", key=key, is_default=index == 0, llm_can_enter=draw(st.booleans()),
+            switch_targets=draw(st.lists(st.sampled_from(keys), max_size=3, unique=True)),
+        )
+        for index, key in enumerate(keys)
+    ]
+
+
+@PURE
+@given(mode_graphs())
+def test_stuck_modes_are_those_no_chain_of_allowed_switches_leads_from_to_the_default(modes):
+    # What stuck_modes computes in one pass over each target's sources, by its definition: a fixed point of may_switch.
+    from modes.graph import may_switch, stuck_modes
+
+    reached, grew = {modes[0].pk}, True
+    while grew:
+        grew = False
+        for mode in modes:
+            if mode.pk not in reached and any(may_switch(mode, target) for target in modes if target.pk in reached):
+                reached.add(mode.pk)
+                grew = True
+    assert stuck_modes(modes, modes[0]) == [mode for mode in modes if mode.pk not in reached]
