@@ -1,6 +1,7 @@
 #!/usr/bin/env python
 """Django's command line, but refused configuration, an argument that is not UTF-8 text, or a database out of reach or
 not migrated, ends the command in one line saying what to set or run, not a traceback (unless --traceback)."""
+import io
 import os
 import sys
 
@@ -9,12 +10,13 @@ def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aptix_site.settings")
     from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
-    from django.db import DatabaseError, InterfaceError, OperationalError
+    from django.db import DatabaseError, InterfaceError, OperationalError, connection
 
     # Python keeps the bytes of a name that is not UTF-8 as lone surrogates, which no database stores and no UTF-8
-    # stream prints: such an argument is refused here, and such a file name (in a folder read) is printed escaped.
-    for stream in (sys.stdout, sys.stderr):
-        stream.reconfigure(errors="backslashreplace")
+    # stream prints: such an argument is refused here, and such a file name (in a folder read) is printed as the
+    # bytes it is (stderr escapes them already).
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="surrogateescape")
     for argument in sys.argv[1:]:
         try:
             argument.encode()
@@ -32,7 +34,7 @@ def main():
         first_line = (text.strip().splitlines() or [type(error).__name__])[0]
         if "no such table" in text or ("relation" in text and "does not exist" in text):
             advice = " (run 'manage.py migrate' first)"
-        elif isinstance(error, (OperationalError, InterfaceError)):  # a connection's, not a refused write's
+        elif isinstance(error, (OperationalError, InterfaceError)) and connection.connection is None:  # never opened
             advice = " (check DATABASE_URL and that the database server is up)"
         else:
             advice = ""

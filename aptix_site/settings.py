@@ -61,7 +61,8 @@ def env_rate(name, default: str) -> str:
     if value is None:
         return default
     count, _, period = value.partition("/")
-    if not (count.isascii() and count.isdigit() and len(count) <= 18 and period[:1] in ("s", "m", "h", "d")):
+    digits = count.isascii() and count.isdigit() and len(count) <= 18
+    if not (digits and period.isascii() and period.isalpha() and period[0] in "smhd"):  # one '/', as DRF splits it
         raise ImproperlyConfigured(f"{name} must be requests per sec, min, hour or day, as 120/min; it is {value!r}.")
     return value
 

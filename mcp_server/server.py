@@ -57,10 +57,10 @@ def answer(message: Message, *, catalog: Catalog, user, session, before_tool_cal
     raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {method[:100]}.")
 
 
-def may_write(message: Message, catalog: Catalog) -> bool:
-    """Whether answering message may change something: a tools/call of a tool not marked read-only."""
+def may_write(message: Message, catalog: Catalog, session) -> bool:
+    """Whether answering message may change something: a tools/call of a tool this endpoint runs, not read-only."""
     name = message.params.get("name") if message.method == "tools/call" else None
-    return any(tool.name == name and not tool.read_only for tool in catalog.all_tools())
+    return any(tool.name == name and not tool.read_only for tool in served_tools(catalog, session))
 
 
 def session_instructions(catalog: Catalog, mode) -> str:

@@ -176,12 +176,10 @@ def _take_answer(*, catalog: Catalog, session_id, confirmation_id, user, choice:
             catalog=catalog, session_id=session_id, mode=target, reason=confirmation.reason, user=user,
             branch=choice == "branch", confirmed_by="user", confirmation=confirmation,
         )
-        # The answer is taken with the change it made. A change refused now leaves the question open, to be answered
-        # again until it expires (a refusal by the mode graph is recorded, as any); a failed one is rolled back whole.
+        # The answer is taken with the change it made. A change refused or failed now leaves the question open, to be
+        # answered again until it expires (a refusal by the mode graph is recorded, as any).
         if result.successful:
             record_answer(confirmation, choice)
-        elif result.retry_after or result.server_fault:
-            transaction.set_rollback(True)
         return result
 
 

@@ -149,5 +149,5 @@ def _csv_rows(text: str):
                 yield f"line {reader.line_num}", "has more values than the header has columns."
             else:
                 yield f"line {reader.line_num}", {name: value for name, value in row.items() if value is not None}
-    except csv.Error as error:  # raised before the reader counts the line it reads
-        yield f"line {reader.line_num + 1}", f"not CSV: {error}."
+    except csv.Error as error:  # the csv reader's own count: DictReader's is the last row's
+        yield f"line {reader.reader.line_num}", f"not CSV: {error}."

@@ -5,9 +5,10 @@ from django.db.models import OuterRef, Subquery
 
 
 def fill_open_questions(apps, schema_editor):
-    """An open question asked before this migration knows the session's last change no later than its asking."""
+    """An open question asked before this migration knows the session's last change before its asking (a change at
+    the very time the question was asked counted as after it)."""
     ModeChange = apps.get_model("sessions_app", "ModeChange")
-    before = ModeChange.objects.filter(session_id=OuterRef("session_id"), changed_at__lte=OuterRef("asked_at"))
+    before = ModeChange.objects.filter(session_id=OuterRef("session_id"), changed_at__lt=OuterRef("asked_at"))
     apps.get_model("sessions_app", "ModeChangeConfirmation").objects.filter(answered_at__isnull=True).update(
         after_change=Subquery(before.order_by("-id").values("id")[:1])
     )

@@ -115,15 +115,18 @@ def test_an_argument_that_is_not_utf8_is_refused_in_one_line(command):
 
 
 @pytest.mark.either_database(reason="what a command prints of a file name is the same on both")
-def test_a_file_name_that_is_not_utf8_is_printed_escaped_not_a_traceback(tmp_path):
+def test_a_file_name_that_is_not_utf8_is_printed_as_its_bytes_not_a_traceback(tmp_path):
     agents = tmp_path / ".claude" / "agents"
     agents.mkdir(parents=True)
     (agents / "x\udcff.md").write_text("---\nname: xff\ndescription: Use this mode for x.\n---\nDo x.\n")
     with scratch_database() as env:
         # As under a UTF-8 locale, whose streams refuse lone surrogates.
-        result = manage("import_modes", str(tmp_path), "--dry-run", env={**env, "PYTHONIOENCODING": "utf-8"})
-    assert (result.returncode, result.stderr) == (0, "")
-    assert ".claude/agents/x\\udcff.md: mode 'xff': name: carried" in result.stdout
+        result = subprocess.run(
+            [sys.executable, "manage.py", "import_modes", str(tmp_path), "--dry-run"], cwd=ROOT,
+            env={**env, "PYTHONIOENCODING": "utf-8"}, capture_output=True, timeout=60,
+        )
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert b".claude/agents/x\xff.md: mode 'xff': name: carried" in result.stdout  # the name's own bytes
 
 
 def test_a_refused_write_is_not_called_a_connection_problem():

@@ -162,7 +162,7 @@ def test_a_token_lifetime_past_a_hundred_years_refuses_to_start(load_settings):
 
 
 @pytest.mark.parametrize("name", ["TOOL_INVOKE_RATE", "SESSION_CREATE_RATE", "TOKEN_RATE"])
-@pytest.mark.parametrize("value", ["abc", "10/fortnight", "10", "10/", "ten/min", "-1/min"])
+@pytest.mark.parametrize("value", ["abc", "10/fortnight", "10", "10/", "ten/min", "-1/min", "120/m/x"])
 def test_a_rate_drf_cannot_read_stops_the_settings_from_loading(load_settings, name, value):
     # Read raw, each request counted against it was a 500.
     refused = rf"^{name} must be requests per sec, min, hour or day, as 120/min; it is '{value}'\.$"

@@ -53,7 +53,11 @@ class Command(ServiceCommand):
         self.stderr.write(f"Exported {len(modes)} modes and {len(catalog.declared_tools)} declared tools to {output}.")
 
     def write_agent_files(self, writing, folder: Path, *, force: bool) -> None:
-        """Every file, or none: if one exists already (without --force), or if a link would lead one out of folder."""
+        """
+        Every file, or none if one exists already (without --force), is a folder, or would be written through a link
+        out of folder: all that is judged before anything is written. A write that fails on its way (a full disk)
+        leaves the files before it written, and says which one failed.
+        """
         inside = folder.resolve()
         leaving = [file.path for file in writing.files if not _resolves_inside(folder / file.path, inside)]
         if leaving:
@@ -65,7 +69,8 @@ class Command(ServiceCommand):
             raise CommandError(f"These files exist in {folder}; pass --force to overwrite them: {', '.join(existing)}.")
         if folders := [file.path for file in writing.files if (folder / file.path).is_dir()]:
             raise CommandError(f"These are folders in {folder}, not files; nothing was written: {', '.join(folders)}.")
-        write_files(folder, writing.files)
+        for file in writing.files:
+            write_file(folder / file.path, file)
         for file in writing.files:
             self.stdout.write(f"Wrote {folder / file.path}")
         self.stdout.write("Fidelity report:")
@@ -80,20 +85,9 @@ def _resolves_inside(path: Path, folder: Path) -> bool:
         return False
 
 
-def write_files(folder: Path, files: list[AgentFile]) -> None:
-    """Every file, or none: each is written beside its place first, and put in its place once all are written."""
-    written = []
+def write_file(path: Path, file: AgentFile) -> None:
     try:
-        for file in files:
-            path = folder / file.path
-            path.parent.mkdir(parents=True, exist_ok=True)
-            beside = path.with_name(f".{path.name}.{os.getpid()}.new")
-            with open(beside, "x", encoding="utf-8") as stream:  # "x": never a file that is not this export's
-                written.append((beside, path))
-                stream.write(file.content)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(file.content, encoding="utf-8")
     except OSError as error:
-        for beside, _ in written:
-            beside.unlink(missing_ok=True)
-        raise CommandError(f"Cannot write {path}: {error.strerror}; nothing was written.") from error
-    for beside, path in written:
-        os.replace(beside, path)
+        raise CommandError(f"Cannot write {path}: {error.strerror}.") from error

@@ -47,6 +47,6 @@ class Command(ReleaseCommand):
         except InvalidStaging as error:  # named as the option that gave it
             raise CommandError(f"--{OPTIONS.get(error.field, error.field)}: {error}") from None
         if staging is None:
-            restores = f", which restores revision {number}," if revision.number != number else ""
+            restores = f", which restores revision {revision.restores}," if revision.restores else ""
             return f"Revision {revision.number}{restores} is published."
         return f"Revision {revision.number} is being rolled out."

@@ -130,9 +130,9 @@ def test_an_export_of_cases_holding_line_separators_imports_back():
         ("utterance ,expected\nHi,stay\nHo,stay\n", "csv",
          ["the header: utterance : not a column of a case (utterance, currentMode, expected). "
           "utterance: every case needs this column."]),
-        # Named as the line before it, which the reader had counted.
-        ("utterance,expected\nHi,stay\n" + "x" * 200_000 + ",stay\n", "csv",
-         ["line 3: not CSV: field larger than field limit (131072)."]),
+        # Named as the last row before it, blank lines aside.
+        ("utterance,expected\nHi,stay\n\n\n" + "x" * 200_000 + ",stay\n", "csv",
+         ["line 5: not CSV: field larger than field limit (131072)."]),
     ],
 )
 def test_a_malformed_file_is_refused_once_per_problem_naming_it_printably(text, file_format, problems):
