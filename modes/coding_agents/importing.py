@@ -4,6 +4,7 @@ planned as one portable import (all or nothing, one revision, the same per-field
 fidelity report; and the files of a folder on disk, read without leaving it.
 """
 
+import io
 import os
 import stat
 from dataclasses import dataclass
@@ -205,12 +206,17 @@ def _read(path: Path, root: Path) -> AgentFile | str:
 
 def read_file(path: Path, name: str) -> AgentFile | str:
     """The file at path as the mode file name, or the problem that keeps it from being read (import_modes's PATH too)."""
+    limit = settings.API_MAX_IMPORT_BYTES
     try:
-        status = path.stat()  # a missing file's problem is its own
-        if not stat.S_ISREG(status.st_mode):  # a FIFO or a device would block or never end
-            return f"{name}: not a regular file."
-        if status.st_size > settings.API_MAX_IMPORT_BYTES:
-            return f"{name}: larger than the {settings.API_MAX_IMPORT_BYTES:,} bytes an import takes."
-        return AgentFile(name, path.read_text(encoding="utf-8-sig"))
+        # Judged by what was opened, not by the name: a FIFO opened without waiting for a writer, a device, or a file
+        # that grows is refused, whatever the name meant a moment before.
+        with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as stream:
+            if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                return f"{name}: not a regular file."
+            data = stream.read(limit + 1)
+        if len(data) > limit:
+            return f"{name}: larger than the {limit:,} bytes an import takes."
+        # As read_text reads it: a byte-order mark is not part of the text, and line ends become "\n".
+        return AgentFile(name, io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig").read())
     except (OSError, UnicodeDecodeError) as error:
         return f"{name}: cannot be read ({getattr(error, 'strerror', None) or error})."
