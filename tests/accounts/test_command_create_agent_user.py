@@ -9,6 +9,8 @@ from django.core.management import CommandError, call_command
 
 from accounts.models import ApiToken, Organization, organization_of
 
+from ..conftest import CommitOnceWaitedOn
+
 pytestmark = pytest.mark.django_db
 
 
@@ -73,20 +75,20 @@ def test_a_username_django_would_refuse_is_refused():
 
 
 @pytest.mark.postgres(reason="another connection's uncommitted user, and PostgreSQL's unique index waits")
-@pytest.mark.django_db(transaction=True)
-def test_a_user_created_meanwhile_by_another_run_is_refused_as_existing(second_connection):
-    # It was an IntegrityError, which manage.py called a connection problem.
-    from ..conftest import CommitOnceWaitedOn
-
-    other = second_connection()
-    other.execute(
-        "INSERT INTO auth_user (username, password, is_superuser, first_name, last_name, email, is_staff, is_active, "
-        "date_joined) VALUES ('planner', '!', false, '', '', '', false, true, now())"
-    )
-    committer = CommitOnceWaitedOn(other)
-    with pytest.raises(CommandError) as caught:
-        create_agent_user("planner")
-    committer.join()
-    assert committer.waited  # the race was run: this one waited on the other's row
-    assert str(caught.value).startswith("A user named 'planner' exists already;")
-    assert not ApiToken.objects.exists()
+@pytest.mark.usefixtures("modes_restored_after_flush")
+class TestTwoRunsForOneName:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_a_user_created_meanwhile_by_another_run_is_refused_as_existing(self, second_connection):
+        # It was an IntegrityError, which manage.py called a connection problem.
+        other = second_connection()
+        other.execute(
+            "INSERT INTO auth_user (username, password, is_superuser, first_name, last_name, email, is_staff, "
+            "is_active, date_joined) VALUES ('planner', '!', false, '', '', '', false, true, now())"
+        )
+        committer = CommitOnceWaitedOn(other)
+        with pytest.raises(CommandError) as caught:
+            create_agent_user("planner")
+        committer.join()
+        assert committer.waited  # the race was run: this one waited on the other's row
+        assert str(caught.value).startswith("A user named 'planner' exists already;")
+        assert not ApiToken.objects.exists()
