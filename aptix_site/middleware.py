@@ -3,6 +3,7 @@ views outside DRF do not serve) and the Content-Security-Policy of the HTML page
 
 from csp.middleware import CSPMiddleware
 from django.conf import settings
+from django.http import HttpResponseNotAllowed
 from django.utils.deprecation import MiddlewareMixin
 
 from .errors import API_PREFIX, MCP_PREFIX, api_error_response, method_not_allowed_response
@@ -74,6 +75,20 @@ class ServedMethodsMiddleware(MiddlewareMixin):
         allowed = ADMIN_METHODS if admin else getattr(view_func, "served_methods", None)
         if allowed is None or request.method in allowed:
             return None
+        return method_not_allowed_response(method=request.method, allowed=allowed)
+
+    @staticmethod
+    def process_response(request, response):
+        """
+        A page that takes fewer of those methods (require_POST, require_safe, Django's LogoutView) refuses in Django's
+        words, an empty page: said in the same JSON, naming the methods of its own that reach it.
+        """
+        if not isinstance(response, HttpResponseNotAllowed):
+            return response
+        match = getattr(request, "resolver_match", None)
+        reaching = ADMIN_METHODS if match is not None and match.namespace == "admin" else None
+        own = (method.strip() for method in response["Allow"].split(","))
+        allowed = tuple(method for method in own if reaching is None or method in reaching)
         return method_not_allowed_response(method=request.method, allowed=allowed)
 
 
