@@ -41,7 +41,7 @@ from .models import AgentMode, ArchivedHistory, CatalogHead, CatalogRevision, Ca
 from .permissions import may
 from .portable import PortableFileError
 from .releases import (
-    abort_rollout, approve_revision, pending_release, promote_rollout, publish_revision, release_actions,
+    abort_rollout, approve_revision, may_publish, pending_release, promote_rollout, publish_revision, release_actions,
     release_summary, revision_diff
 )
 from .revision_store import MODE, TOOL, check_unchanged_since, deleted_since, history_of
@@ -488,35 +488,40 @@ def _as_the_api_judges(validate, body):
 
 
 RELEASE_ACTIONS = {
-    # the action in the page's address: (what does it, given the request and the revision's number, the question its
-    # confirmation asks, the yes, and the form's fields, if it has some)
+    # the action in the page's address: (who may ask for it, as the releases page offers it; what does it, given the
+    # request and the revision's number; the question its confirmation asks, the yes, and the form's fields, if any)
     "approve": (
+        lambda user: may(user, "approve_revision"),
         lambda request, number: approve_revision(number=number, user=request.user), "Approve revision {number}?",
         "Yes, approve it", None,
     ),
     "publish": (
-        lambda request, number: publish_revision(number=number, user=request.user),
+        may_publish, lambda request, number: publish_revision(number=number, user=request.user),
         "Publish revision {number} to agents?", "Yes, publish it", None,
     ),
     "stage": (
+        may_publish,
         lambda request, number: publish_revision(number=number, user=request.user, staging=_staging(request.POST)),
         "Roll revision {number} out to part of the sessions first (or, being rolled out, to more)?", "Yes, roll it out",
         "admin/modes/rollout_fields.html",
     ),
     "promote": (
-        lambda request, number: promote_rollout(number=number, user=request.user),
+        may_publish, lambda request, number: promote_rollout(number=number, user=request.user),
         "Publish revision {number}, being rolled out, to every session?", "Yes, promote it", None,
     ),
     "abort": (
+        may_publish,
         lambda request, number: abort_rollout(number=number, user=request.user, reason=_abort_reason(request.POST)),
         "Abort the rollout of revision {number}? Its sessions are served the published revision again.",
         "Yes, abort it", "admin/modes/abort_fields.html",
     ),
     "roll-back": (
+        lambda user: may(user, "publish_revision"),
         lambda request, number: publish_revision(number=number, user=request.user),
         "Roll the catalog back to revision {number}? Agents are served it at once.", "Yes, roll back", None,
     ),
     "evaluate": (
+        lambda user: may(user, "add_routingevaluation"),
         lambda request, number: run_offline_evaluation(number=number, user=request.user),
         "Score revision {number} on the routing cases with the offline scorer?", "Yes, evaluate", None,
     ),
@@ -575,9 +580,9 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
     def release_action_view(self, request, number, action):
         if action not in RELEASE_ACTIONS:
             raise Http404(f"No release action {action!r}.")
+        may_ask, service, question, confirm, fields = RELEASE_ACTIONS[action]
         if not self.has_view_permission(request):
             raise PermissionDenied
-        service, question, confirm, fields = RELEASE_ACTIONS[action]
         releases_url = reverse("admin:modes_catalogrevision_releases")
         if request.method == "POST":
             try:
@@ -588,6 +593,8 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
                 done = DONE.get(action, "Revision {number} is published to agents.")
                 self.message_user(request, done.format(number=getattr(revision, "number", number)), messages.SUCCESS)
             return HttpResponseRedirect(releases_url)
+        if not may_ask(request.user):  # the page offers no button it would refuse (a POST: the service says why)
+            raise PermissionDenied
         if not CatalogRevision.objects.filter(number=number).exists():  # past the column's range too
             raise Http404(f"There is no catalog revision {number}.")
         # The revision's latest rollout, which the form names (_staging): in flight, its share is where raising it

@@ -324,9 +324,9 @@ def test_a_view_only_user_cannot_approve_publish_stage_promote_abort_roll_back_o
     assert published_catalog().revision == 1
     before = database_rows()
     assert view_only_client.post(reverse("admin:modes_catalogrevision_releases")).status_code == 200
-    response = view_only_client.post(
-        reverse("admin:modes_catalogrevision_release_action", args=[number, action]), follow=True
-    )
+    page = reverse("admin:modes_catalogrevision_release_action", args=[number, action])
+    assert view_only_client.get(page).status_code == 403  # it showed a page asking to confirm, with the button
+    response = view_only_client.post(page, follow=True)
     assert "You need the permission modes." in response.content.decode()
     assert database_rows() == before
 
@@ -540,4 +540,6 @@ def test_the_releases_pages_need_the_view_permission_on_revisions_as_the_revisio
              reverse("admin:modes_catalogrevision_changelist")]
     assert [client.get(page).status_code for page in pages] == [403, 403, 403]
     bare.user_permissions.add(Permission.objects.get(codename="view_catalogrevision"))
+    assert [client.get(page).status_code for page in pages] == [200, 403, 200]  # publishing needs its own permission
+    bare.user_permissions.add(Permission.objects.get(codename="publish_revision"))
     assert [client.get(page).status_code for page in pages] == [200, 200, 200]
