@@ -38,6 +38,11 @@ class AdminSite(admin.AdminSite):
     site_title = "Aptix Modes admin"
     index_title = "Modes, tools, sessions and accounts"
 
+    def get_urls(self):
+        # No model here has a page on the site (get_absolute_url): Django's "view on site" redirect, r/<type>/<id>/, has
+        # nothing to lead to, and an id it could not read as a UUID key was a 500 there.
+        return [url for url in super().get_urls() if getattr(url, "name", None) != "view_on_site"]
+
     def register(self, model_or_iterable, admin_class=None, **options):
         admin_class = admin_class or admin.ModelAdmin
         if not issubclass(admin_class, ListFiltersOnly):

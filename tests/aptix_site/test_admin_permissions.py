@@ -543,3 +543,13 @@ def test_the_releases_pages_need_the_view_permission_on_revisions_as_the_revisio
     assert [client.get(page).status_code for page in pages] == [200, 403, 200]  # publishing needs its own permission
     bare.user_permissions.add(Permission.objects.get(codename="publish_revision"))
     assert [client.get(page).status_code for page in pages] == [200, 200, 200]
+
+
+def test_there_is_no_view_on_site_redirect_whose_lookup_could_fail(admin_client):
+    # /admin/r/<type>/<id>/ with an id no UUID key reads was a 500; no model has a page on the site to lead to.
+    from django.contrib.contenttypes.models import ContentType
+
+    from sessions_app.models import AgentSession
+
+    session_type = ContentType.objects.get_for_model(AgentSession).pk
+    assert admin_client.get(f"/admin/r/{session_type}/not-a-uuid/").status_code == 404
