@@ -1,5 +1,7 @@
 """Admin plumbing the apps share, and the admin site itself (installed by aptix_site.apps.AdminConfig)."""
 
+from itertools import islice
+
 from django.contrib import admin
 from django.contrib.admin.exceptions import DisallowedModelAdminLookup
 from django.contrib.admin.views.main import ChangeList
@@ -7,6 +9,7 @@ from django.core.paginator import Paginator
 from django.db import connections
 from django.template.response import TemplateResponse
 from django.utils.functional import cached_property
+from django.utils.text import smart_split
 
 
 class FiltersOnlyChangeList(ChangeList):
@@ -21,14 +24,25 @@ class FiltersOnlyChangeList(ChangeList):
         return filters
 
 
+# Words of one search of a list: each is looked for in every search field, one query parameter a field.
+SEARCH_MAX_WORDS = 20
+
+
 class ListFiltersOnly:
     """
     A list filtered only as its own filters filter it. Django lets a query string use any lookup on a local field;
-    one the database refuses (?key__regex=( on PostgreSQL, ?position__range=1) was a 500. Any other is a 400 now.
+    one the database refuses (?key__regex=( on PostgreSQL, ?position__range=1) was a 500. Any other is a 400 now, as
+    is a search of more than SEARCH_MAX_WORDS words (4,000 took 6 s on the modes' list, 4,700 passed SQLite's bound
+    on query parameters: a 500).
     """
 
     def get_changelist(self, request, **kwargs):
         return FiltersOnlyChangeList
+
+    def get_search_results(self, request, queryset, search_term):
+        if len(list(islice(smart_split(search_term), SEARCH_MAX_WORDS + 1))) > SEARCH_MAX_WORDS:
+            raise DisallowedModelAdminLookup(f"A search takes at most {SEARCH_MAX_WORDS} words.")
+        return super().get_search_results(request, queryset, search_term)
 
 
 class AdminSite(admin.AdminSite):

@@ -55,3 +55,10 @@ def test_a_sessions_link_to_its_mode_changes_still_opens_them(admin_client, alic
 def test_a_date_hierarchy_still_narrows_the_login_attempts(admin_client):
     attempts = reverse("admin:axes_accessattempt_changelist")
     assert admin_client.get(attempts, {"attempt_time__year": "2026"}).status_code == 200
+
+
+@pytest.mark.parametrize("label, url, model", CHANGELISTS, ids=[label for label, _, _ in CHANGELISTS])
+def test_a_search_of_more_words_than_a_list_takes_is_a_400(admin_client, label, url, model):
+    # Each word is looked for in every search field: 4,000 took 6 s on the modes' list, 4,700 were a 500 on SQLite.
+    assert admin_client.get(url, {"q": " ".join(["a"] * 21)}).status_code == 400
+    assert admin_client.get(url, {"q": " ".join(["a"] * 20)}).status_code == 200
