@@ -194,3 +194,9 @@ def test_markdown_mode_without_tools_says_none(new_mode):
 def test_unknown_format_is_a_command_error():
     with pytest.raises(CommandError, match="invalid choice: 'xml'"):
         call_command("list_modes", "--format", "xml", stdout=StringIO(), stderr=StringIO())
+
+
+@pytest.mark.parametrize("format", ["table", "markdown"])
+def test_include_examples_outside_json_is_refused_not_ignored(format):
+    with pytest.raises(CommandError, match=r"^--include-examples is for --format json: the table and Markdown list no"):
+        list_modes("--format", format, "--include-examples")

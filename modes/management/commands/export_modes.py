@@ -36,6 +36,8 @@ class Command(ServiceCommand):
             raise CommandError("--to writes a coding agent's files into the folder --output names; give --output.")
         if to and format:
             raise CommandError("--format is the portable file's; --to writes a coding agent's own files.")
+        if force and not to:
+            raise CommandError("--force lets --to overwrite files; a portable file is written as asked.")
         catalog = catalog_at(revision)
         modes = catalog.exported_modes(custom_only=custom_only)
         if to:

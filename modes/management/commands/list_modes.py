@@ -2,7 +2,7 @@
 
 import json
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from modes.catalog import published_catalog
 from modes.listing import render_markdown, render_table
@@ -19,6 +19,8 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["table", "json", "markdown"], default="table")
 
     def handle(self, *args, filter, include_examples, format, **options):
+        if include_examples and format != "json":
+            raise CommandError("--include-examples is for --format json: the table and Markdown list no examples.")
         catalog = published_catalog()
         modes = catalog.find(filter)
         if format == "json":

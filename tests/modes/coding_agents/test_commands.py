@@ -227,6 +227,12 @@ def test_export_to_a_format_needs_an_output_folder():
         run("export_modes", "--to", "roo")
 
 
+def test_force_without_to_is_refused_not_ignored(tmp_path):
+    with pytest.raises(CommandError, match=r"^--force lets --to overwrite files; a portable file is written as asked\.$"):
+        run("export_modes", "--output", tmp_path / "modes.yaml", "--force")
+    assert not (tmp_path / "modes.yaml").exists()
+
+
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
 def test_a_loop_of_links_is_a_problem_of_the_import_and_of_the_export(repository, tmp_path):
     loop = repository / ".roo/rules-docs-writer/02-loop.md"
