@@ -9,6 +9,7 @@ from rest_framework.exceptions import Throttled
 
 from agent_api.services import invoke_tool
 from agent_tools.formats import format_tools
+from agent_tools.registry import registry
 from aptix_site.service_errors import RateLimited, ServiceError, one_line
 from aptix_site.text import compact_json
 from modes.catalog import Catalog, UnknownModeError
@@ -57,10 +58,13 @@ def answer(message: Message, *, catalog: Catalog, user, session, before_tool_cal
     raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {method[:100]}.")
 
 
-def may_write(message: Message, catalog: Catalog, session) -> bool:
-    """Whether answering message may change something: a tools/call of a tool this endpoint runs, not read-only."""
+def may_write(message: Message) -> bool:
+    """
+    Whether answering message may change something: a tools/call of a server tool not marked read-only. (One this
+    endpoint does not serve is refused unrun; a declared tool runs in the agent's client, never here.)
+    """
     name = message.params.get("name") if message.method == "tools/call" else None
-    return any(tool.name == name and not tool.read_only for tool in served_tools(catalog, session))
+    return isinstance(name, str) and registry.has(name) and not registry.get(name).read_only
 
 
 def session_instructions(catalog: Catalog, mode) -> str:

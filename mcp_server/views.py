@@ -91,7 +91,7 @@ class McpView(APIView):
         catalog = request.release.catalog_for(session)
         # A call that may change something (a mode change, an answered question) is answered whole once run, so that
         # no client is told to send again what was done: it runs only while the answers before it leave room.
-        writes = may_write(message, catalog, session)
+        writes = may_write(message)
         try:
             if writes:
                 protocol.check_room_left(used)

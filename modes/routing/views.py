@@ -13,9 +13,9 @@ from rest_framework.views import APIView
 from aptix_site.api import CursorPagination, error_responses
 from aptix_site.service_errors import NotFound
 
-from ..catalog import no_such_revision
-from ..models import CatalogRevision, RoutingCase
+from ..models import RoutingCase
 from ..permissions import may
+from ..releases import get_revision
 from ..views import revision_from_url
 from .cases import save_case
 from .evaluation import evaluation_payload, latest_evaluation
@@ -92,7 +92,6 @@ class LatestRoutingEvaluationView(APIView):
         number, scorer = revision_from_url(number), EvaluationQuery.from_query(request.query_params)["scorer"]
         evaluation = latest_evaluation(number=number, scorer=scorer)
         if evaluation is None:
-            if not CatalogRevision.objects.filter(number=number).exists():
-                raise no_such_revision(number)
+            get_revision(number)  # a revision that does not exist says so
             raise NotFound(f"Revision {number} has no evaluation by the {scorer} scorer yet.")
         return Response(RoutingEvaluationResponse(evaluation_payload(evaluation)).data)

@@ -8,8 +8,8 @@ from tqdm import tqdm
 from agent_api.routing_llm import LlmScorer
 from aptix_site.commands import ServiceCommand
 from modes.management.revisions import revision_argument
-from modes.catalog import no_such_revision
-from modes.models import CatalogHead, CatalogRevision
+from modes.models import CatalogHead
+from modes.releases import get_revision
 from modes.routing.evaluation import evaluate_revision, evaluation_payload
 from modes.routing.offline import OfflineScorer
 from modes.routing.serializers import RoutingEvaluationResponse
@@ -32,9 +32,7 @@ class Command(ServiceCommand):
         number = revision or CatalogHead.objects.values_list("latest", flat=True).get(pk=1)
         if not number:
             raise CommandError("No catalog revision is recorded yet: run migrate first.")
-        # Refused before any bar is drawn: an unknown revision, a missing endpoint.
-        if not CatalogRevision.objects.filter(number=number).exists():
-            raise no_such_revision(number)
+        get_revision(number)  # refused before any bar is drawn: an unknown revision, as a missing endpoint below
         chosen = SCORERS[scorer]()
         with tqdm(desc=f"Scoring revision {number}", unit="case", file=sys.stderr, leave=False) as bar:
             def progress(done, total):
