@@ -14,11 +14,13 @@ admin's previews). Lookups are by key (prompts and tools speak in keys); session
 import hashlib
 import uuid
 from dataclasses import dataclass, field
+from functools import cache
 from datetime import datetime
 from decimal import Decimal
 from typing import Protocol
 
 from django.core.exceptions import ImproperlyConfigured
+from django.db.models import QuerySet
 
 from agent_tools.contract import AgentTool, ClientTool
 from agent_tools.registry import UnknownToolError, registry
@@ -225,15 +227,23 @@ class Release:
 _release: tuple[tuple, Release] | None = None  # this process's copy of what is published, with the head it was read at
 
 
+@cache
+def _head_query() -> QuerySet:
+    """
+    The query every served request makes, built once per process, as DRF's GenericAPIView keeps its queryset: each
+    request runs a clone (.all()), so that it compiles the SQL but does not resolve the filter and the join again,
+    which cost more than the query itself (benchmarks/RESULTS.md). Not first(): it would add an ORDER BY.
+    """
+    return CatalogHead.objects.filter(pk=1).values_list("published", "published_at", "rollout_id", "rollout__changed_at")
+
+
 def published_release() -> Release:
     """
     What is published: one query reads the head row (and the rollout in flight's stamp, joined); the catalogs and the
     rollout are loaded again only when they are other ones, each catalog by itself.
     """
     global _release
-    fields = ("published", "published_at", "rollout_id", "rollout__changed_at")
-    # Not first(): it would compile an ORDER BY on every request.
-    head = next(iter(CatalogHead.objects.filter(pk=1).values_list(*fields)), (0, None, None, None))
+    head = next(iter(_head_query().all()), (0, None, None, None))
     if not head[0]:
         return Release(working_catalog())  # nothing published yet (a database being migrated or flushed): the rows
     if _release is not None and _release[0] == head:
