@@ -250,7 +250,8 @@ class RolloutPromoteView(APIView):
         operation_id="promoteCatalogRollout", request=PromoteRequest,
         responses={200: REVISION_BODY, **error_responses(400, 401, 403, 409)},
         description="Publish the revision being rolled out to every session, from every worker's next request; its "
-        "approvals are judged as for any publication. 409 when no rollout is in flight. Needs the publish permission.",
+        "approvals and the routing gate are judged as for any publication. 409 when no rollout is in flight. Needs the "
+        "publish permission.",
     )
     def post(self, request):
         number = PromoteRequest.validated(request.data)["revision"]

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from modes.models import AgentMode, CatalogHead, RoutingCase
+from modes.models import AgentMode, CatalogHead, CatalogRollout, RoutingCase
 from modes.services import catalog_change
 
 from ..admin_forms import change_url, form_data, messages_of
@@ -190,3 +190,32 @@ def test_the_drop_is_judged_on_the_cases_both_revisions_were_scored_on(settings,
         AgentMode.objects.filter(key="data_reports").update(position=99)
     assert evaluate(client, head().latest)["changes"]["moves"] == []
     assert client.post(f"/api/catalog/revisions/{head().latest}/publish/").status_code == 200
+
+
+def test_a_revision_staged_past_the_gate_is_neither_widened_nor_promoted_by_one_the_gate_holds(
+    under_review, routing_staff
+):
+    """The gate judges every publication: a rollout's wider share and its promotion, as its approvals are."""
+    _, boss = routing_staff("boss", *RELEASER, "publish_failing_revision")
+    _, rita = routing_staff("rita", *RELEASER)
+    with catalog_change(by=None):  # pending, the overlap still there: it misses the gate
+        AgentMode.objects.filter(key="data_reports").update(position=99)
+    pending = head().latest
+    evaluate(rita, pending)
+    assert boss.post(f"/api/catalog/revisions/{pending}/publish/", {"share": 1}, format="json").status_code == 200
+    rollout = CatalogRollout.objects.get()
+
+    widened = rita.post(f"/api/catalog/revisions/{pending}/publish/", {"share": 100}, format="json")
+    assert widened.status_code == 409
+    assert "below the 70.0% of CATALOG_EVAL_MIN_ACCURACY" in widened.json()["detail"]
+    promoted = rita.post("/api/catalog/rollout/promote/", {"revision": pending}, format="json")
+    assert promoted.status_code == 409
+    assert "below the 70.0% of CATALOG_EVAL_MIN_ACCURACY" in promoted.json()["detail"]
+    with pytest.raises(CommandError, match="CATALOG_EVAL_MIN_ACCURACY"):
+        call_command("promote_rollout", "--user", "rita")
+    rollout.refresh_from_db()
+    assert (rollout.state, rollout.share, head().rollout_id, head().published) == (
+        CatalogRollout.State.IN_FLIGHT, 1, rollout.pk, pending - 1
+    )
+    assert boss.post("/api/catalog/rollout/promote/", {"revision": pending}, format="json").status_code == 200
+    assert head().published == pending
