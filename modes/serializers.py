@@ -246,8 +246,8 @@ class PublishRequest(StrictSerializer):
 
 
 class PromoteRequest(StrictSerializer):
-    revision = serializers.IntegerField(
-        min_value=1, required=False, default=None,
+    revision = RevisionNumberField(
+        required=False, default=None,
         help_text="The revision being rolled out, as the caller saw it: 409 if another one is, so that a stale view "
         "ends no other rollout.",
     )

@@ -384,6 +384,21 @@ def test_promote_and_abort_naming_another_revision_than_the_one_rolled_out_chang
     assert client.post("/api/catalog/rollout/abort/", {"revision": 2}, format="json").status_code == 200
 
 
+@pytest.mark.parametrize("number", ["+2", " 2", "2.0", "２", 2**31, 0])
+def test_promote_and_abort_take_the_revision_as_a_revision_number_as_urls_and_commands_do(
+    scout_pending, publisher, number
+):
+    _, client = publisher
+    stage(client, scout_pending, share=10)
+    for path in ("promote", "abort"):
+        response = client.post(f"/api/catalog/rollout/{path}/", {"revision": number}, format="json")
+        assert response.status_code == 400, response.content
+        assert response.json() == {"revision": ["Must be a catalog revision number (1, 2, 3, ...)."]}
+    assert CatalogRollout.objects.get().state == "in_flight"
+    with pytest.raises(CommandError, match="is not a revision number"):
+        call_command("promote_rollout", "--user", "publisher", "--revision", str(number))
+
+
 def test_a_staged_revision_is_not_replayed_to_a_session_owner_until_it_is_published(
     scout_pending, publisher, alice, alice_client
 ):
