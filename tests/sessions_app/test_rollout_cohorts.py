@@ -6,6 +6,7 @@ filtered by revision in the transition counts.
 """
 
 import logging
+from datetime import timedelta
 from io import StringIO
 
 import pytest
@@ -150,3 +151,16 @@ def test_the_transition_counts_filter_by_revision(
     assert [t["count"] for t in counts[1]["transitions"]] == [1] and counts[1]["declined"] == []
     assert counts[2]["transitions"] == [] and [d["count"] for d in counts[2]["declined"]] == [1]
     assert staff_token_client.get("/api/catalog/transitions/", {"revision": "two"}).status_code == 400
+
+
+def test_the_rollout_in_flight_is_served_whatever_the_clock_that_started_an_ended_one(scout_pending, publisher):
+    """An ended rollout started on a host whose clock runs ahead does not hide the one in flight."""
+    _, client = publisher
+    assert client.post(f"/api/catalog/revisions/{scout_pending}/publish/", {"share": 5}, format="json").status_code == 200
+    assert client.post("/api/catalog/rollout/abort/", {}, format="json").status_code == 200
+    ended = CatalogRollout.objects.get()
+    CatalogRollout.objects.filter(pk=ended.pk).update(started_at=ended.started_at + timedelta(minutes=1))
+    restart = {"share": 7, "restart": True}
+    assert client.post(f"/api/catalog/revisions/{scout_pending}/publish/", restart, format="json").status_code == 200
+    body = client.get("/api/catalog/rollout/").json()
+    assert (body["inFlight"], body["share"], body["state"]) == (True, 7.0, "in_flight")
