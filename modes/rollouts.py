@@ -138,7 +138,10 @@ def describe(rollout: CatalogRollout) -> str:
 
 
 def _organizations(slugs) -> list[Organization]:
-    found = {organization.slug: organization for organization in Organization.objects.filter(slug__in=slugs)}
+    """The organizations named, locked until the rollout is written: one being deleted meanwhile is waited for, then
+    unknown, rather than a foreign key broken at commit."""
+    named = Organization.objects.select_for_update(no_key=True).filter(slug__in=slugs)
+    found = {organization.slug: organization for organization in named}
     if unknown := sorted(set(slugs) - set(found)):
         raise InvalidStaging(f"No organization has the slug {', '.join(map(repr, unknown))}.", field="organizations")
     return list(found.values())
