@@ -169,6 +169,7 @@ def publish_revision(*, number: int, user, staging: Staging | None = None) -> Ca
                     "(promote_rollout, POST /api/catalog/rollout/promote/) or raise its share."
                 )
             _missing_approvals(revision, user)  # a wider share is a wider publication: judged as one
+            _validate(number)
             check_gate(number=number, published=head.published, user=user)
             return widen_rollout(head.rollout, staging=staging).revision
         if staging is not None and status != ReleaseStatus.PENDING:
@@ -198,13 +199,14 @@ def publish_revision(*, number: int, user, staging: Staging | None = None) -> Ca
 def promote_rollout(*, user, number: int | None = None) -> CatalogRevision:
     """
     The rollout in flight's revision (number's, if given: a page that shows it), published to every session; its
-    approvals and the routing gate are judged again, as publishing it.
+    approvals, the catalog's rules and the routing gate are judged again, as publishing it.
     """
     _require_publisher(user, "promote a rollout")
     with transaction.atomic():
         head = _head_in_rollout(number)
         revision = head.rollout.revision
         missing = _missing_approvals(revision, user)
+        _validate(revision.number)
         check_gate(number=revision.number, published=head.published, user=user)
         end_rollout(head, state=CatalogRollout.State.PROMOTED, by=user)
         publish(head, revision, by=user, unreviewed=missing > 0)

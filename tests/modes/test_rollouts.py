@@ -399,6 +399,27 @@ def test_promote_and_abort_take_the_revision_as_a_revision_number_as_urls_and_co
         call_command("promote_rollout", "--user", "publisher", "--revision", str(number))
 
 
+def test_a_staged_revision_that_breaks_a_rule_is_neither_widened_nor_promoted(
+    scout_pending, publisher, recorded_past_the_rules, monkeypatch
+):
+    """Staged by a release that lacked a rule it breaks: the rule judges each wider publication, as it judges one."""
+    _, client = publisher
+    AgentMode.objects.update(is_default=False)  # past the services: the rules ask for a default (modes.E005)
+    broken = recorded_past_the_rules().number
+    with monkeypatch.context() as release_without_the_rule:
+        release_without_the_rule.setattr("modes.releases.validate_catalog", lambda modes: None)
+        assert stage(client, broken, share=10).status_code == 200
+    rule = f"Revision {broken} cannot be published: This would break the catalog's rules: modes.E005"
+
+    widened = stage(client, broken, share=50)
+    assert widened.status_code == 409 and widened.json()["detail"].startswith(rule)
+    promoted = client.post("/api/catalog/rollout/promote/", {}, format="json")
+    assert promoted.status_code == 409 and promoted.json()["detail"].startswith(rule)
+    rollout = CatalogRollout.objects.get()
+    assert (rollout.state, rollout.share, CatalogHead.objects.get(pk=1).published) == ("in_flight", 10, 1)
+    assert client.post("/api/catalog/rollout/abort/", {}, format="json").status_code == 200
+
+
 def test_a_staged_revision_is_not_replayed_to_a_session_owner_until_it_is_published(
     scout_pending, publisher, alice, alice_client
 ):
