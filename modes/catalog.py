@@ -246,9 +246,10 @@ def published_release() -> Release:
     head = next(iter(_head_query().all()), (0, None, None, None))
     if not head[0]:
         return Release(working_catalog())  # nothing published yet (a database being migrated or flushed): the rows
-    if _release is not None and _release[0] == head:
-        return _release[1]
-    before = _release[1] if _release else None
+    cached = _release  # read once: another thread may replace it between a check and a use
+    if cached is not None and cached[0] == head:
+        return cached[1]
+    before = cached[1] if cached else None
     control = _reused(before and before.control, head[0], head[1]) or Catalog(
         head[0], *rows_of(entries_at(head[0])), published_at=head[1]
     )

@@ -518,3 +518,27 @@ def test_catalog_status_names_the_rollout_in_flight_and_publish_revision_the_com
     )
     with pytest.raises(CommandError, match=r"promote it to everyone \(promote_rollout, POST /api/catalog/rollout/"):
         call_command("publish_revision", str(scout_pending), "--user", user.username)
+
+
+def test_a_request_is_served_the_release_of_the_head_it_read_though_another_thread_caches_another(
+    scout_pending, publisher, monkeypatch
+):
+    """The process's cached release is read once: another thread's write between its check and its use (a request
+    that read an older head) never hands this one a release of another head."""
+    from modes import catalog
+
+    _, client = publisher
+    current = published_release()
+    assert stage(client, scout_pending, share=10).status_code == 200
+    staged = published_release()  # cached now, with its head
+    head, _ = catalog._release
+
+    class ReplacedOnceCompared(tuple):
+        def __eq__(self, other):
+            catalog._release = ((0, None, None, None), current)  # another thread's write, just after this check
+            return tuple.__eq__(self, other)
+
+        __hash__ = tuple.__hash__
+
+    monkeypatch.setattr(catalog, "_release", (ReplacedOnceCompared(head), staged))
+    assert published_release() is staged
