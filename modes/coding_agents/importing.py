@@ -7,6 +7,7 @@ fidelity report; and the files of a folder on disk, read without leaving it.
 import io
 import os
 import stat
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -60,6 +61,10 @@ def read_agent_files(files: list[AgentFile], *, from_format: str | None, update:
     names is read with that config.
     """
     problems = [problem for file in files if (problem := file_problem(file))]
+    # A repository has one file at a path: the second sent under it (REST, the admin's files, a .zip's repeated
+    # member) would replace the first unsaid where a path names one file (a config's prompt file).
+    repeated = sorted(path for path, count in Counter(file.path for file in files).items() if count > 1)
+    problems += [f"{path}: given more than once; a repository has one file at a path." for path in repeated]
     formats = {file.path: FORMATS[from_format] if from_format else format_of(file.path) for file in files}
     for config in (file for file in files if formats[file.path] is not None):
         for path in prompt_files_named(config):

@@ -63,6 +63,20 @@ def test_bad_files_are_a_400_listing_every_problem_and_nothing_changes(importer)
     assert state() == before
 
 
+def test_a_path_sent_twice_is_a_400_naming_it_not_one_file_passed_over(importer):
+    # A config's prompt file sent twice: one of the two would have been the prompt, the other dropped unsaid.
+    config = '{"agent": {"review": {"description": "Reviews.", "prompt": "{file:./prompts/review.txt}"}}}'
+    files = [{"path": "opencode.json", "content": config}, {"path": "prompts/review.txt", "content": "First."},
+             {"path": "prompts/review.txt", "content": "Second."}]
+    before = state()
+    response = importer.post(IMPORT, {"files": files, "dryRun": True}, format="json")
+    assert response.status_code == 400
+    assert response.json()["files"] == [
+        "prompts/review.txt: given more than once; a repository has one file at a path."
+    ]
+    assert state() == before
+
+
 @pytest.mark.parametrize("permissions", [[], ["add_agentmode"], ["change_agentmode"]])
 def test_staff_without_both_mode_permissions_is_refused_and_nothing_changes(django_user_model, permissions):
     from django.contrib.auth.models import Permission
