@@ -58,6 +58,9 @@ IGNORED_RULES_SUFFIXES = (
 )
 DISPLAY_NAME_LENGTH = AgentMode._meta.get_field("display_name").max_length
 # The plain scalars that YAML 1.2's core schema (Roo Code's yaml package) reads as null, booleans or numbers.
+# The characters Roo Code rewrites in a whole mode file before it reads it as YAML (CustomModesManager's
+# cleanInvisibleCharacters): a no-break space to a space, zero-width ones out, dashes to '-', curly quotes to straight.
+REWRITTEN_BY_ROO = re.compile("[\u00a0\u200b\u200c\u200d\u2010-\u2015\u2212\u2018\u2019\u201c\u201d]")
 YAML_12_NOT_TEXT = re.compile(
     r"|~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
     r"|[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.nan|\.NaN|\.NAN"
@@ -599,13 +602,24 @@ class _RooYAMLDumper(yaml.SafeDumper):
     def increase_indent(self, flow=False, indentless=False):
         return super().increase_indent(flow, False)
 
+    def write_double_quoted(self, text, split=True):
+        # Text with a character Roo Code rewrites before it reads the file is in double quotes (_represent_text), the
+        # characters escaped, so that they reach Roo Code as written ("Don\u2019t", not "Don't").
+        allow_unicode = self.allow_unicode
+        self.allow_unicode = allow_unicode and not REWRITTEN_BY_ROO.search(text)
+        try:
+            super().write_double_quoted(text, split)
+        finally:
+            self.allow_unicode = allow_unicode
+
 
 def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
     # Multi-line text as a literal block, readable as the Markdown it is; PyYAML quotes it where a block cannot hold
     # it. Text with the line breaks YAML 1.1 knows and 1.2 does not (NEL, LS, PS) or a CR, which a block or a plain or
     # single-quoted scalar would turn into '\n' or spaces as it is read again, in double quotes, escaped. And in
-    # quotes what YAML 1.2 (Roo Code's yaml package) reads as a number where PyYAML sees text: 1e3, 0o17.
-    if any(brk in text for brk in ("\r", "\x85", "\u2028", "\u2029")):
+    # quotes what YAML 1.2 (Roo Code's yaml package) reads as a number where PyYAML sees text: 1e3, 0o17. Text with a
+    # character Roo Code rewrites as it reads the file (a curly quote, a dash) in double quotes too, escaped.
+    if any(brk in text for brk in ("\r", "\x85", "\u2028", "\u2029")) or REWRITTEN_BY_ROO.search(text):
         style = '"'
     else:
         style = "|" if "\n" in text else "'" if YAML_12_NOT_TEXT.fullmatch(text) else None

@@ -1,6 +1,7 @@
 """Roo Code's (and Kilo's legacy) custom modes read into catalog entries and written back, every field reported."""
 
 import json
+import re
 
 import pytest
 import yaml
@@ -582,6 +583,25 @@ def test_a_written_mode_reads_back_with_the_same_carried_fields(original, format
     assert path == writing.files[0].path
     assert {name: entry[name] for name in CARRIED_FIELDS} == {name: getattr(original, name) for name in CARRIED_FIELDS}
     assert entry["id"] == mode_id(format_name, original.key.replace("_", "-"))
+
+
+def roo_code_cleaned(text: str) -> str:
+    """A mode file as Roo Code reads it: CustomModesManager.cleanInvisibleCharacters runs over it before YAML does."""
+    for characters, replacement in (("\u00a0", " "), ("\u200b\u200c\u200d", ""), ("\u2018\u2019", "'"),
+                                    ("\u201c\u201d", '"'), ("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-")):
+        text = re.sub(f"[{characters}]", replacement, text)
+    return text
+
+
+def test_curly_quotes_dashes_and_invisible_spaces_reach_roo_code_as_written():
+    original = catalog_mode(display_name="👩\u200d💻 Reviewer", prompt="Don’t guess — ask.\n\n“Then” act\u00a0now.",
+                            when_to_use="Use it – for reviews.", custom_instructions="‘a’ \u2212 b")
+    writing = write_roo([original], format_name="roo")
+    content = writing.files[0].content
+    assert roo_code_cleaned(content) == content  # nothing for Roo Code to rewrite: the characters are escaped
+    [(_, entry)] = read_roo(writing.files, format_name="roo").modes
+    assert {name: entry[name] for name in CARRIED_FIELDS} == {name: getattr(original, name) for name in CARRIED_FIELDS}
+    assert set(fates(writing).values()) == {CARRIED}
 
 
 def test_a_repository_with_rules_reads_writes_and_reads_back_the_same():
