@@ -23,6 +23,7 @@ from .base import (
     APPROXIMATED, CARRIED, DROPPED, TOOL_GROUPS, Fidelity, Reading, key_problem, mode_id, mode_key, parse_group_line,
     problem, takes_options, when_to_use,
 )
+from .roo import YAML_12_NOT_TEXT
 
 FENCE = "---"
 KEPT_PREFIX = "# aptix-modes: "
@@ -141,7 +142,9 @@ class _Dumper(yaml.SafeDumper):
 
 
 def _represent_text(dumper, text: str):
-    style = "|" if "\n" in text and text == text.strip() else None
+    # In quotes what YAML 1.2 (the yaml package) and js-yaml (OpenCode's gray-matter) read as a number where
+    # PyYAML sees text: an agent named 1e3 would be named 1000.
+    style = "|" if "\n" in text and text == text.strip() else "'" if YAML_12_NOT_TEXT.fullmatch(text) else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
 
 

@@ -140,3 +140,11 @@ def test_body_text_strips_only_the_blank_lines_at_either_end():
 ])
 def test_a_display_name_is_made_from_the_agents_name(name, display):
     assert display_name_of(name) == display
+
+
+@pytest.mark.parametrize("text", ["1e3", "1e-3", "0o17", "+.5"])
+def test_text_that_yaml_1_2_reads_as_a_number_is_written_in_quotes(text):
+    # PyYAML (YAML 1.1) reads these as text and wrote them plain; the agents' parsers read an agent named 1e3 as 1000.
+    written = write_markdown({"name": text, "description": text}, "Body.")
+    assert f"name: '{text}'\ndescription: '{text}'\n" in written
+    assert read_markdown(written).fields == {"name": text, "description": text}
