@@ -37,10 +37,12 @@ class _Agent:
     name: str
     modes_file: str
     rules_folder: str
+    ignored_groups: tuple[str, ...] = ()  # groups it leaves out of a mode as it reads it
 
 
 AGENTS = {
-    "roo": _Agent(name="Roo Code", modes_file=".roomodes", rules_folder=".roo"),
+    # Roo Code strips the browser group as it reads a mode (packages/types/src/mode.ts, deprecatedToolGroups).
+    "roo": _Agent(name="Roo Code", modes_file=".roomodes", rules_folder=".roo", ignored_groups=("browser",)),
     "kilo": _Agent(name="Kilo", modes_file=".kilocodemodes", rules_folder=".kilocode"),
 }
 GLOBAL_MODES_FILE = "custom_modes.yaml"  # Roo Code's (and Kilo's) file of a user's modes, in its settings folder
@@ -563,11 +565,18 @@ def _groups(mode: AgentMode, *, agent: _Agent, note) -> list:
             groups.append(group)
     if not mode.tool_group_hints:
         return groups
+    hows = []
     if left_out:
         # What would make Roo Code refuse the whole file stays out of it: an unknown group, a group given twice,
         # options it does not take, a fileRegex JavaScript refuses.
-        how = f"lines that are not groups {agent.name} takes were left out: {_quoted(left_out)}"
-        note("tool_group_hints", APPROXIMATED if groups else DROPPED, how)
+        hows.append(f"lines that are not groups {agent.name} takes were left out: {_quoted(left_out)}")
+    names = [group if isinstance(group, str) else group[0] for group in groups]
+    if ignored := sorted(set(names) & set(agent.ignored_groups)):
+        hows.append(f"{agent.name} no longer has the {', '.join(ignored)} group: written for its older versions, it "
+                    "is left out as the file is read")
+    if hows:
+        kept = [name for name in names if name not in agent.ignored_groups]
+        note("tool_group_hints", APPROXIMATED if kept else DROPPED, "; ".join(hows))
     else:
         note("tool_group_hints", CARRIED)
     return groups

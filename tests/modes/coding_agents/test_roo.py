@@ -532,6 +532,18 @@ def test_group_lines_roo_code_would_refuse_the_file_for_are_left_out_and_said():
     assert yaml.safe_load(nothing.files[0].content)["customModes"][0]["groups"] == []
 
 
+def test_the_browser_group_roo_code_strips_as_it_reads_is_not_reported_carried():
+    writing = write_roo([catalog_mode(tool_group_hints=["read", "browser"])], format_name="roo")
+    assert yaml.safe_load(writing.files[0].content)["customModes"][0]["groups"] == ["read", "browser"]
+    line = next(line for line in writing.report if line.field == "tool_group_hints")
+    assert line.fate == APPROXIMATED and "no longer has the browser group" in line.how
+    only = write_roo([catalog_mode(tool_group_hints=["browser"])], format_name="roo")
+    assert fates(only)["tool_group_hints"] == DROPPED
+    # Kilo's modes still take it: it becomes their bash permission.
+    assert fates(write_roo([catalog_mode(tool_group_hints=["read", "browser"])], format_name="kilo"))[
+        "tool_group_hints"] == CARRIED
+
+
 # The fidelity report of an export: each catalog field the format has no place for, given, is one dropped line.
 DROPPED_FIELDS = [
     ("behavior_hints", ["Be terse."]), ("human_role_hints", ["reviewer"]), ("example_utterances", ["review this"]),
