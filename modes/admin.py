@@ -28,7 +28,7 @@ from rest_framework.exceptions import ValidationError
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin, admin_page
 from aptix_site.errors import error_message
 from aptix_site.service_errors import InvalidInput, ServiceError
-from aptix_site.text import unstorable_text, whole_number
+from aptix_site.text import DuplicateKey, refuse_duplicate_keys, unstorable_text, whole_number
 
 from .catalog import published_catalog, working_catalog
 from .checks import UNRESOLVED_TOOLS_HINT, unresolved_tools_message
@@ -394,16 +394,30 @@ class AgentModeAdmin(CatalogAdmin):
         delete_modes(modes=queryset, deleted_by=request.user)
 
 
+class JSONWithoutRepeatedKeys(json.JSONDecoder):
+    """JSON whose objects give no key twice, as the API and the portable files take it: json keeps the last."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**{**kwargs, "object_pairs_hook": refuse_duplicate_keys})
+
+
 class SchemaJSONField(forms.JSONField):
     """A JSON Schema, indented to be read and edited. Text Python's JSON reader cannot take (nested too deeply, an
-    integer of thousands of digits) is invalid JSON here, not a crash."""
+    integer of thousands of digits) is invalid JSON here, not a crash; a key given twice in one object is refused,
+    not dropped unseen."""
 
     # Monospace from modes/admin.css: the pages' Content-Security-Policy allows no inline style.
     widget = forms.Textarea(attrs={"rows": 16, "cols": 80, "class": "aptix-code"})
 
+    def __init__(self, **kwargs):
+        super().__init__(**{**kwargs, "decoder": JSONWithoutRepeatedKeys})
+
     def to_python(self, value):
         try:
             return super().to_python(value)
+        except DuplicateKey as error:
+            message = f"The schema gives the key {error.key!r} twice in one object; keep one of them."
+            raise forms.ValidationError(message, code="invalid") from None
         except (RecursionError, ValueError):
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
 

@@ -138,11 +138,16 @@ def test_the_add_form_starts_from_a_schema_with_no_arguments(admin_client):
         ('{"type": "object", "properties": {}, "required": [], "title": "\\ud800"}', "The schema must not contain invalid Unicode (a lone surrogate)."),
         ('{"type": "object", "properties": {}, "required": [], "maximum": NaN}', "The schema must be plain JSON: NaN and Infinity are not JSON numbers."),
         ('{"a": ' * 150 + "1" + "}" * 150, "The schema is nested more than 40 levels deep."),
+        (
+            '{"type": "object", "properties": {"n": {"type": "string", "description": "Kept."}, '
+            '"n": {"type": "integer", "description": "Dropped unseen."}}, "required": ["n"]}',
+            "The schema gives the key 'n' twice in one object; keep one of them.",
+        ),
         ("[" * 100000 + "]" * 100000, "Enter a valid JSON."),
         ('{"type": "object", "properties": {}, "required": [], "maximum": ' + "9" * 5000 + "}", "Enter a valid JSON."),
     ],
     ids=["not-json", "not-a-json-schema", "no-description", "not-an-object", "free-form-object", "minLength",
-         "open-object", "anyOf-beside-type", "list-type", "nul", "lone-surrogate", "nan", "deep-schema", "deep-json",
+         "open-object", "anyOf-beside-type", "list-type", "nul", "lone-surrogate", "nan", "deep-schema", "repeated-key", "deep-json",
          "huge-integer"],
 )
 def test_a_bad_schema_is_refused_with_a_readable_error_and_nothing_saved(admin_client, parameters, message):
