@@ -92,3 +92,17 @@ def test_json_answers_go_without_the_policy(alice_client):
     for response in (alice_client.get("/api/modes/"), Client().get("/", HTTP_ACCEPT="application/json")):
         assert response["Content-Type"] == "application/json"
         assert "Content-Security-Policy" not in response
+
+
+def test_a_form_refused_for_its_csrf_token_gets_a_page_the_policy_lets_render(admin_user):
+    """Django's own CSRF failure page has an inline style, which the policy refuses (a violation in the console)."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(admin_user)
+
+    response = client.post("/admin/modes/routingcase/add/", {"utterance": "hello", "expected": "general"})
+
+    assert response.status_code == 403
+    assert policy_of(response) == POLICY
+    page = response.content.decode()
+    assert "CSRF verification failed" in page
+    assert "<style" not in page and "style=" not in page and "<script" not in page
