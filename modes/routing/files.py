@@ -124,8 +124,14 @@ def _json_lines(text: str):
             continue
         try:
             row = json.loads(line, object_pairs_hook=refuse_duplicate_keys)
-        except (ValueError, RecursionError) as error:
-            yield f"line {number}", f"not JSON: {getattr(error, 'msg', error)}."
+        except RecursionError:
+            yield f"line {number}", "not JSON: it is nested too deeply."
+            continue
+        except ValueError as error:
+            # Python's own wording for an over-long integer ends in advice about sys.set_int_max_str_digits().
+            too_long = "int_max_str_digits" in str(error)
+            problem = "a number has too many digits" if too_long else getattr(error, "msg", error)
+            yield f"line {number}", f"not JSON: {problem}."
             continue
         yield f"line {number}", row if isinstance(row, dict) else "must be one JSON object."
 
