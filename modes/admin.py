@@ -54,7 +54,8 @@ from .routing.files import export_cases, import_cases
 from .routing.offline import run_offline_evaluation
 from .routing.serializers import RoutingEvaluationResponse
 from .services import (
-    ModeDeletionRefused, catalog_change, check_deletable, delete_modes, deletion_refusal, revert_row, set_default_mode
+    ModeDeletionRefused, catalog_change, check_deletable, default_not_reverted, delete_modes, deletion_refusal, revert_row,
+    set_default_mode
 )
 from .validators import is_string_list
 
@@ -191,7 +192,13 @@ class CatalogAdmin(admin.ModelAdmin):
         else:
             done = f"revision {revision.number}" if revision else "no new revision: it was in that state already"
             self.message_user(request, f"Reverted to its state at revision {number}: {done}.", messages.SUCCESS)
+            if notice := self.left_as_is(identity, number):
+                self.message_user(request, notice, messages.WARNING)
         return HttpResponseRedirect(reverse(admin_urlname(self.opts, "history"), args=[quote(object_id)]))
+
+    def left_as_is(self, identity: str, number: int) -> str | None:
+        """What a revert to revision number did not write back, for the admin to be told; None: all of it."""
+        return None
 
     def may_revert(self, request, live) -> bool:
         """Reverting a row changes it (change permission); restoring a deleted row creates it (add permission)."""
@@ -368,6 +375,10 @@ class AgentModeAdmin(CatalogAdmin):
             self.message_user(request, f"Not deleted: {refusal}", messages.ERROR)
             return HttpResponseRedirect(reverse("admin:modes_agentmode_change", args=[mode.pk]))
         return super().delete_view(request, object_id, extra_context)
+
+    def left_as_is(self, identity: str, number: int) -> str | None:
+        mode = AgentMode.objects.filter(pk=identity).first()
+        return mode and default_not_reverted(mode=mode, number=number)
 
     @admin.action(description="Make the selected mode the default", permissions=["change"])
     def make_default(self, request, queryset):

@@ -163,6 +163,21 @@ def revert_row(*, model, identity: str, number: int, reverted_by) -> CatalogRevi
     return change.revision
 
 
+def default_not_reverted(*, mode: AgentMode, number: int) -> str | None:
+    """
+    What a revert of mode to revision number left as it is, since the default moves only by set_default_mode (revert_row
+    leaves it): None when the mode is the default now if and only if it was then.
+    """
+    was_default = bool((state_at(MODE, mode.pk, number) or {}).get("is_default"))
+    if was_default == mode.is_default:
+        return None
+    then, now = ("the default", "is not now") if was_default else ("not the default", "is now")
+    return (
+        f"The default mode is not reverted with it: '{mode.key}' was {then} mode at revision {number} and {now}. "
+        "The action 'Make the selected mode the default' moves the default."
+    )
+
+
 @dataclass(frozen=True)
 class PlannedEntry:
     """What an import does, or would do, with one entry of the file."""

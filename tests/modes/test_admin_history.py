@@ -208,6 +208,29 @@ def test_reverting_to_the_state_the_mode_is_in_adds_no_revision(admin_client):
     assert len(revisions()) == 1
 
 
+def test_a_revert_to_when_a_mode_was_the_default_says_that_the_default_stays_where_it_is(admin_client):
+    for mode in (DDR_ID, GENERAL_ID):  # revision 2: ddr_authoring is the default; revision 3: general again
+        admin_client.post(CHANGELIST, {"action": "make_default", "_selected_action": [mode], "index": 0})
+    assert history(admin_client, DDR_ID)[1][2:] == ("changed", ("is_default",))
+
+    response = admin_client.post(revert_url(DDR_ID, 2), follow=True)
+
+    assert messages_of(response) == [
+        "Reverted to its state at revision 2: no new revision: it was in that state already.",
+        "The default mode is not reverted with it: 'ddr_authoring' was the default mode at revision 2 and is not "
+        "now. The action 'Make the selected mode the default' moves the default.",
+    ]
+    assert published_catalog().default.key == "general"
+
+    response = admin_client.post(revert_url(GENERAL_ID, 2), follow=True)
+
+    assert messages_of(response)[1:] == [
+        "The default mode is not reverted with it: 'general' was not the default mode at revision 2 and is now. "
+        "The action 'Make the selected mode the default' moves the default."
+    ]
+    assert len(revisions()) == 3
+
+
 def test_a_revert_is_a_post(admin_client):
     edit_general(admin_client, when_to_use=EDITED)
     assert admin_client.get(revert_url(GENERAL_ID, 1)).status_code == 405
