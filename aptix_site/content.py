@@ -9,7 +9,7 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser, get_encoding
 from rest_framework.utils import json
 
-from .text import refuse_duplicate_keys, unstorable_text
+from .text import json_problem, refuse_duplicate_keys, unstorable_text
 
 
 class StrictJSONParser(JSONParser):
@@ -22,13 +22,9 @@ class StrictJSONParser(JSONParser):
         try:
             data = json.load(decoded, parse_constant=parse_constant, object_pairs_hook=refuse_duplicate_keys)
             problem = unstorable_text(data)
-        except RecursionError:
-            raise exceptions.ParseError("JSON parse error - the body is nested too deeply.") from None
-        except ValueError as error:
-            # Python's own wording for an over-long integer ends in advice about sys.set_int_max_str_digits().
-            if "int_max_str_digits" in str(error):
-                raise exceptions.ParseError("JSON parse error - a number in the body has too many digits.") from None
-            raise exceptions.ParseError(f"JSON parse error - {error}") from None
+        except (RecursionError, ValueError) as error:
+            plain = json_problem(error)
+            raise exceptions.ParseError(f"JSON parse error - {f'{plain}.' if plain else error}") from None
         if problem:
             raise exceptions.ParseError(f"Text in the request body must not contain {problem}.")
         return data

@@ -1,6 +1,6 @@
 """Text helpers shared by the apps: compact JSON, spotting text from outside that the database or a
-UTF-8 encoder would refuse later (with a 500 instead of a 400), JSON objects that give a key twice, and whole numbers
-written in a URL, a query or a command's argument."""
+UTF-8 encoder would refuse later (with a 500 instead of a 400), JSON objects that give a key twice, what is wrong
+with JSON that Python cannot read, and whole numbers written in a URL, a query or a command's argument."""
 
 import json
 
@@ -41,6 +41,16 @@ def refuse_duplicate_keys(pairs):
             raise DuplicateKey(key)
         data[key] = value
     return data
+
+
+def json_problem(error: ValueError | RecursionError) -> str | None:
+    """
+    What json.loads found wrong, in plain words, where Python's own words name its internals (nesting past its recursion
+    limit, an integer of thousands of digits: sys.set_int_max_str_digits()); None where its own words serve.
+    """
+    if isinstance(error, RecursionError):
+        return "it is nested too deeply"
+    return "a number has too many digits" if "int_max_str_digits" in str(error) else None
 
 
 def whole_number(text: str, *, at_most: int) -> int | None:

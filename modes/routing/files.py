@@ -11,7 +11,7 @@ import json
 from django.conf import settings
 from django.db import transaction
 
-from aptix_site.text import refuse_duplicate_keys, unstorable_text
+from aptix_site.text import json_problem, refuse_duplicate_keys, unstorable_text
 
 from ..models import RoutingCase
 from .cases import FIELDS, MAX_STORED, InvalidRoutingCase, case_problems, mode_keys
@@ -124,14 +124,8 @@ def _json_lines(text: str):
             continue
         try:
             row = json.loads(line, object_pairs_hook=refuse_duplicate_keys)
-        except RecursionError:
-            yield f"line {number}", "not JSON: it is nested too deeply."
-            continue
-        except ValueError as error:
-            # Python's own wording for an over-long integer ends in advice about sys.set_int_max_str_digits().
-            too_long = "int_max_str_digits" in str(error)
-            problem = "a number has too many digits" if too_long else getattr(error, "msg", error)
-            yield f"line {number}", f"not JSON: {problem}."
+        except (ValueError, RecursionError) as error:
+            yield f"line {number}", f"not JSON: {json_problem(error) or getattr(error, 'msg', error)}."
             continue
         yield f"line {number}", row if isinstance(row, dict) else "must be one JSON object."
 
