@@ -334,11 +334,13 @@ def test_a_bad_organization_option_is_one_line_naming_it(scout_pending, publishe
 
 @pytest.mark.parametrize(
     "reason, message",
-    [("a\x00b", "Null characters are not allowed."), ("r" * 1001, "Ensure this field has no more than 1000 characters."),
+    [("a\x00b", "One line, without control characters: messages quote it."),
+     ("r" * 1001, "Ensure this field has no more than 1000 characters."),
      # Quoted in a later refusal, they broke its one line and coloured the terminal.
      ("line one\nline two", "One line, without control characters: messages quote it."),
-     ("\x1b[31mred", "One line, without control characters: messages quote it.")],
-    ids=["nul", "too-long", "line-break", "escape"],
+     ("\x1b[31mred", "One line, without control characters: messages quote it."),
+     ("a reason\n", "One line, without control characters: messages quote it.")],  # judged as sent, then trimmed
+    ids=["nul", "too-long", "line-break", "escape", "trailing-line-break"],
 )
 def test_an_abort_reason_is_judged_as_the_api_judges_it_from_the_page_and_the_command(
     scout_pending, publisher, reason, message
