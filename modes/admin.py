@@ -583,17 +583,11 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
         if not self.has_view_permission(request):  # it shows unreleased text, as the revision list does
             raise PermissionDenied
         summary = release_summary()
-        pending = summary["pending"]
-        diff = revision_diff(number=pending.number) if pending else {"prompt": [], "modes": [], "declaredTools": []}
-        modes = [mode for mode in diff["modes"] if mode["change"] != "unchanged" or any(mode["tools"].values())]
-        tools = [tool for tool in diff["declaredTools"] if tool["change"] != "unchanged"]
-        for tool in tools:  # parameters as the JSON the model is sent
-            tool["fields"] = {name: {side: _shown(value) for side, value in values.items()}
-                              for name, values in tool["fields"].items()}
+        pending, staged = summary["pending"], summary["staged"]
         context = {
-            "title": "Catalog releases", "prompt_diff": diff["prompt"], "diff": modes[:RELEASES_PAGE_MODES],
+            "title": "Catalog releases", "pending_diff": pending and _shown_diff(pending.number),
+            "staged_diff": staged and _shown_diff(staged.number),
             "routing": routing_evaluations(pending or summary["published"], request.user),
-            "more_modes": len(modes[RELEASES_PAGE_MODES:]), "tool_diff": tools,
             "may": release_actions(request.user, summary), **summary, **self.rollout_context(request, summary),
         }
         return admin_page(self, request, "admin/modes/catalog_releases.html", **context)
@@ -636,6 +630,18 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
 
 # The page shows this many changed modes; the API's diff pages through them all.
 RELEASES_PAGE_MODES = 100
+
+
+def _shown_diff(number: int) -> dict:
+    """What publishing revision number changes, as the releases page shows it (admin/modes/revision_diff.html)."""
+    diff = revision_diff(number=number)
+    modes = [mode for mode in diff["modes"] if mode["change"] != "unchanged" or any(mode["tools"].values())]
+    tools = [tool for tool in diff["declaredTools"] if tool["change"] != "unchanged"]
+    for tool in tools:  # parameters as the JSON the model is sent
+        tool["fields"] = {name: {side: _shown(value) for side, value in values.items()}
+                          for name, values in tool["fields"].items()}
+    return {"number": number, "prompt": diff["prompt"], "modes": modes[:RELEASES_PAGE_MODES],
+            "more_modes": len(modes[RELEASES_PAGE_MODES:]), "tools": tools}
 HEAT_BUCKETS = 5  # the heat map's shades: a cell's share of its row, in fifths
 HEAT_LABELS = 40  # the heat map's rows and columns at most: the modes most confused, the API has them all
 SHOWN_FAILURES = 100  # failing cases listed on the page; the API lists them all

@@ -116,17 +116,24 @@ def _missing_approvals(revision: CatalogRevision, user) -> int:
 
 
 def release_actions(user, summary: dict) -> dict:
-    """What user may do on the releases page: approve or publish the pending revision, roll back."""
+    """What user may do on the releases page: approve the pending or the staged revision, publish, roll back."""
     pending, head = summary["pending"], summary["head"]
     return {
-        "approve": bool(pending)
-        and may(user, "approve_revision")
-        and user.pk not in authors_since_published(pending.number, head)
-        and not any(approval.user_id == user.pk for approval in summary["approvals"]),
+        "approve": _may_approve(user, pending, summary["approvals"], head),
+        "approve_staged": _may_approve(user, summary["staged"], summary["staged_approvals"], head),
         "publish": bool(pending) and may_publish(user),
         "roll_back": may(user, "publish_revision"),
         "rollout": may_publish(user),
     }
+
+
+def _may_approve(user, revision: CatalogRevision | None, approvals: list[CatalogApproval], head: CatalogHead) -> bool:
+    return (
+        revision is not None
+        and may(user, "approve_revision")
+        and user.pk not in authors_since_published(revision.number, head)
+        and not any(approval.user_id == user.pk for approval in approvals)
+    )
 
 
 def approve_revision(*, number: int, user) -> CatalogRevision:
@@ -354,6 +361,7 @@ def release_summary() -> dict:
     """What catalog_status and the releases page show; "unrecorded": what changes made past the services changed."""
     head = catalog_head()
     pending = get_revision(head.latest) if _pending_number(head) else None
+    staged = head.rollout.revision if head.rollout_id is not None else None
     earlier = CatalogRevision.objects.filter(published_at__isnull=False).exclude(number=head.published)
     return {
         "head": head,
@@ -361,10 +369,16 @@ def release_summary() -> dict:
         "published": get_revision(head.published) if head.published else None,
         "earlier": list(earlier.select_related("published_by")[:10]),
         "pending": pending,
-        "approvals": list(pending.approvals.select_related("user")) if pending else [],
+        "approvals": _approvals(pending),
+        "staged": staged,  # the rollout in flight's revision, which promoting it judges the approvals of again
+        "staged_approvals": _approvals(staged),
         "needed": settings.CATALOG_APPROVALS,
         "unrecorded": rows_differ_from_latest(),
     }
+
+
+def _approvals(revision: CatalogRevision | None) -> list[CatalogApproval]:
+    return list(revision.approvals.select_related("user")) if revision else []
 
 
 def rollout_of(head: CatalogHead) -> dict | None:

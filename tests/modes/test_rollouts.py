@@ -544,3 +544,23 @@ def test_a_request_is_served_the_release_of_the_head_it_read_though_another_thre
 
     monkeypatch.setattr(catalog, "_release", (ReplacedOnceCompared(head), staged))
     assert published_release() is staged
+
+
+def test_the_releases_page_shows_the_staged_revision_s_changes_and_approvals_and_lets_an_approver_approve_it(
+    scout_pending, publisher
+):
+    # Staged unreviewed by a publisher who may, it waits on an approval before a plain publisher may promote it.
+    _, client = publisher
+    assert stage(client, scout_pending, share=10).status_code == 200
+    _, approver = staff("approver", "approve_revision")
+    shown = approver.get(PAGE).content.decode()
+    rollout = shown.split('id="rollout"')[1].split('id="pending"')[0]
+    assert "0 of 1 approvals" in rollout
+    assert "<code>scout</code>" in rollout  # what it changes, as the pending revision's changes are shown
+    assert f'href="{PAGE}2/approve/"' in rollout
+    assert "Revision 2 is approved." in approver.post(f"{PAGE}2/approve/", follow=True).content.decode()
+    shown = approver.get(PAGE).content.decode().split('id="rollout"')[1].split('id="pending"')[0]
+    assert "1 of 1 approvals (approver at" in shown
+    assert f'href="{PAGE}2/approve/"' not in shown  # approved once
+    _, plain_publisher = staff("plain", "publish_revision")
+    assert plain_publisher.post("/api/catalog/rollout/promote/", {}, format="json").status_code == 200
