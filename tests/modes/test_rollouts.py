@@ -515,7 +515,8 @@ def test_catalog_status_names_the_rollout_in_flight_and_publish_revision_the_com
     call_command("catalog_status", stdout=status)
 
     assert status.getvalue().splitlines()[1] == (
-        f"Rolling out: revision {scout_pending} to 10% of the sessions; promote_rollout serves it to everyone, "
+        f"Rolling out: revision {scout_pending} to 10% of the sessions, 0 of 1 approvals; promote_rollout serves it to "
+        "everyone, "
         "abort_rollout ends it."
     )
     with pytest.raises(CommandError, match=r"promote it to everyone \(promote_rollout, POST /api/catalog/rollout/"):

@@ -1,5 +1,5 @@
-"""Prints the catalog's release: the revision agents see, a rollout in flight, the pending revision and its approvals,
-unrecorded changes."""
+"""Prints the catalog's release: the revision agents see, a rollout in flight and the pending revision with their
+approvals, unrecorded changes."""
 
 from django.core.management.base import BaseCommand
 
@@ -23,14 +23,14 @@ class Command(BaseCommand):
         ]
         if (rollout := summary["rollout"]) and rollout["in_flight"]:
             lines.append(
-                f"Rolling out: revision {rollout['rollout'].revision_id} to {rollout['serves']}; promote_rollout serves "
-                "it to everyone, abort_rollout ends it."
+                f"Rolling out: revision {rollout['rollout'].revision_id} to {rollout['serves']}, "
+                f"{_approvals(summary['staged_approvals'], summary['needed'])}; promote_rollout serves it to everyone, "
+                "abort_rollout ends it."
             )
         if pending:
-            approvals = [f"{approval.user} at {approval.at:%Y-%m-%d %H:%M:%S}" for approval in summary["approvals"]]
             lines.append(
-                f"Pending: revision {pending.number} ({pending.summary}), {len(approvals)} of "
-                f"{summary['needed']} approvals{': ' + ', '.join(approvals) if approvals else ''}."
+                f"Pending: revision {pending.number} ({pending.summary}), "
+                f"{_approvals(summary['approvals'], summary['needed'])}."
             )
         else:
             lines.append("Pending: none.")
@@ -40,3 +40,8 @@ class Command(BaseCommand):
                 "'manage.py record_revision'."
             )
         self.stdout.write("\n".join(lines))
+
+
+def _approvals(approvals, needed: int) -> str:
+    whose = [f"{approval.user} at {approval.at:%Y-%m-%d %H:%M:%S}" for approval in approvals]
+    return f"{len(whose)} of {needed} approvals{': ' + ', '.join(whose) if whose else ''}"
