@@ -52,7 +52,6 @@ MODE_FIELDS = (
     "slug", "name", "roleDefinition", "whenToUse", "description", "customInstructions", "groups", "source",
     "rulesFiles",
 )
-DEPRECATED_GROUPS = ("browser",)  # Roo Code now drops these as it reads a mode (deprecatedToolGroups)
 # Files Roo Code leaves out of a rules folder (shouldIncludeRuleFile): caches and system files.
 IGNORED_RULES_SUFFIXES = (
     ".DS_Store", ".bak", ".cache", ".crdownload", ".db", ".dmp", ".dump", ".eslintcache", ".lock", ".log", ".old",
@@ -385,7 +384,7 @@ def _read_groups(mode: _ModeRead, raw: dict) -> None:
         if read is None:
             continue
         name, options, unknown = read
-        if name in seen and name not in DEPRECATED_GROUPS:
+        if name in seen and name not in mode.agent.ignored_groups:
             mode.refuse(f"groups[{index}]: {name!r} is given twice; {mode.agent.name} refuses a mode with a group "
                         "given twice.")
         seen.add(name)
@@ -408,7 +407,7 @@ def _read_group(mode: _ModeRead, group, *, where: str) -> tuple[str, dict, list[
             return None
         name, options = group
     if not isinstance(name, str) or name not in TOOL_GROUPS:
-        known = ", ".join(group for group in TOOL_GROUPS if group not in DEPRECATED_GROUPS)
+        known = ", ".join(group for group in TOOL_GROUPS if group not in mode.agent.ignored_groups)
         mode.refuse(f"{where}: {name!r} is not one of {mode.agent.name}'s tool groups ({known}).")
         return None
     known = {option: value for option, value in options.items() if option in GROUP_OPTIONS}
@@ -558,7 +557,7 @@ def _groups(mode: AgentMode, *, agent: _Agent, note) -> list:
     """The tool_group_hints lines that are groups Roo Code takes, as groups; the others reported."""
     groups, left_out, seen = [], [], set()
     for line in mode.tool_group_hints:
-        group = _written_group(line, seen=seen)
+        group = _written_group(line, seen=seen, ignored=agent.ignored_groups)
         if group is None:
             left_out.append(line)
         else:
@@ -582,7 +581,7 @@ def _groups(mode: AgentMode, *, agent: _Agent, note) -> list:
     return groups
 
 
-def _written_group(line: str, *, seen: set) -> str | list | None:
+def _written_group(line: str, *, seen: set, ignored: tuple[str, ...]) -> str | list | None:
     """A tool_group_hints line as a group of the file; None for one Roo Code would refuse the whole file for."""
     parsed = parse_group_line(line)
     if parsed is None or parsed[0] in seen:
@@ -590,7 +589,7 @@ def _written_group(line: str, *, seen: set) -> str | list | None:
     name, options = parsed
     if not takes_options(options):
         return None
-    if name not in DEPRECATED_GROUPS:
+    if name not in ignored:  # one the agent strips as it reads may come twice; any other, twice, refuses the file
         seen.add(name)
     return [name, options] if options else name
 

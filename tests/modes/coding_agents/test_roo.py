@@ -544,6 +544,18 @@ def test_the_browser_group_roo_code_strips_as_it_reads_is_not_reported_carried()
         "tool_group_hints"] == CARRIED
 
 
+def test_kilo_which_keeps_the_browser_group_is_not_written_or_read_it_twice():
+    """Only Roo Code strips browser as it reads: Kilo takes it as a group, so twice is a group given twice, which
+    makes it refuse the whole file."""
+    writing = write_roo([catalog_mode(tool_group_hints=["read", "browser", "browser"])], format_name="kilo")
+    assert yaml.safe_load(writing.files[0].content)["customModes"][0]["groups"] == ["read", "browser"]
+    line = next(line for line in writing.report if line.field == "tool_group_hints")
+    assert line.fate == APPROXIMATED and "'browser'" in line.how
+    reading = read({".kilocodemodes": roomodes(roo_mode(groups=["browser", "browser"]))}, format_name="kilo")
+    assert reading.modes == []
+    assert "groups[1]: 'browser' is given twice" in reading.problems[0]
+
+
 # The fidelity report of an export: each catalog field the format has no place for, given, is one dropped line.
 DROPPED_FIELDS = [
     ("behavior_hints", ["Be terse."]), ("human_role_hints", ["reviewer"]), ("example_utterances", ["review this"]),
