@@ -19,6 +19,7 @@ the reset on success, axes_reset_ip, axes_reset_username, the admin's Access att
 """
 
 import enum
+import ipaddress
 import logging
 
 from axes.attempts import get_cool_off_threshold
@@ -53,9 +54,25 @@ class LockoutRule(enum.Enum):
         return getattr(settings, self.limit_setting)
 
 
+# Where the address is none: never a client's own, and an address, as axes' column needs.
+UNKNOWN_ADDRESS = "0.0.0.0"
+
+
 def client_address(request) -> str:
-    """The address DRF's throttles identify a client by: X-Forwarded-For is trusted only from API_NUM_PROXIES."""
-    return BaseThrottle().get_ident(getattr(request, "_request", request))
+    """
+    The address DRF's throttles identify a client by: X-Forwarded-For is trusted only from API_NUM_PROXIES.
+    UNKNOWN_ADDRESS when that entry is no address (a proxy that adds a port, or a client's own text where
+    API_NUM_PROXIES counts a proxy too many): axes stores addresses (inet on PostgreSQL, where such text made every
+    login a 500), so all such clients count as one address. Not None: axes' row of a failure is unique by user
+    name, address and user agent, which a NULL escapes, so two first failures at once would make two rows, and
+    axes' next lookup of the one a 500.
+    """
+    ident = BaseThrottle().get_ident(getattr(request, "_request", request))
+    try:
+        scoped = getattr(ipaddress.ip_address(ident), "scope_id", None)  # fe80::1%eth0: no inet either
+    except ValueError:
+        return UNKNOWN_ADDRESS
+    return UNKNOWN_ADDRESS if scoped else ident
 
 
 class LockoutRulesHandler(AxesDatabaseHandler):

@@ -326,3 +326,23 @@ def admin_login_over_http(base, password):
         f"{base}/admin/login/", data={"username": "root", "password": password, "csrfmiddlewaretoken": csrf},
         headers={"Cookie": f"csrftoken={csrf}"}, allow_redirects=False, timeout=30,
     )
+
+
+@pytest.mark.parametrize(
+    "forwarded", ["203.0.113.7:51234", "[2001:db8::7]:443", "unknown", "", "fe80::1%eth0", "1.2.3.4, garbage"]
+)
+def test_a_forwarded_entry_that_is_no_address_is_counted_as_an_unknown_address_not_a_500(
+    client, root, settings, forwarded
+):
+    # A proxy that adds a port, or a client's own text where API_NUM_PROXIES counts one proxy too many: PostgreSQL
+    # stores no such address (axes' column is inet), so every login, good or bad, was a 500 there.
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    assert token_login(client, "root-password-123", HTTP_X_FORWARDED_FOR=forwarded).status_code == 200
+    assert client.post(
+        LOGIN, {"username": "root", "password": "root-password-123"}, HTTP_X_FORWARDED_FOR=forwarded
+    ).status_code == 302
+    answers = [token_login(client, f"wrong-{attempt}", HTTP_X_FORWARDED_FOR=forwarded) for attempt in range(5)]
+    assert [answer.status_code for answer in answers] == [400, 400, 400, 400, 429]
+    assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {"0.0.0.0"}
+    # Real addresses are still told apart.
+    assert token_login(client, "root-password-123", HTTP_X_FORWARDED_FOR="198.51.100.1").status_code == 200
