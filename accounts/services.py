@@ -14,9 +14,13 @@ class AccountRefused(ServiceError, ValueError):
     """An account that cannot be created as asked; the message says why and what to do instead."""
 
 
-def create_agent_user(*, username: str, organization_slug: str | None) -> str:
-    """A user nobody can log in as, in the organization of that slug if given, and its token's key; all or none."""
+def create_agent_user(*, username: str, organization_slug: str | None):
+    """
+    A user nobody can log in as, in the organization of that slug if given, and its token's key; all or none. The
+    name is taken as Django stores it (NFKC: "ﬁle" is "file"), so the user and the messages name the same user.
+    """
     User = get_user_model()
+    username = User.normalize_username(username)
     exists = AccountRefused(
         f"A user named {username!r} exists already; 'manage.py create_token {username} --name NAME' gives it a new "
         "token."
@@ -46,4 +50,4 @@ def create_agent_user(*, username: str, organization_slug: str | None) -> str:
         if organization is not None:
             Membership.objects.create(user=user, organization=organization)
         _, key = create_token(user=user, name="agent")
-        return key
+        return user, key

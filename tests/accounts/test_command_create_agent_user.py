@@ -68,6 +68,16 @@ def test_an_unknown_organization_is_refused_listing_the_known_ones(acme):
     )
 
 
+def test_the_name_is_normalized_as_django_stores_it_and_the_message_names_the_stored_one():
+    # NFKC, as Django normalizes user names: the ligature "ﬁ" is stored as "fi", and create_token must be told "file".
+    out, err = create_agent_user("\ufb01le")
+    assert err == "Created user 'file'; it has no password and calls the API with this token:\n"
+    assert list(ApiToken.objects.values_list("user__username", flat=True)) == ["file"]
+    assert refusal("\ufb01le") == (
+        "A user named 'file' exists already; 'manage.py create_token file --name NAME' gives it a new token."
+    )
+
+
 def test_a_username_django_would_refuse_is_refused():
     assert refusal("two words") == (
         "Enter a valid username. This value may contain only letters, numbers, and @/./+/-/_ characters."

@@ -15,7 +15,9 @@ class Command(ServiceCommand):
         parser.add_argument("--organization", metavar="SLUG", help="Slug of the organization the user belongs to.")
 
     def handle(self, *args, username, organization, **options):
-        key = create_agent_user(username=username, organization_slug=organization)
+        user, key = create_agent_user(username=username, organization_slug=organization)
         where = f" in organization {organization!r}" if organization else ""
-        self.stderr.write(f"Created user {username!r}{where}; it has no password and calls the API with this token:")
+        self.stderr.write(
+            f"Created user {user.get_username()!r}{where}; it has no password and calls the API with this token:"
+        )
         self.stdout.write(key)
