@@ -1,8 +1,10 @@
-"""GET /: a page for a person who opens the service's address, or the JSON index of its entry points for a program."""
+"""GET /: a page for a person who opens the service's address, or the JSON index of its entry points for a program; and
+the page of a form that CSRF protection refused (CSRF_FAILURE_VIEW)."""
 
 from urllib.parse import unquote
 
 from django.http import JsonResponse
+from django.middleware.csrf import REASON_NO_CSRF_COOKIE, REASON_NO_REFERER
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.vary import vary_on_headers
@@ -73,3 +75,12 @@ def front_door(request):
     # As a shell command: $SESSION is the variable the README's walk-through sets.
     context["mcp_session_url"] = request.build_absolute_uri(reverse("mcp-session", args=["$SESSION"]) + "/")
     return render(request, "front_door/index.html", context)
+
+
+def csrf_failure(request, reason=""):
+    """
+    Django's CSRF failure view, with a page (403_csrf.html) that the pages' Content-Security-Policy lets render, where
+    Django's own has an inline style; Django renders a template of that name without its reason.
+    """
+    context = {"reason": reason, "no_cookie": reason == REASON_NO_CSRF_COOKIE, "no_referer": reason == REASON_NO_REFERER}
+    return render(request, "403_csrf.html", context, status=403)

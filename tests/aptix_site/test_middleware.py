@@ -105,4 +105,7 @@ def test_a_form_refused_for_its_csrf_token_gets_a_page_the_policy_lets_render(ad
     assert policy_of(response) == POLICY
     page = response.content.decode()
     assert "CSRF verification failed" in page
+    # Why, in the words of the page and of Django, which tells a misconfigured origin, say, from a stale page.
+    assert "This site needs its CSRF cookie to take a form." in page
+    assert "Django's reason: CSRF cookie not set." in page
     assert "<style" not in page and "style=" not in page and "<script" not in page
