@@ -175,9 +175,7 @@ def publish_revision(*, number: int, user, staging: Staging | None = None) -> Ca
                     f"Revision {number} is being rolled out to part of the sessions: promote it to everyone "
                     "(promote_rollout, POST /api/catalog/rollout/promote/) or raise its share."
                 )
-            _missing_approvals(revision, user)  # a wider share is a wider publication: judged as one
-            _validate(number)
-            check_gate(number=number, published=head.published, user=user)
+            _judged_for_publication(revision, head, user)  # a wider share is a wider publication: judged as one
             return widen_rollout(head.rollout, staging=staging).revision
         if staging is not None and status != ReleaseStatus.PENDING:
             raise ReleaseConflict(f"Revision {number} is {status}: only the pending revision can be staged.")
@@ -192,9 +190,7 @@ def publish_revision(*, number: int, user, staging: Staging | None = None) -> Ca
                 f"Revision {number} was never published and revision {head.latest} has replaced it; "
                 f"review and publish revision {head.latest} instead."
             )
-        missing = _missing_approvals(revision, user)
-        _validate(number)
-        check_gate(number=number, published=head.published, user=user)
+        missing = _judged_for_publication(revision, head, user)
         if staging is not None:
             start_rollout(head, revision, staging=staging, by=user, unreviewed=missing > 0)
             return revision
@@ -212,9 +208,7 @@ def promote_rollout(*, user, number: int | None = None) -> CatalogRevision:
     with transaction.atomic():
         head = _head_in_rollout(number)
         revision = head.rollout.revision
-        missing = _missing_approvals(revision, user)
-        _validate(revision.number)
-        check_gate(number=revision.number, published=head.published, user=user)
+        missing = _judged_for_publication(revision, head, user)
         end_rollout(head, state=CatalogRollout.State.PROMOTED, by=user)
         publish(head, revision, by=user, unreviewed=missing > 0)
         head.save(update_fields=["published", "published_at"])
@@ -258,6 +252,18 @@ def _head_in_rollout(number: int | None) -> CatalogHead:
             f"Revision {number} is not being rolled out; revision {head.rollout.revision_id} is. Nothing changed."
         )
     return head
+
+
+def _judged_for_publication(revision: CatalogRevision, head: CatalogHead, user) -> int:
+    """
+    What publishing revision to more sessions than now asks, whether it is published, staged or widened: its approvals
+    (the number missing, which user may publish without), the catalog's rules and the routing gate; ReleaseConflict
+    or RoutingGateRefused otherwise.
+    """
+    missing = _missing_approvals(revision, user)
+    _validate(revision.number)
+    check_gate(number=revision.number, published=head.published, user=user)
+    return missing
 
 
 def _validate(number: int) -> None:
