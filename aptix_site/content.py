@@ -23,7 +23,7 @@ class StrictJSONParser(JSONParser):
             data = json.load(decoded, parse_constant=parse_constant, object_pairs_hook=refuse_duplicate_keys)
             problem = unstorable_text(data)
         except (RecursionError, ValueError) as error:
-            plain = json_problem(error)
+            plain = json_problem(error, subject="the body")
             raise exceptions.ParseError(f"JSON parse error - {f'{plain}.' if plain else error}") from None
         if problem:
             raise exceptions.ParseError(f"Text in the request body must not contain {problem}.")

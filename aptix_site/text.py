@@ -43,14 +43,15 @@ def refuse_duplicate_keys(pairs):
     return data
 
 
-def json_problem(error: ValueError | RecursionError) -> str | None:
+def json_problem(error: ValueError | RecursionError, *, subject: str) -> str | None:
     """
-    What json.loads found wrong, in plain words, where Python's own words name its internals (nesting past its recursion
-    limit, an integer of thousands of digits: sys.set_int_max_str_digits()); None where its own words serve.
+    What json.loads found wrong with subject ("the body"), in plain words, where Python's own words name its internals
+    (nesting past its recursion limit, an integer of thousands of digits: sys.set_int_max_str_digits()); None where its
+    own words serve.
     """
     if isinstance(error, RecursionError):
-        return "it is nested too deeply"
-    return "a number has too many digits" if "int_max_str_digits" in str(error) else None
+        return f"{subject} is nested too deeply"
+    return f"a number in {subject} has too many digits" if "int_max_str_digits" in str(error) else None
 
 
 def whole_number(text: str, *, at_most: int) -> int | None:

@@ -125,7 +125,8 @@ def _json_lines(text: str):
         try:
             row = json.loads(line, object_pairs_hook=refuse_duplicate_keys)
         except (ValueError, RecursionError) as error:
-            yield f"line {number}", f"not JSON: {json_problem(error) or getattr(error, 'msg', error)}."
+            problem = json_problem(error, subject="the line") or getattr(error, "msg", error)
+            yield f"line {number}", f"not JSON: {problem}."
             continue
         yield f"line {number}", row if isinstance(row, dict) else "must be one JSON object."
 

@@ -528,7 +528,7 @@ def test_a_number_with_too_many_digits_in_the_body_is_a_plain_400(alice_client, 
     with unchanged():
         response = send(alice_client, SESSIONS, '{"title": ' + "9" * 5000 + "}")
     assert response.status_code == 400
-    assert response.json() == {"detail": "JSON parse error - a number has too many digits."}
+    assert response.json() == {"detail": "JSON parse error - a number in the body has too many digits."}
 
 
 def test_a_nul_in_a_cookie_is_a_400_not_a_database_error(anon_client):
@@ -547,7 +547,7 @@ def test_deeply_nested_json_is_a_400_not_a_crash(alice_client, unchanged, url):
     with unchanged():
         response = send(alice_client, url, body)
     assert response.status_code == 400
-    assert response.json() == refusal_at(url, {"detail": "JSON parse error - it is nested too deeply."})
+    assert response.json() == refusal_at(url, {"detail": "JSON parse error - the body is nested too deeply."})
 
 
 @pytest.mark.parametrize("url", [HELLO, LIST_MODES, CHANGE_MODE])

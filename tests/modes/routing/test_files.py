@@ -128,8 +128,8 @@ def test_an_export_of_cases_holding_line_separators_imports_back():
           "line 1: utterance: every case needs one."]),
         # In words for whoever wrote the file, not Python's (its advice on sys.set_int_max_str_digits()).
         ('{"utterance": ' + "9" * 5000 + ', "expected": "stay"}', "jsonl",
-         ["line 1: not JSON: a number has too many digits."]),
-        ("[" * 100_000 + "]" * 100_000, "jsonl", ["line 1: not JSON: it is nested too deeply."]),
+         ["line 1: not JSON: a number in the line has too many digits."]),
+        ("[" * 100_000 + "]" * 100_000, "jsonl", ["line 1: not JSON: the line is nested too deeply."]),
         ("utterance,expected,expected\nHi,stay,stay\nHo,stay,stay\n", "csv", ["the header: expected: named twice."]),
         ("utterance ,expected\nHi,stay\nHo,stay\n", "csv",
          ["the header: utterance : not a column of a case (utterance, currentMode, expected). "
