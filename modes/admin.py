@@ -630,6 +630,9 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
 
 # The page shows this many changed modes; the API's diff pages through them all.
 RELEASES_PAGE_MODES = 100
+HEAT_BUCKETS = 5  # the heat map's shades: a cell's share of its row, in fifths
+HEAT_LABELS = 40  # the heat map's rows and columns at most: the modes most confused, the API has them all
+SHOWN_FAILURES = 100  # failing cases listed on the page; the API lists them all
 
 
 def _shown_diff(number: int) -> dict:
@@ -642,9 +645,6 @@ def _shown_diff(number: int) -> dict:
                           for name, values in tool["fields"].items()}
     return {"number": number, "prompt": diff["prompt"], "modes": modes[:RELEASES_PAGE_MODES],
             "more_modes": len(modes[RELEASES_PAGE_MODES:]), "tools": tools}
-HEAT_BUCKETS = 5  # the heat map's shades: a cell's share of its row, in fifths
-HEAT_LABELS = 40  # the heat map's rows and columns at most: the modes most confused, the API has them all
-SHOWN_FAILURES = 100  # failing cases listed on the page; the API lists them all
 
 
 def routing_evaluations(revision, user) -> dict | None:

@@ -18,6 +18,12 @@ CARRIED, APPROXIMATED, DROPPED = "carried", "approximated", "dropped"
 # Fixed for ever: the ids of imported modes are derived from it, so that importing again finds the same modes.
 MODE_ID_NAMESPACE = uuid.UUID("6f0b7c2e-4f4e-4d0c-9b7a-3c1f2d5e8a90")
 WHEN_TO_USE_LENGTH = AgentMode._meta.get_field("when_to_use").max_length
+# The plain scalars that YAML 1.2's core schema (Roo Code's yaml package, and near enough js-yaml, which OpenCode's
+# gray-matter uses) reads as null, booleans or numbers: an agent file writes such text in quotes.
+YAML_12_NOT_TEXT = re.compile(
+    r"|~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
+    r"|[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.nan|\.NaN|\.NAN"
+)
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,9 @@ import yaml
 from ..models import AgentMode
 from ..portable import PORTABLE_FIELDS, PortableFileError, load_text
 from .base import (
-    APPROXIMATED, CARRIED, DROPPED, TOOL_GROUPS, Fidelity, Reading, key_problem, mode_id, mode_key, parse_group_line,
-    problem, takes_options, when_to_use,
+    APPROXIMATED, CARRIED, DROPPED, TOOL_GROUPS, YAML_12_NOT_TEXT, Fidelity, Reading, key_problem, mode_id, mode_key,
+    parse_group_line, problem, takes_options, when_to_use,
 )
-from .roo import YAML_12_NOT_TEXT
 
 FENCE = "---"
 KEPT_PREFIX = "# aptix-modes: "

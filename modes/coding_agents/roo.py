@@ -25,7 +25,8 @@ from ..models import AgentMode
 from ..portable import PORTABLE_FIELDS, PortableFileError, load_text
 from .base import (
     APPROXIMATED, CARRIED, DROPPED, GROUP_OPTIONS, TOOL_GROUPS, WHOLE_IN_DESCRIPTION, AgentFile, Fidelity, Reading,
-    Writing, group_line, key_problem, mode_id, mode_key, parse_group_line, problem, takes_options, when_to_use,
+    YAML_12_NOT_TEXT, Writing, group_line, key_problem, mode_id, mode_key, parse_group_line, problem, takes_options,
+    when_to_use,
 )
 from .javascript_regex import javascript_regex_problem
 
@@ -58,14 +59,9 @@ IGNORED_RULES_SUFFIXES = (
     ".part", ".partial", ".pyc", ".pyo", ".stackdump", ".swo", ".swp", ".temp", ".tmp",
 )
 DISPLAY_NAME_LENGTH = AgentMode._meta.get_field("display_name").max_length
-# The plain scalars that YAML 1.2's core schema (Roo Code's yaml package) reads as null, booleans or numbers.
 # The characters Roo Code rewrites in a whole mode file before it reads it as YAML (CustomModesManager's
 # cleanInvisibleCharacters): a no-break space to a space, zero-width ones out, dashes to '-', curly quotes to straight.
 REWRITTEN_BY_ROO = re.compile("[\u00a0\u200b\u200c\u200d\u2010-\u2015\u2212\u2018\u2019\u201c\u201d]")
-YAML_12_NOT_TEXT = re.compile(
-    r"|~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
-    r"|[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.nan|\.NaN|\.NAN"
-)
 
 
 # Paths
