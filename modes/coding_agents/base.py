@@ -10,6 +10,8 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import yaml
+
 from ..models import AgentMode
 from ..validators import MODE_KEY_CHARACTERS, MODE_KEY_PATTERN
 from .javascript_regex import javascript_regex_problem
@@ -24,6 +26,24 @@ YAML_12_NOT_TEXT = re.compile(
     r"|~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
     r"|[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.nan|\.NaN|\.NAN"
 )
+
+
+def plain_scalars(node) -> dict[str, str]:
+    """
+    Of a YAML mapping node, the text of each field written as a plain scalar: PyYAML reads YAML 1.1, where yes, on,
+    2024-01-01 and 1:20 are not text; the coding agents' YAML 1.2 reads them as text, and reads as null, a boolean or
+    a number only what YAML_12_NOT_TEXT matches. A scalar with a tag of its own (!!binary) is not plain.
+    """
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    return {key.value: value.value for key, value in node.value
+            if isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode) and _is_plain(value)}
+
+
+def _is_plain(node: yaml.ScalarNode) -> bool:
+    """Whether a scalar is written plain, with no tag but the one YAML gives it by its text."""
+    implicit = yaml.SafeLoader("").resolve(yaml.ScalarNode, node.value, (True, False))
+    return node.style is None and node.tag == implicit
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from ..models import AgentMode
 from ..portable import PORTABLE_FIELDS, PortableFileError, load_text
 from .base import (
     APPROXIMATED, CARRIED, DROPPED, TOOL_GROUPS, YAML_12_NOT_TEXT, Fidelity, Reading, key_problem, mode_id, mode_key,
-    parse_group_line, problem, takes_options, when_to_use,
+    parse_group_line, plain_scalars, problem, takes_options, when_to_use,
 )
 
 FENCE = "---"
@@ -77,16 +77,28 @@ def body_text(body: str) -> str:
 
 def _load_front_matter(front: str) -> tuple[object, frozenset]:
     try:
-        return load_text(front), frozenset()
+        return _as_yaml_12(front, load_text(front)), frozenset()
     except PortableFileError as error:
         if not _is_syntax_error(front):  # a tag, a repeated key, an alias bomb: refused, never worked around
             raise PortableFileError([f"The front matter is not valid YAML: {_reason(error)}"]) from None
         try:
             text, fields = lenient_front_matter(front)
-            return load_text(text), fields
+            return _as_yaml_12(text, load_text(text)), fields
         except PortableFileError:
             hint = " (a value over several lines needs quotes, or '|' and its lines indented)"
             raise PortableFileError([f"The front matter is not valid YAML{hint}: {_reason(error)}"]) from None
+
+
+def _as_yaml_12(text: str, document):
+    """
+    document, PyYAML's reading of text, with each top-level field that YAML 1.2 reads as text given as its text: Claude
+    Code and OpenCode read 'description: yes' as 'yes'. (load_text has read text safely: composing it builds nothing.)
+    """
+    if not isinstance(document, dict):
+        return document
+    written = plain_scalars(yaml.compose(text, Loader=yaml.SafeLoader))
+    texts = {key: value for key, value in written.items() if not YAML_12_NOT_TEXT.fullmatch(value)}
+    return {key: texts.get(key, value) if isinstance(key, str) else value for key, value in document.items()}
 
 
 def _reason(error: PortableFileError) -> str:

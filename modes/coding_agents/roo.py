@@ -25,8 +25,8 @@ from ..models import AgentMode
 from ..portable import PORTABLE_FIELDS, PortableFileError, load_text
 from .base import (
     APPROXIMATED, CARRIED, DROPPED, GROUP_OPTIONS, TOOL_GROUPS, WHOLE_IN_DESCRIPTION, AgentFile, Fidelity, Reading,
-    YAML_12_NOT_TEXT, Writing, group_line, key_problem, mode_id, mode_key, parse_group_line, problem, takes_options,
-    when_to_use,
+    YAML_12_NOT_TEXT, Writing, group_line, key_problem, mode_id, mode_key, parse_group_line, plain_scalars, problem,
+    takes_options, when_to_use,
 )
 from .javascript_regex import javascript_regex_problem
 
@@ -215,10 +215,9 @@ def _refuse_repeated_modes(modes: list[_ModeRead]) -> None:
 
 def _plain_scalars(text: str) -> list[dict[str, str]]:
     """
-    For each mode of a YAML text, the text of each field written as a plain scalar. PyYAML reads YAML 1.1, where yes,
-    on, 2024-01-01 and 1:20 are not text; Roo Code's yaml package reads YAML 1.2, where they are. (The text has been
-    loaded safely already: composing it builds no object, and expands no alias.) A scalar with a tag of its own
-    (!!binary) is not plain: it is read as the tag says.
+    For each mode of a YAML text, the text of each field written as a plain scalar (coding_agents.base.plain_scalars),
+    which Roo Code's yaml package reads as YAML 1.2 reads it. (The text has been loaded safely already: composing it
+    builds no object, and expands no alias.)
     """
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
@@ -229,18 +228,7 @@ def _plain_scalars(text: str) -> list[dict[str, str]]:
     modes = next((value for key, value in root.value if getattr(key, "value", None) == "customModes"), None)
     if not isinstance(modes, yaml.SequenceNode):
         return []
-    return [
-        {key.value: value.value for key, value in mode.value
-         if isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode) and _is_plain(value)}
-        if isinstance(mode, yaml.MappingNode) else {}
-        for mode in modes.value
-    ]
-
-
-def _is_plain(node: yaml.ScalarNode) -> bool:
-    """Whether a scalar is written plain, with no tag but the one YAML gives it by its text."""
-    implicit = yaml.SafeLoader("").resolve(yaml.ScalarNode, node.value, (True, False))
-    return node.style is None and node.tag == implicit
+    return [plain_scalars(mode) for mode in modes.value]
 
 
 def _read_mode(raw: dict, *, index: int, path: str, agent: _Agent, format_name: str, plain: dict) -> _ModeRead:

@@ -77,6 +77,19 @@ def test_a_description_holding_colons_is_read_as_text_as_claude_code_and_opencod
     assert agent.lenient == {"description"}
 
 
+@pytest.mark.parametrize("written", ["yes", "off", "2024-01-01", "1:20"])
+def test_a_plain_value_yaml_1_2_reads_as_text_is_text_as_claude_code_and_opencode_read_it(written):
+    # PyYAML reads YAML 1.1, where these are a boolean, a date and a number; the coding agents' YAML 1.2 reads text.
+    for colon in ("", " Use it: now."):  # strict YAML, and the lenient reading of a value holding ': '
+        agent = read_markdown(f"---\nname: {written}\ndescription: {written}\nmodel: opus{colon}\n---\nBody\n")
+        assert agent.fields == {"name": written, "description": written, "model": f"opus{colon}"}
+
+
+def test_a_plain_value_yaml_1_2_reads_as_a_number_or_a_boolean_stays_one():
+    agent = read_markdown("---\ndescription: true\ntemperature: 0.2\nsteps: 12\n---\nBody\n")
+    assert agent.fields == {"description": True, "temperature": 0.2, "steps": 12}
+
+
 def test_the_lenient_reading_never_turns_a_tag_into_text():
     with pytest.raises(PortableFileError):
         read_markdown("---\ndescription: a: b\ncolor: !!python/name:os.system\n---\nBody\n")
