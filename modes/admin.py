@@ -618,7 +618,7 @@ class CatalogRevisionAdmin(ReadOnlyAdmin, LargeTableAdmin):
             raise Http404(f"There is no catalog revision {number}.")
         # The revision's latest rollout, which the form names (_staging): in flight, its share is where raising it
         # starts; aborted, the form rolls it out again, and says so.
-        seen = CatalogRollout.objects.filter(revision_id=number).first()
+        seen = CatalogRollout.objects.filter(revision_id=number).order_by("-started_at").first()
         state, State = seen and seen.state, CatalogRollout.State
         context = {
             "title": question.format(number=number), "confirm": confirm, "releases_url": releases_url, "fields": fields,

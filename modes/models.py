@@ -479,9 +479,7 @@ class CatalogRollout(models.Model):
     guard_checked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        # Newest first, in the order they were written: hosts' clocks may disagree on started_at. So the first is the
-        # one in flight, if any: none starts while another is.
-        ordering = ["-id"]
+        ordering = ["-started_at"]
         constraints = [
             models.UniqueConstraint(
                 fields=["state"], condition=Q(state="in_flight"), name="modes_rollout_one_in_flight",

@@ -389,5 +389,5 @@ def _approvals(revision: CatalogRevision | None) -> list[CatalogApproval]:
 
 def rollout_of(head: CatalogHead) -> dict | None:
     """The rollout in flight, else the last one that ended, with who it serves in words; None if there was none."""
-    rollout = head.rollout or CatalogRollout.objects.first()
+    rollout = head.rollout or CatalogRollout.objects.order_by("-started_at").first()
     return rollout and {"rollout": rollout, "in_flight": rollout.pk == head.rollout_id, "serves": describe(rollout)}

@@ -75,7 +75,7 @@ class Staging:
 def check_seen_rollout(revision: CatalogRevision, staging: Staging) -> None:
     """RolloutsChangedSinceSeen if the page staging comes from showed another latest rollout than revision has now."""
     if staging.seen_rollout is not None:
-        latest = revision.rollouts.values_list("pk", flat=True).first()
+        latest = revision.rollouts.order_by("-started_at").values_list("pk", flat=True).first()
         if str(latest or "") != staging.seen_rollout:
             raise RolloutsChangedSinceSeen(revision.number)
 
@@ -84,7 +84,7 @@ def start_rollout(head: CatalogHead, revision: CatalogRevision, *, staging: Stag
     """Serve revision to staging's cohort from every worker's next request; the caller holds the head's lock."""
     if head.rollout_id is not None:
         raise RolloutInFlight(head)
-    aborted = revision.rollouts.filter(state=CatalogRollout.State.ABORTED).first()
+    aborted = revision.rollouts.filter(state=CatalogRollout.State.ABORTED).order_by("-started_at").first()
     if aborted is not None and not staging.restart:
         raise RolloutAborted(aborted)
     organizations = _organizations(staging.organizations)

@@ -101,7 +101,9 @@ class RolloutView(APIView):
         "rollout's revision, then the control. Needs modes.view_catalogrevision.",
     )
     def get(self, request):
-        rollout = CatalogRollout.objects.select_related("started_by", "ended_by").first()  # in flight, or the latest
+        rollouts = CatalogRollout.objects.select_related("started_by", "ended_by")
+        # The one in flight, whatever the hosts' clocks that stamped when the others started; else the latest.
+        rollout = rollouts.filter(state=CatalogRollout.State.IN_FLIGHT).first() or rollouts.first()
         if rollout is None:
             raise NoRollout()
         return Response(RolloutStatusResponse(rollout).data)
