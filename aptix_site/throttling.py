@@ -41,7 +41,12 @@ class WindowRateThrottle(ScopedRateThrottle):
         # Started by the window's first request (add is atomic), and outliving the window, so that no increment during
         # the window finds it expired.
         self.cache.add(key, 0, 2 * self.duration)
-        return self.cache.incr(key) <= self.num_requests
+        try:
+            count = self.cache.incr(key)
+        except ValueError:  # gone since the add: Redis restarted, or counting moved between Redis and this process
+            self.cache.add(key, 0, 2 * self.duration)
+            count = self.cache.incr(key)
+        return count <= self.num_requests
 
     def wait(self):
         return self.window_ends - self.now

@@ -145,3 +145,25 @@ def test_a_live_server_keeps_serving_through_a_redis_outage_and_counts_in_redis_
                     time.sleep(0.5)
                 assert answers == [429] * (len(answers) - 1) + [200]
                 assert "Redis answers again; throttles count in Redis, shared by every worker." in server.output()
+
+
+@pytest.mark.django_db
+def test_a_redis_outage_between_a_windows_first_add_and_its_increment_is_counted_not_a_500(
+    own_redis, alice_client, monkeypatch
+):
+    """The count is started (add) and then incremented: an outage that begins between the two (Redis restarting,
+    or another thread of the worker meeting the outage first) moves the increment to the process's own count,
+    which has no such key yet."""
+    with redis_server(own_redis) as server:
+        added = FailoverRedisCache.add
+
+        def add_then_redis_stops(cache, *args, **kwargs):
+            result = added(cache, *args, **kwargs)
+            if server.poll() is None:
+                server.terminate()
+                server.wait(timeout=10)
+            return result
+
+        monkeypatch.setattr(FailoverRedisCache, "add", add_then_redis_stops)
+        assert hello(alice_client).status_code == 200
+    assert [hello(alice_client).status_code for _ in range(5)] == [200, 200, 200, 200, 429]
