@@ -1,7 +1,8 @@
-"""The cache behind the throttles when REDIS_URL is set: Redis, shared by every worker; while Redis cannot be reached,
-each process's own memory, so that throttled requests keep working with per-process counts instead of failing. One
-warning is logged when an outage starts and one when it ends; Redis is tried again every few seconds. Django builds
-one cache object per thread, so the fallback's counts and the outage are kept per Redis location."""
+"""The cache behind the throttles when REDIS_URL is set: Redis, shared by every worker; while Redis cannot be reached
+or refuses the commands, each process's own memory, so that throttled requests keep working with per-process counts
+instead of failing. One warning is logged when an outage starts and one when it ends; Redis is tried again every few
+seconds. Django builds one cache object per thread, so the fallback's counts and the outage are kept per Redis
+location."""
 
 import logging
 import threading
@@ -10,12 +11,13 @@ from functools import partialmethod
 
 from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import RedisError
 
 logger = logging.getLogger("aptix_site.cache")
 
-OUTAGE_ERRORS = (RedisConnectionError, RedisTimeoutError, OSError)
+# Out of reach or too slow, and also a Redis that answers but refuses (full under maxmemory, a read-only replica,
+# unable to save its snapshot): each fails every write as surely as an outage.
+OUTAGE_ERRORS = (RedisError, OSError)
 
 # By location, while Redis is taken to be down: the monotonic time before which it is not tried again.
 _down_until: dict[str, float] = {}

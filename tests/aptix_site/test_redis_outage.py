@@ -167,3 +167,16 @@ def test_a_redis_outage_between_a_windows_first_add_and_its_increment_is_counted
         monkeypatch.setattr(FailoverRedisCache, "add", add_then_redis_stops)
         assert hello(alice_client).status_code == 200
     assert [hello(alice_client).status_code for _ in range(5)] == [200, 200, 200, 200, 429]
+
+
+@pytest.mark.django_db
+def test_a_redis_that_answers_but_refuses_writes_counts_per_process_too(own_redis, alice_client, caplog):
+    """A full Redis (maxmemory reached, no eviction) answers every write with an error: as an outage, not a 500."""
+    with redis_server(own_redis):
+        assert hello(alice_client).status_code == 200
+        redis.Redis(port=own_redis).config_set("maxmemory", "1")  # the default policy, noeviction: writes refused
+        with caplog.at_level(logging.WARNING, logger="aptix_site.cache"):
+            assert [hello(alice_client).status_code for _ in range(6)] == [200, 200, 200, 200, 200, 429]
+        assert [record.getMessage().split(" (")[0] for record in caplog.records if record.name == "aptix_site.cache"] == [
+            "Redis cannot be reached"
+        ]
