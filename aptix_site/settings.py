@@ -215,17 +215,20 @@ except ValueError as error:  # an unknown scheme, a port that is not a number: n
         "write it as postgres://user:password@host:5432/name, or leave it unset for SQLite."
     ) from None
 
+DATABASE_POOLER = env("DATABASE_POOLER")
+if DATABASE_POOLER not in {None, "session", "transaction"}:
+    raise ImproperlyConfigured("DATABASE_POOLER must be 'transaction', 'session' or unset (no pooler).")
+
 database_options = DATABASES["default"].setdefault("OPTIONS", {})
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers queue for the write lock instead of failing with "database is locked"; WAL lets reads go on meanwhile.
     database_options.update(
         transaction_mode="IMMEDIATE", timeout=20, init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
     )
-elif env_flag("DATABASE_PREPARED_STATEMENTS", True):
+# Off by default behind a transaction pooler: PgBouncer before 1.21 hands a connection's prepared statement to another
+# client, which may then run it with its own values. PgBouncer 1.21+ with max_prepared_statements may turn them on.
+elif env_flag("DATABASE_PREPARED_STATEMENTS", DATABASE_POOLER != "transaction"):
     database_options.update(server_side_binding=True, prepare_threshold=5)
-DATABASE_POOLER = env("DATABASE_POOLER")
-if DATABASE_POOLER not in {None, "session", "transaction"}:
-    raise ImproperlyConfigured("DATABASE_POOLER must be 'transaction', 'session' or unset (no pooler).")
 # With a transaction pooler, a cursor held open across transactions would land on another client's server connection.
 DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = DATABASE_POOLER == "transaction"
 

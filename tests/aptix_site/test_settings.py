@@ -20,7 +20,7 @@ def load_settings(monkeypatch):
     """Runs the settings module afresh with the given environment; returns its names."""
 
     def load(**env):
-        for name in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "DATABASE_PREPARED_STATEMENTS"):
+        for name in ("SECRET_KEY", "DEBUG", "DATABASE_URL", "DATABASE_PREPARED_STATEMENTS", "DATABASE_POOLER"):
             monkeypatch.delenv(name, raising=False)
         for name, value in env.items():
             monkeypatch.setenv(name, value)
@@ -93,6 +93,15 @@ def test_postgresql_prepares_statements_unless_turned_off(load_settings):
     assert (options["server_side_binding"], options["prepare_threshold"]) == (True, 5)
     off = load_settings(SECRET_KEY="x", DATABASE_URL=url, DATABASE_PREPARED_STATEMENTS="0")["DATABASES"]["default"]
     assert "server_side_binding" not in off.get("OPTIONS", {})
+
+
+def test_behind_a_transaction_pooler_statements_are_prepared_only_when_asked(load_settings):
+    # PgBouncer before 1.21 hands a prepared statement to another client: it ran one client's with another's values.
+    url = "postgres://aptix@db.example:6432/aptix_modes"
+    pooled = load_settings(SECRET_KEY="x", DATABASE_URL=url, DATABASE_POOLER="transaction")["DATABASES"]["default"]
+    assert "server_side_binding" not in pooled["OPTIONS"] and pooled["DISABLE_SERVER_SIDE_CURSORS"]
+    asked = load_settings(SECRET_KEY="x", DATABASE_URL=url, DATABASE_POOLER="transaction", DATABASE_PREPARED_STATEMENTS="1")
+    assert asked["DATABASES"]["default"]["OPTIONS"]["prepare_threshold"] == 5  # PgBouncer 1.21+, max_prepared_statements
 
 
 def test_sqlite_database_url_selects_that_file(load_settings, tmp_path):

@@ -90,8 +90,7 @@ def hosts():
         env = production_env(
             direct,
             DATABASE_URL=f"postgres://postgres@127.0.0.1:{bouncer_port}{database.path}",
-            DATABASE_PREPARED_STATEMENTS="0",  # PgBouncer 1.18 does not carry prepared statements
-            DATABASE_POOLER="transaction",
+            DATABASE_POOLER="transaction",  # which turns prepared statements off: PgBouncer 1.18 does not carry them
             REDIS_URL=f"redis://127.0.0.1:{redis_port}/0",
             SESSION_CREATE_RATE=f"{SESSION_CREATE_RATE}/min",
             LOGIN_FAILURE_LIMIT="3",
