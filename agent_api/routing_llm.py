@@ -55,17 +55,39 @@ class LlmScorer:
             )
         except openai.APIError as error:
             return Outcome(None, error=failure(error))
-        if not reply.choices:  # a content filter, say
+        except json.JSONDecodeError:  # a JSON content type, and a body that is not JSON
+            return Outcome(None, error=NOT_A_COMPLETION)
+        if getattr(reply, "choices", None) == []:  # a content filter, say
             return Outcome(None, error="The endpoint answered no choice.")
-        message = reply.choices[0].message
-        for call in message.tool_calls or ():
-            if call.function.name == CHANGE_MODE:
-                called = called_mode(call.function.arguments)
+        if (message := first_message(reply)) is None:
+            return Outcome(None, error=NOT_A_COMPLETION)
+        content, calls = message
+        for name, arguments in calls:
+            if name == CHANGE_MODE:
+                called = called_mode(arguments)
                 return Outcome(called if called in catalog.by_key else None, called=called)
-        named = proposed_modes(catalog, message.content or "", current=case.current_mode)
+        named = proposed_modes(catalog, content, current=case.current_mode)
         if len(named) > 1:
             return Outcome(None, error=f"The reply names several modes: {', '.join(named)}.")
         return Outcome(named[0] if named else ROUTING_STAY)
+
+
+NOT_A_COMPLETION = "The endpoint answered something other than a chat completion."
+
+
+def first_message(reply) -> tuple[str, list[tuple[str, object]]] | None:
+    """The first choice's text and tool calls [(name, arguments)]; None if reply lacks their shape. The SDK does not
+    validate what it reads (an OpenAI-compatible endpoint may leave fields out), so any JSON, or a page of text, comes
+    back as the reply."""
+    choices = getattr(reply, "choices", None)
+    message = getattr(choices[0], "message", None) if isinstance(choices, list) and choices else None
+    content, tool_calls = getattr(message, "content", None), getattr(message, "tool_calls", None)
+    if message is None or not isinstance(content, str | None) or not isinstance(tool_calls, list | None):
+        return None
+    functions = [getattr(call, "function", None) for call in tool_calls or ()]
+    if not all(isinstance(getattr(function, "name", None), str) for function in functions):
+        return None
+    return content or "", [(function.name, function.arguments) for function in functions]
 
 
 def proposed_modes(catalog: Catalog, text: str, *, current: str) -> list[str]:
@@ -81,11 +103,11 @@ def proposed_modes(catalog: Catalog, text: str, *, current: str) -> list[str]:
     return [mode.key for mode in catalog.modes if mode.key in named and mode.key != current]
 
 
-def called_mode(arguments: str) -> str:
-    """The mode an agent_change_mode call names, as the model wrote it."""
+def called_mode(arguments) -> str:
+    """The mode an agent_change_mode call names, as the model wrote it (its arguments are a JSON text, or not)."""
     try:
         mode = json.loads(arguments).get("mode")
-    except (ValueError, AttributeError, RecursionError):
+    except (ValueError, TypeError, AttributeError, RecursionError):
         mode = None
     return mode if isinstance(mode, str) else "(no mode)"
 

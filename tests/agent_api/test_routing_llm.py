@@ -43,6 +43,18 @@ RECORDED = {
     "Compare a DDR and a workflow.": text_reply("Either ddr_authoring or Workflow Authoring could help."),
 }
 SLOW, BUSY = "Take your time.", "Are you there?"
+# Answers that are no chat completion, by the user's message: (content type, body).
+MALFORMED = {
+    "Reply in plain text.": ("text/plain", b"hello"),
+    "Reply in broken JSON.": ("application/json", b"{not json"),
+    "Reply with other JSON.": ("application/json", b'{"foo": 1}'),
+    "Reply with a string of choices.": ("application/json", b'{"choices": "abc"}'),
+    "Reply with no message.": ("application/json", b'{"choices": [{"message": null}]}'),
+    "Reply with a number.": ("application/json", b'{"choices": [{"message": {"role": "assistant", "content": 7}}]}'),
+    "Reply with a bare tool call.": (
+        "application/json", b'{"choices": [{"message": {"role": "assistant", "tool_calls": [{"function": null}]}}]}',
+    ),
+}
 
 
 class CompletionsServer(BaseHTTPRequestHandler):
@@ -58,16 +70,18 @@ class CompletionsServer(BaseHTTPRequestHandler):
             return self.answer(429, {"error": {"message": "Rate limit reached.", "type": "requests"}})
         if utterance == SLOW:
             time.sleep(1.0)
+        if utterance in MALFORMED:
+            return self.answer(200, *MALFORMED[utterance])
         message = RECORDED.get(utterance, text_reply("Sure, happy to help with that."))
         choices = [{"index": 0, "message": message, "finish_reason": "stop"}] if message else []
         self.answer(200, {
             "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": body["model"], "choices": choices,
         })
 
-    def answer(self, status, body):
-        data = json.dumps(body).encode()
+    def answer(self, status, body, content_type="application/json"):
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         try:
@@ -162,6 +176,29 @@ def test_a_timeout_and_a_429_are_reported_per_case_and_the_run_goes_on(completio
     # Every case was asked, once: none is retried behind the operator's back.
     scored = evaluation.result["cases"]
     assert len(completions) == scored and scored > len(RoutingCase.objects.all())
+
+
+def test_an_answer_that_is_no_chat_completion_fails_its_case_saying_so_and_the_run_goes_on(completions):
+    RoutingCase.objects.bulk_create([RoutingCase(utterance=utterance, expected="stay") for utterance in MALFORMED])
+    table, evaluation = evaluate()
+    for utterance in MALFORMED:
+        assert failure_of(evaluation, utterance)["error"] == (
+            "The endpoint answered something other than a chat completion."
+        ), utterance
+    assert evaluation.result["errors"] == len(MALFORMED)
+    assert "Revision 1, llm scorer:" in table
+
+
+def test_an_agent_change_mode_call_whose_arguments_are_not_json_text_is_a_violation_naming_no_mode(completions):
+    RECORDED["Switch, oddly."] = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_1", "type": "function", "function": {"name": "agent_change_mode", "arguments": None}}
+    ]}
+    RoutingCase.objects.create(utterance="Switch, oddly.", expected="stay")
+    try:
+        _, evaluation = evaluate()
+    finally:
+        del RECORDED["Switch, oddly."]
+    assert [violation["called"] for violation in evaluation.result["violations"]] == ["(no mode)"]
 
 
 def test_a_refused_key_fails_every_case_saying_so(completions, cases, settings):
