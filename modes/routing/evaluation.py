@@ -93,14 +93,15 @@ def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
-def accuracy_on_common_cases(before: RoutingEvaluation, after: RoutingEvaluation) -> tuple[float, float] | None:
-    """(before's accuracy, after's) on the cases both scored, None if they scored none alike: a drop is judged on
-    the same cases, not on cases added or deleted since."""
+def passed_on_common_cases(before: RoutingEvaluation, after: RoutingEvaluation) -> tuple[int, int, int] | None:
+    """(the cases before routed right, those after did, the cases both scored), None if they scored none alike: a
+    drop is judged on the same cases, not on cases added or deleted since; in counts, which a subtraction of two
+    rounded accuracies would not keep exact."""
     old = {tuple(row[:3]): row[4] for row in before.outcomes}
     common = [(old[tuple(row[:3])], row[4]) for row in after.outcomes if tuple(row[:3]) in old]
     if not common:
         return None
-    return sum(was for was, _ in common) / len(common), sum(now for _, now in common) / len(common)
+    return sum(was for was, _ in common), sum(now for _, now in common), len(common)
 
 
 def latest_evaluation(*, number: int, scorer: str) -> RoutingEvaluation | None:

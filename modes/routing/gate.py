@@ -15,7 +15,7 @@ from aptix_site.service_errors import Conflict, InvalidInput
 from ..models import RoutingCase, RoutingEvaluation
 from ..permissions import may
 from .cases import cases_digest
-from .evaluation import accuracy_on_common_cases, evaluate_revision, latest_evaluation
+from .evaluation import evaluate_revision, passed_on_common_cases, latest_evaluation
 from .offline import OfflineScorer
 
 SHOWN_FAILURES = 5  # the refusal names this many failing cases; the evaluation lists them all
@@ -64,13 +64,15 @@ def gate_refusal(*, number: int, published: int, subject: str = "") -> str | Non
     current = cases_digest(RoutingCase.objects.all())
     if evaluation.cases_digest != current:
         return f"The routing cases changed since revision {number} was last evaluated by the {scorer} scorer: {_run(number)}"
-    accuracy, minimum = evaluation.result["accuracy"], settings.CATALOG_EVAL_MIN_ACCURACY
-    if accuracy is None:
+    # Judged on the counts: the stored accuracy is rounded to 4 places, which can lift it to the minimum.
+    passed, cases, minimum = evaluation.result["passed"], evaluation.result["cases"], settings.CATALOG_EVAL_MIN_ACCURACY
+    if not cases:
         return f"Revision {number} has no routing case to be judged on: add cases, then {_run(number)}"
-    if minimum is not None and accuracy < minimum:
+    if minimum is not None and passed / cases < minimum:
+        more = next(right for right in range(passed, cases + 1) if right / cases >= minimum) - passed
         return (
-            f"{subject} routes {accuracy:.1%} of the cases right, below the {minimum:.1%} of "
-            f"CATALOG_EVAL_MIN_ACCURACY. {_failing(evaluation)}"
+            f"{subject} routes {passed:,} of the {cases:,} cases right ({passed / cases:.1%}), below the {minimum:.1%} "
+            f"of CATALOG_EVAL_MIN_ACCURACY: {_cases(more)} more must pass. {_failing(evaluation)}"
         )
     most = settings.CATALOG_EVAL_MAX_DROP
     if most is None or number == published:
@@ -81,16 +83,20 @@ def gate_refusal(*, number: int, published: int, subject: str = "") -> str | Non
             f"The published revision {published} has no routing evaluation by the {scorer} scorer to compare "
             f"revision {number} with: {_run(published)}"
         )
-    if (common := accuracy_on_common_cases(baseline, evaluation)) is None:
+    if (common := passed_on_common_cases(baseline, evaluation)) is None:
         return None  # no case in common: no drop to judge
-    was, now = common
-    if was - now > most:
+    was, now, cases = common
+    if (was - now) / cases > most:  # one division of counts: a drop of exactly the allowed share passes
         return (
-            f"{subject} routes {now:.1%} of the cases right where the published revision {published} routed "
-            f"{was:.1%} of the same cases right: a drop of {was - now:.1%}, more than the {most:.1%} "
+            f"{subject} routes {now:,} of the {cases:,} cases it shares with the published revision {published} "
+            f"right, where that one routed {was:,}: a drop of {(was - now) / cases:.1%}, more than the {most:.1%} "
             f"CATALOG_EVAL_MAX_DROP allows. {_failing(evaluation)}"
         )
     return None
+
+
+def _cases(count: int) -> str:
+    return f"{count:,} case{'s' if count != 1 else ''}"
 
 
 def _run(number: int) -> str:

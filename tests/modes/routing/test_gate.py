@@ -219,3 +219,54 @@ def test_a_revision_staged_past_the_gate_is_neither_widened_nor_promoted_by_one_
     )
     assert boss.post("/api/catalog/rollout/promote/", {"revision": pending}, format="json").status_code == 200
     assert head().published == pending
+
+
+class Scripted:
+    """A scorer (the gate's, by name) that routes the first `right` cases of a revision right and fails the rest."""
+
+    name = "offline"
+
+    def __init__(self, right):
+        self.right = right
+
+    def outcomes(self, catalog, cases):
+        from modes.routing.evaluation import Outcome
+
+        for position, case in enumerate(cases):
+            yield Outcome(case.expected) if position < self.right else Outcome(None, error="No answer.")
+
+
+def test_a_drop_exactly_at_the_allowed_one_passes_and_one_case_more_is_refused_counting_the_cases(settings):
+    from modes.routing.evaluation import evaluate_revision
+    from modes.routing.gate import gate_refusal
+
+    published = head().published
+    with catalog_change(by=None):
+        AgentMode.objects.filter(is_default=True).update(position=99)
+    pending = head().latest
+    evaluate_revision(number=published, scorer=Scripted(12))  # of the seed's 15 example cases: 80%
+    settings.CATALOG_EVAL_MAX_DROP = 0.2  # 3 of 15 cases
+    evaluate_revision(number=pending, scorer=Scripted(9))  # 60%: a drop of 20.0%, exactly the allowed one
+    assert gate_refusal(number=pending, published=published) is None
+    evaluate_revision(number=pending, scorer=Scripted(8))
+    assert gate_refusal(number=pending, published=published).startswith(
+        f"Revision {pending} routes 8 of the 15 cases it shares with the published revision {published} right, where "
+        "that one routed 12: a drop of 26.7%, more than the 20.0% CATALOG_EVAL_MAX_DROP allows."
+    )
+
+
+def test_the_minimum_is_judged_on_the_cases_not_on_a_rounded_accuracy_and_the_refusal_says_how_many_more_must_pass(
+    settings,
+):
+    from modes.routing.evaluation import evaluate_revision
+    from modes.routing.gate import gate_refusal
+
+    number = head().published
+    evaluate_revision(number=number, scorer=Scripted(10))  # 10 of 15: 66.67%, stored rounded as 0.6667
+    settings.CATALOG_EVAL_MIN_ACCURACY = 0.66668
+    assert gate_refusal(number=number, published=number).startswith(
+        f"Revision {number} routes 10 of the 15 cases right (66.7%), below the 66.7% of CATALOG_EVAL_MIN_ACCURACY: "
+        "1 case more must pass."
+    )
+    settings.CATALOG_EVAL_MIN_ACCURACY = 10 / 15
+    assert gate_refusal(number=number, published=number) is None
