@@ -9,6 +9,7 @@ confirmed (TUL-007 §4.3): reported apart, and the case fails. A failed call is 
 
 import json
 import re
+from urllib.parse import urlsplit
 
 import openai
 from django.conf import settings
@@ -35,6 +36,8 @@ class LlmScorer:
         missing = [name for name in ("ROUTING_EVAL_BASE_URL", "ROUTING_EVAL_MODEL") if not getattr(settings, name)]
         if missing:
             raise LlmScorerNotConfigured(f"The llm scorer needs {' and '.join(missing)}: the endpoint and model to ask.")
+        if problem := configuration_problem(settings.ROUTING_EVAL_BASE_URL, settings.ROUTING_EVAL_TIMEOUT):
+            raise LlmScorerNotConfigured(problem)
         self.model = settings.ROUTING_EVAL_MODEL
         self.client = openai.OpenAI(
             base_url=settings.ROUTING_EVAL_BASE_URL, api_key=settings.ROUTING_EVAL_API_KEY or "none",
@@ -88,6 +91,24 @@ def first_message(reply) -> tuple[str, list[tuple[str, object]]] | None:
     if not all(isinstance(getattr(function, "name", None), str) for function in functions):
         return None
     return content or "", [(function.name, function.arguments) for function in functions]
+
+
+MAX_TIMEOUT = 3600  # seconds: past a day or so, a socket cannot take the number at all
+
+
+def configuration_problem(base_url: str, timeout: float) -> str | None:
+    """Why the llm scorer cannot call base_url with this timeout, in a line, before any case is sent; None if it can.
+    The key is never named: it is not shown anywhere."""
+    try:
+        url = urlsplit(base_url)
+        url.port  # noqa: B018  (a port that is not a number raises here)
+    except ValueError:
+        url = None
+    if url is None or url.scheme not in ("http", "https") or not url.hostname:
+        return "ROUTING_EVAL_BASE_URL must be an http:// or https:// URL, such as https://api.openai.com/v1."
+    if not 0 < timeout <= MAX_TIMEOUT:
+        return f"ROUTING_EVAL_TIMEOUT must be more than 0 and at most {MAX_TIMEOUT:,} seconds; it is {timeout:g}."
+    return None
 
 
 def proposed_modes(catalog: Catalog, text: str, *, current: str) -> list[str]:

@@ -222,6 +222,29 @@ def test_without_an_endpoint_the_command_says_what_to_set_in_one_line(settings, 
     assert published_catalog().revision  # the catalog is untouched
 
 
+@pytest.mark.parametrize(
+    "url, timeout, refusal",
+    [
+        ("http://[::1", 30, "ROUTING_EVAL_BASE_URL must be an http:// or https:// URL, such as https://api.openai.com/v1."),
+        ("http://localhost:port/v1", 30, "ROUTING_EVAL_BASE_URL must be an http:// or https:// URL"),
+        ("ftp://example.com/v1", 30, "ROUTING_EVAL_BASE_URL must be an http:// or https:// URL"),
+        ("api.openai.com/v1", 30, "ROUTING_EVAL_BASE_URL must be an http:// or https:// URL"),
+        ("https://api.example.com/v1", 0.0, "ROUTING_EVAL_TIMEOUT must be more than 0 and at most 3,600 seconds; it is 0."),
+        ("https://api.example.com/v1", float("inf"), "ROUTING_EVAL_TIMEOUT must be more than 0 and at most 3,600 seconds"),
+    ],
+)
+def test_an_endpoint_that_cannot_be_called_is_refused_in_one_line_before_any_case_is_sent(
+    settings, cases, url, timeout, refusal
+):
+    settings.ROUTING_EVAL_BASE_URL, settings.ROUTING_EVAL_MODEL, settings.ROUTING_EVAL_TIMEOUT = url, "m", timeout
+    settings.ROUTING_EVAL_API_KEY = KEY
+    with pytest.raises(CommandError) as refused:
+        call_command("eval_routing", "--scorer", "llm", stdout=StringIO(), stderr=StringIO())
+    assert str(refused.value).startswith(refusal)
+    assert KEY not in str(refused.value)
+    assert not RoutingEvaluation.objects.exists()
+
+
 def test_a_longer_name_is_read_before_a_shorter_one_inside_it(db):
     from agent_api.routing_llm import proposed_modes
     from modes.catalog import Catalog
