@@ -93,7 +93,7 @@ def first_message(reply) -> tuple[str, list[tuple[str, object]]] | None:
     return content or "", [(function.name, function.arguments) for function in functions]
 
 
-MAX_TIMEOUT = 3600  # seconds: past a day or so, a socket cannot take the number at all
+MAX_TIMEOUT = 3600  # seconds: more than any model takes to answer (past some 9e9, a socket cannot take the number)
 
 
 def configuration_problem(base_url: str, timeout: float) -> str | None:
