@@ -19,6 +19,8 @@ logger = logging.getLogger("aptix_site.cache")
 # unable to save its snapshot): each fails every write as surely as an outage.
 OUTAGE_ERRORS = (RedisError, OSError)
 
+READINESS_KEY = "aptix:readyz"  # the readiness probe's write, one small key that expires
+
 # By location, while Redis is taken to be down: the monotonic time before which it is not tried again.
 _down_until: dict[str, float] = {}
 _outage_lock = threading.Lock()
@@ -34,9 +36,12 @@ class FailoverRedisCache(RedisCache):
         self._fallback = LocMemCache(f"redis-failover-{self._location}", {"TIMEOUT": params.get("TIMEOUT", 300)})
 
     def reachable(self) -> bool:
-        """Whether Redis answers now (for the readiness check; it does not change where counts go)."""
+        """
+        Whether Redis takes a write now, as the throttles' counts need (for the readiness check; it does not change
+        where counts go): a full Redis or a read-only replica answers a ping, and refuses the counts.
+        """
         try:
-            return bool(self._cache.get_client().ping())
+            return bool(self._cache.get_client(write=True).set(READINESS_KEY, 1, ex=60))
         except OUTAGE_ERRORS:
             return False
 

@@ -180,3 +180,7 @@ def test_a_redis_that_answers_but_refuses_writes_counts_per_process_too(own_redi
         assert [record.getMessage().split(" (")[0] for record in caplog.records if record.name == "aptix_site.cache"] == [
             "Redis cannot be reached"
         ]
+        # Redis answers a ping, but the counts cannot be kept there: the readiness probe says so.
+        assert APIClient().get("/readyz").json() == {
+            "status": "degraded", "checks": {"database": "ok", "catalog": "ok", "cache": "unavailable"}
+        }
