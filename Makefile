@@ -29,12 +29,13 @@ install: $(VENV)/.installed-runtime $(GRAPHVIZ)
 
 install-test: $(VENV)/.installed-test $(GRAPHVIZ)
 
-# Serves the app on http://127.0.0.1:8000/ with the embedded SQLite database. Prints a new API token named
-# `local` at each start (the previous one is revoked: only a digest of a key is stored, so none can be shown twice).
+# Serves the app on http://127.0.0.1:8000/ (HOST and PORT, as for make serve) with the embedded SQLite database.
+# Prints a new API token named `local` at each start (the previous one is revoked: only a digest of a key is stored,
+# so none can be shown twice).
 run: install
 	DEBUG=1 $(BIN)/python manage.py migrate --noinput
 	DEBUG=1 $(BIN)/python manage.py create_local_admin
-	DEBUG=1 $(BIN)/python manage.py runserver 127.0.0.1:8000
+	DEBUG=1 $(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 # Serves the app for production (deploy/serve): nginx on HOST:PORT in front, reading whole requests and closing
 # slow or idle connections, and Granian running the app behind it in WORKERS processes (default: one per core).
