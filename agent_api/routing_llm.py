@@ -102,9 +102,10 @@ def configuration_problem(base_url: str, timeout: float) -> str | None:
     try:
         url = urlsplit(base_url)
         url.port  # noqa: B018  (a port that is not a number raises here)
-    except ValueError:
+        (url.hostname or "").encode("idna")  # an empty or overlong label: the socket's lookup raises UnicodeError
+    except ValueError:  # UnicodeError is one
         url = None
-    if url is None or url.scheme not in ("http", "https") or not url.hostname:
+    if url is None or url.scheme not in ("http", "https") or not url.hostname or not base_url.isprintable():
         return "ROUTING_EVAL_BASE_URL must be an http:// or https:// URL, such as https://api.openai.com/v1."
     if not 0 < timeout <= MAX_TIMEOUT:
         return f"ROUTING_EVAL_TIMEOUT must be more than 0 and at most {MAX_TIMEOUT:,} seconds; it is {timeout:g}."

@@ -229,6 +229,11 @@ def test_without_an_endpoint_the_command_says_what_to_set_in_one_line(settings, 
         ("http://localhost:port/v1", 30, "ROUTING_EVAL_BASE_URL must be an http:// or https:// URL"),
         ("ftp://example.com/v1", 30, "ROUTING_EVAL_BASE_URL must be an http:// or https:// URL"),
         ("api.openai.com/v1", 30, "ROUTING_EVAL_BASE_URL must be an http:// or https:// URL"),
+        # A host with an empty or overlong label: the socket's lookup raised UnicodeError, a traceback at the first case.
+        ("https://api..example.com/v1", 30, "ROUTING_EVAL_BASE_URL must be an http:// or https:// URL"),
+        (f"https://{'a' * 64}.example.com/v1", 30, "ROUTING_EVAL_BASE_URL must be an http:// or https:// URL"),
+        # A control character: httpx's InvalidURL as the client was built.
+        ("https://api.example.com/v1\x7f", 30, "ROUTING_EVAL_BASE_URL must be an http:// or https:// URL"),
         ("https://api.example.com/v1", 0.0, "ROUTING_EVAL_TIMEOUT must be more than 0 and at most 3,600 seconds; it is 0."),
         ("https://api.example.com/v1", float("inf"), "ROUTING_EVAL_TIMEOUT must be more than 0 and at most 3,600 seconds"),
     ],
