@@ -96,7 +96,10 @@ def _as_yaml_12(text: str, document):
     """
     if not isinstance(document, dict):
         return document
-    written = plain_scalars(yaml.compose(text, Loader=yaml.SafeLoader))
+    try:
+        written = plain_scalars(yaml.compose(text, Loader=yaml.SafeLoader))
+    except (yaml.YAMLError, RecursionError):
+        return document  # JSON that YAML cannot read (tab indents, deep nesting): JSON has no plain scalars
     texts = {key: value for key, value in written.items() if not YAML_12_NOT_TEXT.fullmatch(value)}
     return {key: texts.get(key, value) if isinstance(key, str) else value for key, value in document.items()}
 

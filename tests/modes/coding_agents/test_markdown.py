@@ -85,6 +85,15 @@ def test_a_plain_value_yaml_1_2_reads_as_text_is_text_as_claude_code_and_opencod
         assert agent.fields == {"name": written, "description": written, "model": f"opus{colon}"}
 
 
+@pytest.mark.parametrize(
+    "front", ['{\n\t"name": "a",\n\t"description": "Tabs."\n}', '{"name": "a", "description": "Deep.", "x": ' + "[" * 600 + "]" * 600 + "}"]
+)
+def test_front_matter_written_as_json_that_yaml_cannot_read_is_read_as_json(front):
+    # Tab indents, or nesting YAML's composer cannot follow: the JSON reading stands (it has no plain scalars), as it
+    # did before front matter was read as YAML 1.2; composing it again as YAML was an uncaught ScannerError.
+    assert read_markdown(f"---\n{front}\n---\nBody\n").fields["name"] == "a"
+
+
 def test_a_plain_value_yaml_1_2_reads_as_a_number_or_a_boolean_stays_one():
     agent = read_markdown("---\ndescription: true\ntemperature: 0.2\nsteps: 12\n---\nBody\n")
     assert agent.fields == {"description": True, "temperature": 0.2, "steps": 12}
