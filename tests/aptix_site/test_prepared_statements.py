@@ -1,7 +1,7 @@
 """
 On PostgreSQL the server binds query parameters and psycopg prepares what a connection runs often
-(DATABASE_PREPARED_STATEMENTS, on unless set to 0): the queries every request makes are parsed and planned once
-per connection, not once per request.
+(DATABASE_PREPARED_STATEMENTS: on, unless set to 0 or behind DATABASE_POOLER=transaction): the queries every
+request makes are parsed and planned once per connection, not once per request.
 """
 
 import pytest
