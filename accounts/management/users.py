@@ -5,8 +5,9 @@ from django.core.management.base import CommandError
 
 
 def user_named(*, username: str):
+    """The user of that name as Django stores names (NFKC: "ﬁle" is "file"), as its login form reads them."""
     User = get_user_model()
-    user = User.objects.filter(**{User.USERNAME_FIELD: username}).first()
+    user = User.objects.filter(**{User.USERNAME_FIELD: User.normalize_username(username)}).first()
     if user is None:
         raise CommandError(f"No user is named {username!r}.")
     return user

@@ -88,3 +88,12 @@ def test_revoke_tokens_refuses_an_unknown_user_or_name_in_one_line(alice):
     assert refusal("revoke_tokens", "alice", "--name", "plannr") == (
         "'alice' has no token named 'plannr' (its tokens: 'tests')."
     )
+
+
+def test_the_commands_find_a_user_by_the_name_as_django_stores_it_and_name_the_stored_one(django_user_model):
+    # The login form and create_agent_user take names NFKC-normalized, as Django stores them: 'ﬁle' is 'file'.
+    django_user_model.objects.create_user(username="file")
+    out, err = run("create_token", "\ufb01le", "--name", "ci")
+    assert ApiToken.objects.get(name="ci").user.username == "file"
+    assert err.endswith("of 'file'; it never expires. Its key:\n")
+    assert run("revoke_tokens", "\ufb01le") == ("Revoked 1 token of 'file'.\n", "")

@@ -20,6 +20,6 @@ class Command(BaseCommand):
         if name is not None and revoked == 0:
             names = sorted(set(ApiToken.objects.filter(user=user).values_list("name", flat=True)))
             held = ", ".join(repr(held_name) for held_name in names) or "none"
-            raise CommandError(f"{username!r} has no token named {name!r} (its tokens: {held}).")
+            raise CommandError(f"{user.get_username()!r} has no token named {name!r} (its tokens: {held}).")
         which = f" named {name!r}" if name is not None else ""
-        self.stdout.write(f"Revoked {revoked} token{'' if revoked == 1 else 's'}{which} of {username!r}.")
+        self.stdout.write(f"Revoked {revoked} token{'' if revoked == 1 else 's'}{which} of {user.get_username()!r}.")
