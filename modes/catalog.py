@@ -14,9 +14,9 @@ admin's previews). Lookups are by key (prompts and tools speak in keys); session
 import hashlib
 import uuid
 from dataclasses import dataclass, field
-from functools import cache
 from datetime import datetime
 from decimal import Decimal
+from functools import cache
 from typing import Protocol
 
 from django.core.exceptions import ImproperlyConfigured

@@ -28,6 +28,15 @@ YAML_12_NOT_TEXT = re.compile(
 )
 
 
+def composed(text: str) -> yaml.Node | None:
+    """The YAML nodes of text, which has been loaded safely already (composing builds no object and expands no alias);
+    None where YAML cannot read it, as JSON with tab indents or nesting past the recursion limit."""
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+
+
 def plain_scalars(node) -> dict[str, str]:
     """
     Of a YAML mapping node, the text of each field written as a plain scalar: PyYAML reads YAML 1.1, where yes, on,

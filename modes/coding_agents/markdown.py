@@ -20,8 +20,8 @@ import yaml
 from ..models import AgentMode
 from ..portable import PORTABLE_FIELDS, PortableFileError, load_text
 from .base import (
-    APPROXIMATED, CARRIED, DROPPED, TOOL_GROUPS, YAML_12_NOT_TEXT, Fidelity, Reading, key_problem, mode_id, mode_key,
-    parse_group_line, plain_scalars, problem, takes_options, when_to_use,
+    APPROXIMATED, CARRIED, DROPPED, TOOL_GROUPS, YAML_12_NOT_TEXT, Fidelity, Reading, composed, key_problem, mode_id,
+    mode_key, parse_group_line, plain_scalars, problem, takes_options, when_to_use,
 )
 
 FENCE = "---"
@@ -92,16 +92,13 @@ def _load_front_matter(front: str) -> tuple[object, frozenset]:
 def _as_yaml_12(text: str, document):
     """
     document, PyYAML's reading of text, with each top-level field that YAML 1.2 reads as text given as its text: Claude
-    Code and OpenCode read 'description: yes' as 'yes'. (load_text has read text safely: composing it builds nothing.)
+    Code and OpenCode read 'description: yes' as 'yes'. JSON that YAML cannot read (tab indents) has no plain scalars.
     """
     if not isinstance(document, dict):
         return document
-    try:
-        written = plain_scalars(yaml.compose(text, Loader=yaml.SafeLoader))
-    except (yaml.YAMLError, RecursionError):
-        return document  # JSON that YAML cannot read (tab indents, deep nesting): JSON has no plain scalars
+    written = plain_scalars(composed(text))
     texts = {key: value for key, value in written.items() if not YAML_12_NOT_TEXT.fullmatch(value)}
-    return {key: texts.get(key, value) if isinstance(key, str) else value for key, value in document.items()}
+    return {key: texts.get(key, value) for key, value in document.items()}
 
 
 def _reason(error: PortableFileError) -> str:

@@ -25,8 +25,8 @@ from ..models import AgentMode
 from ..portable import PORTABLE_FIELDS, PortableFileError, load_text
 from .base import (
     APPROXIMATED, CARRIED, DROPPED, GROUP_OPTIONS, TOOL_GROUPS, WHOLE_IN_DESCRIPTION, AgentFile, Fidelity, Reading,
-    YAML_12_NOT_TEXT, Writing, group_line, key_problem, mode_id, mode_key, parse_group_line, plain_scalars, problem,
-    takes_options, when_to_use,
+    YAML_12_NOT_TEXT, Writing, composed, group_line, key_problem, mode_id, mode_key, parse_group_line, plain_scalars,
+    problem, takes_options, when_to_use,
 )
 from .javascript_regex import javascript_regex_problem
 
@@ -216,13 +216,10 @@ def _refuse_repeated_modes(modes: list[_ModeRead]) -> None:
 def _plain_scalars(text: str) -> list[dict[str, str]]:
     """
     For each mode of a YAML text, the text of each field written as a plain scalar (coding_agents.base.plain_scalars),
-    which Roo Code's yaml package reads as YAML 1.2 reads it. (The text has been loaded safely already: composing it
-    builds no object, and expands no alias.)
+    which Roo Code's yaml package reads as YAML 1.2 reads it. None for JSON that YAML cannot read: JSON's values are
+    what JavaScript's are.
     """
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except (yaml.YAMLError, RecursionError):
-        return []  # JSON that YAML cannot read: JSON's values are what JavaScript's are
+    root = composed(text)
     if not isinstance(root, yaml.MappingNode):
         return []
     modes = next((value for key, value in root.value if getattr(key, "value", None) == "customModes"), None)

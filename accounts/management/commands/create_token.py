@@ -35,7 +35,8 @@ class Command(ServiceCommand):
         user = user_named(username=username)
         token, key = create_token(user=user, name=name, expires_in_days=expires_days)
         expiry = f"expires {token.expiry:%Y-%m-%d %H:%M} UTC" if token.expiry else "never expires"
-        self.stderr.write(f"Created token {name!r} ({token.token_key}…) of {user.get_username()!r}; it {expiry}. Its key:")
+        owner = user.get_username()
+        self.stderr.write(f"Created token {name!r} ({token.token_key}…) of {owner!r}; it {expiry}. Its key:")
         self.stdout.write(key)
 
 
