@@ -553,6 +553,11 @@ def test_the_releases_page_shows_the_staged_revision_s_changes_and_approvals_and
     # Staged unreviewed by a publisher who may, it waits on an approval before a plain publisher may promote it.
     _, client = publisher
     assert stage(client, scout_pending, share=10).status_code == 200
+    # Not offered to who may not approve (the publisher), and refused if posted anyway: nothing is recorded.
+    assert f'href="{PAGE}2/approve/"' not in client.get(PAGE).content.decode()
+    assert client.get(f"{PAGE}2/approve/").status_code == 403
+    client.post(f"{PAGE}2/approve/")
+    assert not CatalogRollout.objects.get().revision.approvals.exists()
     _, approver = staff("approver", "approve_revision")
     shown = approver.get(PAGE).content.decode()
     rollout = shown.split('id="rollout"')[1].split('id="pending"')[0]
