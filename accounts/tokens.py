@@ -1,7 +1,7 @@
 """
-API tokens: created with a key shown once, at most API_MAX_TOKENS_PER_USER live ones per user, found by the key's
-digest in one query per request, marked as used at most once a minute, and revoked one name at a time, all at once,
-or when the user's password changes.
+API tokens: created for an active user only, with a key shown once, at most API_MAX_TOKENS_PER_USER live ones per
+user, found by the key's digest in one query per request, marked as used at most once a minute, and revoked one name
+at a time, all at once, or when the user's password changes.
 """
 
 import re
@@ -33,11 +33,22 @@ class TooManyTokens(Conflict):
         )
 
 
+class InactiveUser(Conflict):
+    def __init__(self, user):
+        super().__init__(
+            f"User {user.get_username()!r} is inactive, so a token of theirs would be refused (401); make them active "
+            "first (in the admin: Users, then Active)."
+        )
+
+
 def create_token(*, user, name: str, expires_in_days: int | None = None) -> tuple[ApiToken, str]:
     """
     A new token of the user, and its key: the only time the key is known, as only its digest is stored.
-    TooManyTokens if the user holds API_MAX_TOKENS_PER_USER unexpired tokens already.
+    InactiveUser for a user made inactive: authentication refuses their tokens, so a key printed for them would
+    only ever answer 401. TooManyTokens if the user holds API_MAX_TOKENS_PER_USER unexpired tokens already.
     """
+    if not user.is_active:
+        raise InactiveUser(user)
     days = expires_in_days or settings.API_TOKEN_TTL_DAYS
     with transaction.atomic():
         if limit := settings.API_MAX_TOKENS_PER_USER:

@@ -72,3 +72,18 @@ def test_keeps_the_admins_other_tokens(settings, anon_client):
 
     assert anon_client.get("/api/modes/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 200
     assert sorted(ApiToken.objects.values_list("name", flat=True)) == ["local", "script"]
+
+
+def test_refuses_in_one_line_when_the_admin_was_made_inactive_keeping_its_token(settings):
+    settings.DEBUG = True
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    create_local_admin()
+    kept = ApiToken.objects.get().digest
+    get_user_model().objects.filter(username="admin").update(is_active=False)
+    with pytest.raises(CommandError) as caught:
+        create_local_admin()
+    assert str(caught.value) == (
+        "User 'admin' is inactive, so a token of theirs would be refused (401); make them active first (in the admin: "
+        "Users, then Active)."
+    )
+    assert list(ApiToken.objects.values_list("digest", flat=True)) == [kept]

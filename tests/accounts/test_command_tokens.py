@@ -97,3 +97,20 @@ def test_the_commands_find_a_user_by_the_name_as_django_stores_it_and_name_the_s
     assert ApiToken.objects.get(name="ci").user.username == "file"
     assert err.endswith("of 'file'; it never expires. Its key:\n")
     assert run("revoke_tokens", "\ufb01le") == ("Revoked 1 token of 'file'.\n", "")
+
+
+def test_create_token_refuses_an_inactive_user_in_one_line_saying_to_activate_them_and_creates_nothing(alice):
+    # Their tokens answer 401 while they are inactive: a key printed for them would never work.
+    alice.is_active = False
+    alice.save()
+    assert refusal("create_token", "alice", "--name", "planner") == (
+        "User 'alice' is inactive, so a token of theirs would be refused (401); make them active first (in the admin: "
+        "Users, then Active)."
+    )
+
+
+def test_revoke_tokens_revokes_the_tokens_of_an_inactive_user_too(alice):
+    alice.is_active = False
+    alice.save()
+    assert run("revoke_tokens", "alice") == ("Revoked 1 token of 'alice'.\n", "")
+    assert not ApiToken.objects.exists()
