@@ -329,13 +329,15 @@ def admin_login_over_http(base, password):
 
 
 @pytest.mark.parametrize(
-    "forwarded", ["203.0.113.7:51234", "[2001:db8::7]:443", "unknown", "", "fe80::1%eth0", "1.2.3.4, garbage"]
+    "forwarded",
+    ["unknown", "", "fe80::1%eth0", "[fe80::1%eth0]:443", "[203.0.113.7]:443", "2001:db8::7]:443", "203.0.113.7:http",
+     "1.2.3.4, garbage"],
 )
 def test_a_forwarded_entry_that_is_no_address_is_counted_as_an_unknown_address_not_a_500(
     client, root, settings, forwarded
 ):
-    # A proxy that adds a port, or a client's own text where API_NUM_PROXIES counts one proxy too many: PostgreSQL
-    # stores no such address (axes' column is inet), so every login, good or bad, was a 500 there.
+    # A client's own text where API_NUM_PROXIES counts one proxy too many: PostgreSQL stores no such address (axes'
+    # column is inet), so every login, good or bad, was a 500 there.
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
     assert token_login(client, "root-password-123", HTTP_X_FORWARDED_FOR=forwarded).status_code == 200
     assert client.post(
@@ -346,3 +348,25 @@ def test_a_forwarded_entry_that_is_no_address_is_counted_as_an_unknown_address_n
     assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {"0.0.0.0"}
     # Real addresses are still told apart.
     assert token_login(client, "root-password-123", HTTP_X_FORWARDED_FOR="198.51.100.1").status_code == 200
+
+
+@pytest.mark.parametrize("address, forwarded", [("203.0.113.7", "203.0.113.7:{port}"), ("2001:db8::7", "[2001:db8::7]:{port}")])
+def test_behind_a_proxy_that_adds_the_port_an_address_that_guesses_locks_out_only_itself_not_everyone(
+    client, small_limits, root, alice, settings, address, forwarded
+):
+    # The port left out: counted as one unknown address, 30 failures by anyone locked every login out.
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    answers = [
+        token_login(client, "guess", username=f"user-{number}", HTTP_X_FORWARDED_FOR=forwarded.format(port=51230 + number))
+        for number in range(4)
+    ]
+    assert [answer.status_code for answer in answers] == [400, 400, 400, 429]  # each from a new port: one address
+    assert set(AccessAttempt.objects.values_list("ip_address", flat=True)) == {address}
+    elsewhere = token_login(client, "alice-password-123", username="alice", HTTP_X_FORWARDED_FOR="198.51.100.1:40000")
+    assert elsewhere.status_code == 200
+
+
+def test_an_ipv6_address_without_brackets_is_taken_whole_not_cut_at_a_colon_as_if_a_port(client, root, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    token_login(client, "guess", HTTP_X_FORWARDED_FOR="2001:db8::7:443")
+    assert list(AccessAttempt.objects.values_list("ip_address", flat=True)) == ["2001:db8::7:443"]
