@@ -5,7 +5,7 @@ answers (the listing, a mode's detail) are shaped in modes.listing, which agent_
 
 from decimal import Decimal
 
-from django.core.validators import RegexValidator
+from django.core.validators import ProhibitNullCharactersValidator, RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -261,9 +261,22 @@ ONE_PLAIN_LINE = RegexValidator(
 )
 
 
+class OnePlainLineField(StrictCharField):
+    """
+    Text judged by ONE_PLAIN_LINE as sent. DRF's CharField adds a NUL check of its own, which the pattern makes
+    already: a NUL was refused twice, in two messages (the page showed both), so the pattern's is the one kept.
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(trim_whitespace=False, validators=[ONE_PLAIN_LINE], **kwargs)
+        self.validators = [
+            validator for validator in self.validators if not isinstance(validator, ProhibitNullCharactersValidator)
+        ]
+
+
 class AbortRequest(PromoteRequest):
-    reason = StrictCharField(
-        max_length=1000, required=False, default="", allow_blank=True, trim_whitespace=False, validators=[ONE_PLAIN_LINE],
+    reason = OnePlainLineField(
+        max_length=1000, required=False, default="", allow_blank=True,
         help_text="Why, as the rollout records it: one line, without control characters (messages quote it).",
     )
 
