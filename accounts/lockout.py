@@ -1,7 +1,7 @@
 """
-Password guessing, as django-axes sees it: which address a login comes from, the three lockout rules, the log
-line each lockout writes, and what a locked-out client is told (here for the admin login; POST /api/token/
-says it in JSON: accounts.views.TokenView).
+Password guessing, as django-axes sees it: the three lockout rules, the log line each lockout writes, and what a
+locked-out client is told (here for the admin login; POST /api/token/ says it in JSON: accounts.views.TokenView).
+A login's address is the one the throttles count by (aptix_site.throttling.client_address).
 
 The rules, each counted over the cool-off (LOGIN_LOCKOUT_MINUTES) from axes' own AccessAttempt rows:
 - one user name from one address: AXES_FAILURE_LIMIT (LOGIN_FAILURE_LIMIT) failures, axes' own rule;
@@ -19,9 +19,7 @@ the reset on success, axes_reset_ip, axes_reset_username, the admin's Access att
 """
 
 import enum
-import ipaddress
 import logging
-import re
 
 from axes.attempts import get_cool_off_threshold
 from axes.handlers.database import AxesDatabaseHandler
@@ -30,7 +28,6 @@ from axes.models import AccessAttempt
 from django.conf import settings
 from django.db.models import Q, Sum
 from django.shortcuts import render
-from rest_framework.throttling import BaseThrottle
 
 log = logging.getLogger(__name__)
 
@@ -53,41 +50,6 @@ class LockoutRule(enum.Enum):
     @property
     def limit(self) -> int:
         return getattr(settings, self.limit_setting)
-
-
-# Where the address is none: never a client's own, and an address, as axes' column needs.
-UNKNOWN_ADDRESS = "0.0.0.0"
-
-
-# An address and the port a proxy added to it: 203.0.113.7:51234, or IPv6 in brackets, [2001:db8::1]:51234.
-WITH_PORT = re.compile(r"\[(?P<ipv6>[^\]]*)\]:[0-9]{1,5}|(?P<ipv4>[^:]*):[0-9]{1,5}")
-
-
-def client_address(request) -> str:
-    """
-    The address DRF's throttles identify a client by: X-Forwarded-For is trusted only from API_NUM_PROXIES. A port
-    a proxy added is left out (WITH_PORT): kept, it made every such client the one unknown address below, so that
-    LOGIN_FAILURES_PER_ADDRESS failures by anyone locked everyone out. UNKNOWN_ADDRESS when the entry is no address
-    even so (a client's own text where API_NUM_PROXIES counts a proxy too many): axes stores addresses (inet on
-    PostgreSQL, where such text made every login a 500), so all such clients count as one address. Not None: axes'
-    row of a failure is unique by user name, address and user agent, which a NULL escapes, so two first failures at
-    once would make two rows, and axes' next lookup of the one a 500.
-    """
-    # None for a request without REMOTE_ADDR (one made in-process): no address either.
-    ident = BaseThrottle().get_ident(getattr(request, "_request", request)) or ""
-    text = ident
-    try:
-        # Whole first: an IPv6 address without brackets (2001:db8::1) is not to be cut at its last colon.
-        address = ipaddress.ip_address(ident)
-    except ValueError:
-        if (with_port := WITH_PORT.fullmatch(ident)) is None:
-            return UNKNOWN_ADDRESS
-        text = with_port["ipv4"] if with_port["ipv6"] is None else with_port["ipv6"]
-        try:
-            address = (ipaddress.IPv4Address if with_port["ipv6"] is None else ipaddress.IPv6Address)(text)
-        except ValueError:
-            return UNKNOWN_ADDRESS
-    return UNKNOWN_ADDRESS if getattr(address, "scope_id", None) else text  # fe80::1%eth0: no inet either
 
 
 class LockoutRulesHandler(AxesDatabaseHandler):

@@ -183,7 +183,7 @@ AXES_RESET_ON_SUCCESS = True
 # A login refused while locked out is not counted again: else one address, refused after its pair's limit, could
 # go on guessing until it reached a user name's limit and locked that name's owner out from every address.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
-AXES_CLIENT_IP_CALLABLE = "accounts.lockout.client_address"
+AXES_CLIENT_IP_CALLABLE = "aptix_site.throttling.client_address"
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.admin_lockout_response"
 # The log names the user name and the address (axes never logs the password).
 AXES_SENSITIVE_PARAMETERS = []

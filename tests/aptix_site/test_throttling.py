@@ -179,6 +179,16 @@ def test_a_forged_x_forwarded_for_header_does_not_reset_the_token_limit(rates, a
     assert statuses == [400, 400, 429, 429]
 
 
+def test_behind_a_proxy_that_adds_the_port_a_new_port_is_no_fresh_token_allowance(rates, alice, settings):
+    # The port kept, each connection through the proxy was a client of its own, with a limit of its own.
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    rates(token="1/day")
+    client = APIClient(REMOTE_ADDR="10.0.0.2")
+    assert client.post("/api/token/", ALICE_LOGIN, format="json", HTTP_X_FORWARDED_FOR="203.0.113.9:50001").status_code == 200
+    assert_throttled(client.post("/api/token/", ALICE_LOGIN, format="json", HTTP_X_FORWARDED_FOR="203.0.113.9:50002"))
+    assert client.post("/api/token/", ALICE_LOGIN, format="json", HTTP_X_FORWARDED_FOR="203.0.113.10:50003").status_code == 200
+
+
 def window_of(timestamp, period):
     return int(timestamp // period)
 
