@@ -113,12 +113,14 @@ def read_document(text: str) -> ModeFile:
     )
 
 
-def load_text(text: str):
+def load_text(text: str, *, yaml_loader: type[yaml.SafeLoader] | None = None):
     """The value a YAML or JSON text holds: plain data only (no YAML tag constructs an object), refused with a
     PortableFileError when it is not YAML or JSON, repeats a key, nests too deeply, expands past MAX_VALUES or holds
-    text no database stores (a JSON or YAML escape can write a NUL or a lone surrogate)."""
+    text no database stores (a JSON or YAML escape can write a NUL or a lone surrogate). YAML is read by yaml_loader,
+    a YAMLLoaderWithoutRepeatedKeys (PyYAML's YAML 1.1) unless another one is given: the coding agents read YAML
+    1.2 (coding_agents.base.YAML12Loader)."""
     try:
-        document = _parse(text)
+        document = _parse(text, yaml_loader or YAMLLoaderWithoutRepeatedKeys)
     except RecursionError:
         raise PortableFileError(["The file is nested too deeply to be a mode file."]) from None
     except ValueError:  # Python reads no integer of more than 4,300 digits
@@ -128,7 +130,7 @@ def load_text(text: str):
     return document
 
 
-def _parse(text: str):
+def _parse(text: str, yaml_loader: type[yaml.SafeLoader]):
     # JSON first: YAML reads most JSON, but not all of it (tab indents, escaped surrogate pairs such as
     # an emoji written by json.dumps, control characters), and export_modes writes JSON too.
     try:
@@ -137,7 +139,7 @@ def _parse(text: str):
         raise _repeated_key_error(error.key) from None
     except json.JSONDecodeError as json_error:
         try:
-            return yaml.load(text, Loader=_YAMLLoaderWithoutRepeatedKeys)
+            return yaml.load(text, Loader=yaml_loader)
         except yaml.YAMLError as yaml_error:
             error = json_error if text.lstrip().startswith("{") else yaml_error
             raise PortableFileError([f"The file is not valid YAML or JSON: {error}"]) from None
@@ -169,7 +171,7 @@ def _repeated_key_error(key) -> PortableFileError:
     return PortableFileError([f"The field {key!r} is given twice in one mapping; keep one of them."])
 
 
-class _YAMLLoaderWithoutRepeatedKeys(yaml.SafeLoader):
+class YAMLLoaderWithoutRepeatedKeys(yaml.SafeLoader):
     """PyYAML keeps the last of two equal keys without a word; a mode file with two of one field is a mistake."""
 
     def construct_mapping(self, node, deep=False):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from ..models import AgentMode
+from ..portable import YAMLLoaderWithoutRepeatedKeys
 from ..validators import MODE_KEY_CHARACTERS, MODE_KEY_PATTERN
 from .javascript_regex import javascript_regex_problem
 
@@ -20,39 +21,43 @@ CARRIED, APPROXIMATED, DROPPED = "carried", "approximated", "dropped"
 # Fixed for ever: the ids of imported modes are derived from it, so that importing again finds the same modes.
 MODE_ID_NAMESPACE = uuid.UUID("6f0b7c2e-4f4e-4d0c-9b7a-3c1f2d5e8a90")
 WHEN_TO_USE_LENGTH = AgentMode._meta.get_field("when_to_use").max_length
-# The plain scalars that YAML 1.2's core schema (Roo Code's yaml package, and near enough js-yaml, which OpenCode's
-# gray-matter uses) reads as null, booleans or numbers: an agent file writes such text in quotes.
-YAML_12_NOT_TEXT = re.compile(
-    r"|~|null|Null|NULL|true|True|TRUE|false|False|FALSE|[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
-    r"|[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.nan|\.NaN|\.NAN"
+# YAML 1.2's core schema (its section 10.3.2), which Roo Code's yaml package reads, and Claude Code's and OpenCode's
+# parsers in what matters here (yes, no, on and off are text): the plain scalars it reads as null, a boolean, an
+# integer or a float, with the characters each can start with. Any other plain scalar is text, where PyYAML's YAML 1.1
+# reads yes, off, 1_000, 1:30 and 2024-01-01 as booleans, numbers and dates.
+_YAML_12_CORE = (
+    ("tag:yaml.org,2002:null", r"~|null|Null|NULL|", ["~", "n", "N", ""]),
+    ("tag:yaml.org,2002:bool", r"true|True|TRUE|false|False|FALSE", list("tTfF")),
+    ("tag:yaml.org,2002:int", r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+", list("-+0123456789")),
+    ("tag:yaml.org,2002:float", r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)"
+                                r"|\.nan|\.NaN|\.NAN", list("-+.0123456789")),
 )
+# The text that YAML 1.2 reads as something else: an agent file writes it in quotes.
+YAML_12_NOT_TEXT = re.compile("|".join(f"(?:{pattern})" for _, pattern, _ in _YAML_12_CORE))
 
 
-def composed(text: str) -> yaml.Node | None:
-    """The YAML nodes of text, which has been loaded safely already (composing builds no object and expands no alias);
-    None where YAML cannot read it, as JSON with tab indents or nesting past the recursion limit."""
-    try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
-    except (yaml.YAMLError, RecursionError):
-        return None
-
-
-def plain_scalars(node) -> dict[str, str]:
+class YAML12Loader(YAMLLoaderWithoutRepeatedKeys):
     """
-    Of a YAML mapping node, the text of each field written as a plain scalar: PyYAML reads YAML 1.1, where yes, on,
-    2024-01-01 and 1:20 are not text; the coding agents' YAML 1.2 reads them as text, and reads as null, a boolean or
-    a number only what YAML_12_NOT_TEXT matches. A scalar with a tag of its own (!!binary) is not plain.
+    PyYAML reading an agent's YAML as YAML 1.2's core schema does, every plain scalar of it (a mapping's keys, the
+    values nested in mappings and lists): 'tools: {write: no}' maps write to the text 'no', as the coding agents read
+    it, not to False. A quoted or tagged scalar is read as YAML 1.1 reads it, as 1.2 does too (!!binary, !!str).
     """
-    if not isinstance(node, yaml.MappingNode):
-        return {}
-    return {key.value: value.value for key, value in node.value
-            if isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode) and _is_plain(value)}
+
+    yaml_implicit_resolvers = {}  # YAML 1.1's left out: add_implicit_resolver would copy them in
+
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
+        # YAML 1.1 reads 017 as octal and has no 0o17; 1.2 reads 017 as 17 and 0o17 as 15.
+        text = self.construct_scalar(node)
+        if re.fullmatch(r"0o[0-7]+", text):
+            return int(text[2:], 8)
+        if re.fullmatch(r"[-+]?[0-9]+", text):
+            return int(text, 10)
+        return super().construct_yaml_int(node)  # 0x1F; and what an explicit !!int gives in YAML 1.1's forms
 
 
-def _is_plain(node: yaml.ScalarNode) -> bool:
-    """Whether a scalar is written plain, with no tag but the one YAML gives it by its text."""
-    implicit = yaml.SafeLoader("").resolve(yaml.ScalarNode, node.value, (True, False))
-    return node.style is None and node.tag == implicit
+for _tag, _pattern, _first in _YAML_12_CORE:
+    YAML12Loader.add_implicit_resolver(_tag, re.compile(rf"(?:{_pattern})\Z"), _first)
+YAML12Loader.add_constructor("tag:yaml.org,2002:int", YAML12Loader.construct_yaml_int)
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ import yaml
 from ..models import AgentMode
 from ..portable import PORTABLE_FIELDS, PortableFileError, load_text
 from .base import (
-    APPROXIMATED, CARRIED, DROPPED, TOOL_GROUPS, YAML_12_NOT_TEXT, Fidelity, Reading, composed, key_problem, mode_id,
-    mode_key, parse_group_line, plain_scalars, problem, takes_options, when_to_use,
+    APPROXIMATED, CARRIED, DROPPED, TOOL_GROUPS, YAML_12_NOT_TEXT, Fidelity, Reading, YAML12Loader, key_problem,
+    mode_id, mode_key, parse_group_line, problem, takes_options, when_to_use,
 )
 
 FENCE = "---"
@@ -76,29 +76,19 @@ def body_text(body: str) -> str:
 
 
 def _load_front_matter(front: str) -> tuple[object, frozenset]:
+    # As YAML 1.2, Claude Code's and OpenCode's YAML, reads it: 'description: yes' is the text 'yes', and so is the
+    # 'no' of 'tools: {write: no}'.
     try:
-        return _as_yaml_12(front, load_text(front)), frozenset()
+        return load_text(front, yaml_loader=YAML12Loader), frozenset()
     except PortableFileError as error:
         if not _is_syntax_error(front):  # a tag, a repeated key, an alias bomb: refused, never worked around
             raise PortableFileError([f"The front matter is not valid YAML: {_reason(error)}"]) from None
         try:
             text, fields = lenient_front_matter(front)
-            return _as_yaml_12(text, load_text(text)), fields
+            return load_text(text, yaml_loader=YAML12Loader), fields
         except PortableFileError:
             hint = " (a value over several lines needs quotes, or '|' and its lines indented)"
             raise PortableFileError([f"The front matter is not valid YAML{hint}: {_reason(error)}"]) from None
-
-
-def _as_yaml_12(text: str, document):
-    """
-    document, PyYAML's reading of text, with each top-level field that YAML 1.2 reads as text given as its text: Claude
-    Code and OpenCode read 'description: yes' as 'yes'. JSON that YAML cannot read (tab indents) has no plain scalars.
-    """
-    if not isinstance(document, dict):
-        return document
-    written = plain_scalars(composed(text))
-    texts = {key: value for key, value in written.items() if not YAML_12_NOT_TEXT.fullmatch(value)}
-    return {key: texts.get(key, value) for key, value in document.items()}
 
 
 def _reason(error: PortableFileError) -> str:
@@ -362,10 +352,35 @@ def check_fields(report: AgentReport, fields: dict, checks: dict) -> dict:
     for name, value in fields.items():
         check = checks.get(name)
         if check is not None and not check[0](value):
-            report.problem(f"{name}: must be {check[1]}.")
+            report.problem(f"{name}: must be {check[1]}{_boolean_word_hint(value, check[0])}.")
         else:
             good[name] = value
     return good
+
+
+# The words YAML 1.1 reads as booleans and YAML 1.2, the agents' YAML, as text.
+YAML_11_BOOLEANS = {
+    word: meaning for words, meaning in (("yes on", True), ("no off", False))
+    for lower in words.split() for word in (lower, lower.capitalize(), lower.upper())
+}
+
+
+def _boolean_word_hint(value, check) -> str:
+    """
+    What to write where a value is wrong only because YAML 1.2 reads yes, no, on and off as text ('hidden: yes',
+    'tools: {write: no}'): YAML 1.1 reads them as booleans, and files written for it hold them. '' for other values.
+    """
+    items = value.items() if isinstance(value, dict) else [(None, value)]
+    words = [(key, item) for key, item in items if isinstance(item, str) and item in YAML_11_BOOLEANS]
+    if not words:
+        return ""
+    as_yaml_11 = {key: YAML_11_BOOLEANS.get(item, item) if isinstance(item, str) else item for key, item in items}
+    if not check(as_yaml_11 if isinstance(value, dict) else as_yaml_11[None]):
+        return ""
+    key, word = words[0]
+    meaning = "true" if YAML_11_BOOLEANS[word] else "false"
+    whose = f"{key}'s " if key is not None else ""
+    return f": {whose}{word!r} is text to the agent, as YAML 1.2 reads it; use {meaning}"
 
 
 def is_text(value) -> bool:

@@ -25,8 +25,8 @@ from ..models import AgentMode
 from ..portable import PORTABLE_FIELDS, PortableFileError, load_text
 from .base import (
     APPROXIMATED, CARRIED, DROPPED, GROUP_OPTIONS, TOOL_GROUPS, WHOLE_IN_DESCRIPTION, AgentFile, Fidelity, Reading,
-    YAML_12_NOT_TEXT, Writing, composed, group_line, key_problem, mode_id, mode_key, parse_group_line, plain_scalars,
-    problem, takes_options, when_to_use,
+    YAML_12_NOT_TEXT, Writing, YAML12Loader, group_line, key_problem, mode_id, mode_key, parse_group_line, problem,
+    takes_options, when_to_use,
 )
 from .javascript_regex import javascript_regex_problem
 
@@ -127,7 +127,6 @@ class _ModeRead:
     entry: dict = field(default_factory=dict)
     slug: str | None = None
     rules: dict[str, str] = field(default_factory=dict)  # shown path: content, of rulesFiles and the rules folder
-    plain: dict[str, str] = field(default_factory=dict)  # each field given as a plain YAML scalar: its text
 
     def note(self, field_name: str, fate: str, how: str = "", *, path: str | None = None) -> None:
         """A line of the report: of a field of the mode file, or (path) of a rules file, which is its own field."""
@@ -176,20 +175,18 @@ def _read_mode_file(file: AgentFile, *, agent: _Agent, format_name: str, problem
     text = file.content.removeprefix("\ufeff")  # Roo Code strips a byte order mark before it reads
     if not text.strip():
         return []  # as Roo Code reads it: an empty file holds no modes
-    try:
-        document = load_text(text)
+    try:  # as Roo Code's yaml package reads it, YAML 1.2: yes and 2024-01-01 are text, 1e3 is a number
+        document = load_text(text, yaml_loader=YAML12Loader)
     except PortableFileError as error:
         problems += [problem(file.path, None, message) for message in error.problems]
         return []
     if not isinstance(document, dict) or not isinstance(document.get("customModes"), list):
         problems.append(problem(file.path, None, f"{agent.name}'s mode file is a mapping with a customModes list."))
         return []
-    modes, plain = [], _plain_scalars(text)
+    modes = []
     for index, raw in enumerate(document["customModes"]):
         if isinstance(raw, dict):
-            mode = _read_mode(raw, index=index, path=file.path, agent=agent, format_name=format_name,
-                              plain=plain[index] if index < len(plain) else {})
-            modes.append(mode)
+            modes.append(_read_mode(raw, index=index, path=file.path, agent=agent, format_name=format_name))
         else:
             problems.append(problem(file.path, None, f"customModes[{index}]: a mode is a mapping of {agent.name}'s "
                                                      "fields (slug, name, roleDefinition, groups, ...)."))
@@ -213,25 +210,9 @@ def _refuse_repeated_modes(modes: list[_ModeRead]) -> None:
         seen_keys.add(key)
 
 
-def _plain_scalars(text: str) -> list[dict[str, str]]:
-    """
-    For each mode of a YAML text, the text of each field written as a plain scalar (coding_agents.base.plain_scalars),
-    which Roo Code's yaml package reads as YAML 1.2 reads it. None for JSON that YAML cannot read: JSON's values are
-    what JavaScript's are.
-    """
-    root = composed(text)
-    if not isinstance(root, yaml.MappingNode):
-        return []
-    modes = next((value for key, value in root.value if getattr(key, "value", None) == "customModes"), None)
-    if not isinstance(modes, yaml.SequenceNode):
-        return []
-    return [plain_scalars(mode) for mode in modes.value]
-
-
-def _read_mode(raw: dict, *, index: int, path: str, agent: _Agent, format_name: str, plain: dict) -> _ModeRead:
+def _read_mode(raw: dict, *, index: int, path: str, agent: _Agent, format_name: str) -> _ModeRead:
     slug = raw.get("slug")
-    mode = _ModeRead(path=path, name=slug if isinstance(slug, str) else f"customModes[{index}]", agent=agent,
-                     plain=plain)
+    mode = _ModeRead(path=path, name=slug if isinstance(slug, str) else f"customModes[{index}]", agent=agent)
     _read_slug(mode, raw, format_name=format_name)
     _read_name(mode, raw)
     _read_role_definition(mode, raw)
@@ -262,17 +243,13 @@ def _meant(name: str) -> str | None:
 
 def _text(mode: _ModeRead, raw: dict, name: str, *, required: bool = False) -> str | None:
     """raw[name] when it is text (modeConfigSchema takes nothing else), or None and a problem."""
-    value, written = raw.get(name), mode.plain.get(name)
-    # A plain YAML scalar is read as Roo Code's YAML 1.2 reads it: yes and 2024-01-01 are text, 1e3 is a number.
-    number = written is not None and YAML_12_NOT_TEXT.fullmatch(written) and isinstance(value, str)
-    if written is not None and not YAML_12_NOT_TEXT.fullmatch(written):
-        value = written
+    value = raw.get(name)
     if name not in raw and required:
         mode.refuse(f"{name}: every {mode.agent.name} mode needs one.")
     elif value is None:
         mode.refuse(f"{name}: is empty (null); give it text, or leave the field out.")
-    elif not isinstance(value, str) or number:
-        quote = " (in YAML, put it in quotes)" if number or isinstance(value, (bool, int, float)) else ""
+    elif not isinstance(value, str):
+        quote = " (in YAML, put it in quotes)" if isinstance(value, (bool, int, float)) else ""
         mode.refuse(f"{name}: must be text{quote}.")
     elif required and not value:
         mode.refuse(f"{name}: must not be empty.")

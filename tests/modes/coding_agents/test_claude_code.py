@@ -145,6 +145,18 @@ def test_an_unknown_tool_is_dropped_and_named_not_a_problem():
     assert line.fate == APPROXIMATED and "FancyNewTool: no tool group holds it, dropped" in line.how
 
 
+def test_a_tool_listed_as_no_or_on_is_the_tool_name_claude_code_reads_not_a_boolean():
+    # YAML 1.2 reads the list's no and on as text, tool names Claude Code does not know; YAML 1.1 read booleans, and the
+    # import refused the subagent for a list that is not of tool names.
+    reading = read({".claude/agents/a.md": agent("name: a\ndescription: A.\ntools:\n  - Read\n  - no\n"
+                                                 "disallowedTools: [on]")})
+    assert reading.problems == []
+    assert entry_of(reading, "a")["tool_group_hints"] == ["read"]
+    lines = {line.field: line.how for line in reading.report}
+    assert "no: no tool group holds it, dropped" in lines["tools"]
+    assert lines["disallowedTools"] == "on: no tool group holds it, dropped"
+
+
 def test_tools_none_of_which_has_a_group_are_dropped():
     reading = read({".claude/agents/a.md": agent("name: a\ndescription: A.\ntools: TodoWrite, Skill")})
     assert fates(reading)["tools"] == DROPPED

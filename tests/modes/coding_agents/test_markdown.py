@@ -1,7 +1,11 @@
 """Markdown agent files: front matter read safely (and as leniently as the coding agents read it), bodies verbatim."""
 
-import pytest
+import math
 
+import pytest
+import yaml
+
+from modes.coding_agents.base import YAML12Loader
 from modes.coding_agents.markdown import (
     body_text, display_name_of, join_body, read_markdown, split_body, split_front_matter, write_markdown,
 )
@@ -92,6 +96,41 @@ def test_front_matter_written_as_json_that_yaml_cannot_read_is_read_as_json(fron
     # Tab indents, or nesting YAML's composer cannot follow: the JSON reading stands (it has no plain scalars), as it
     # did before front matter was read as YAML 1.2; composing it again as YAML was an uncaught ScannerError.
     assert read_markdown(f"---\n{front}\n---\nBody\n").fields["name"] == "a"
+
+
+# How YAML 1.2, the agents' YAML, reads plain values that PyYAML's YAML 1.1 reads otherwise (no: False, 0o17: text,
+# 1_000: 1000, 1:30: 90), and two it reads alike (~, .inf), which must stay so.
+YAML_12_READINGS = [
+    ("no", "no"), ("yes", "yes"), ("on", "on"), ("off", "off"), ("~", None), ("0o17", 15), ("1_000", "1_000"),
+    ("1:30", "1:30"), (".inf", math.inf),
+]
+
+
+@pytest.mark.parametrize("written, value", YAML_12_READINGS)
+def test_a_value_nested_in_mappings_and_lists_is_read_as_the_agents_yaml_1_2_reads_it(written, value):
+    front = (f"tools:\n  write: {written}\npermission: {{edit: {written}}}\nskills:\n  - {written}\n"
+             f"listed: [{written}]\nhooks:\n  - matcher: [{{x: {written}}}]\n{written}: key")
+    fields = read_markdown(f"---\ndescription: Reviews.\n{front}\n---\nBody\n").fields
+    assert fields == {"description": "Reviews.", "tools": {"write": value}, "permission": {"edit": value},
+                      "skills": [value], "listed": [value], "hooks": [{"matcher": [{"x": value}]}], value: "key"}
+
+
+@pytest.mark.parametrize("written, value", YAML_12_READINGS)
+def test_nested_values_written_back_mean_to_yaml_1_1_and_1_2_readers_what_the_agent_read(written, value):
+    # An agent file read and written again (an import, then an export) keeps what its agent read: 'write: no' must
+    # not come back as 'write: false', which the agent would read as a boolean.
+    agent = read_markdown(f"---\noptions:\n  write: {written}\n  list: [{written}]\n---\nB\n")
+    text = write_markdown(agent.fields, agent.body)
+    front = split_front_matter(text)[0]
+    expected = {"options": {"write": value, "list": [value]}}
+    assert yaml.safe_load(front) == yaml.load(front, Loader=YAML12Loader) == read_markdown(text).fields == expected
+
+
+def test_text_nested_in_mappings_and_lists_is_written_so_that_yaml_1_1_and_1_2_read_it_as_text():
+    texts = ["no", "Yes", "on", "OFF", "~", "null", "0o17", "017", "1_000", "1:30", ".inf", "1e3", "+.5", "2024-01-01"]
+    fields = {"permission": {text: text for text in texts}, "tools": texts}
+    front = split_front_matter(write_markdown(fields, "Body"))[0]
+    assert yaml.safe_load(front) == yaml.load(front, Loader=YAML12Loader) == fields
 
 
 def test_a_plain_value_yaml_1_2_reads_as_a_number_or_a_boolean_stays_one():

@@ -249,6 +249,23 @@ def test_tools_and_permissions_become_the_groups_a_mode_may_use(front, groups):
     assert entry_of(reading, "a")["tool_group_hints"] == groups
 
 
+def test_a_tool_switched_off_with_no_is_refused_as_opencode_refuses_it_not_read_as_false():
+    # OpenCode's YAML reads 'write: no' as the text 'no', and its schema takes only true or false for a tool: it
+    # refuses the agent. PyYAML's YAML 1.1 read False, and the import took the edit group away without a word.
+    reading = read({".opencode/agent/a.md": agent("description: A.\ntools:\n  write: no\n  bash: false")})
+    assert reading.modes == []
+    assert reading.problems == [".opencode/agent/a.md: mode 'a': tools: must be a mapping of tool names to true or "
+                                "false: write's 'no' is text to the agent, as YAML 1.2 reads it; use false."]
+
+
+def test_a_permission_key_yaml_1_1_reads_as_a_boolean_is_the_tool_name_opencode_reads():
+    # 'no: deny' names a tool called no, which OpenCode does not have; YAML 1.1's False key was an uncaught error.
+    reading = read({".opencode/agent/a.md": agent("description: A.\npermission:\n  no: deny\n  on: deny")})
+    assert entry_of(reading, "a")["tool_group_hints"] == ALL_GROUPS
+    [line] = [line for line in reading.report if line.field == "permission"]
+    assert "no: deny: not a tool of OpenCode's own" in line.how and "on: deny: not a tool of OpenCode's own" in line.how
+
+
 def test_every_field_read_is_listed_once_with_its_fate():
     front = """\
 name: auditor

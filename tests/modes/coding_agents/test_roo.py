@@ -417,6 +417,15 @@ def test_yaml_text_is_read_as_roo_codes_yaml_1_2_reads_it_and_numbers_are_a_prob
     ]
 
 
+def test_a_groups_options_are_read_as_roo_codes_yaml_1_2_reads_them():
+    # description: yes is text to Roo Code's yaml package; YAML 1.1 read True, and the import refused the mode.
+    reading = read({".roomodes": "customModes:\n  - slug: docs\n    name: Docs\n    roleDefinition: You write.\n"
+                                 "    whenToUse: Use it for docs.\n"
+                                 "    groups:\n      - [edit, {fileRegex: 1_000, description: yes}]\n"})
+    assert reading.problems == []
+    assert entry_of(reading, "docs")["tool_group_hints"] == ['edit {"fileRegex": "1_000", "description": "yes"}']
+
+
 def test_text_that_yaml_1_2_reads_as_a_number_is_written_in_quotes():
     modes = [catalog_mode(display_name=name, key=f"m{index}") for index, name in enumerate(["1e3", "0o17", "yes"])]
     content = write_roo(modes, format_name="roo").files[0].content
