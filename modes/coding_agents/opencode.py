@@ -77,11 +77,16 @@ CHECKS = {
     "steps": (is_count, "a whole number above 0"),
     "maxSteps": (is_count, "a whole number above 0"),
     "options": (lambda value: isinstance(value, dict), "a mapping"),
-    "tools": (lambda value: isinstance(value, dict) and all(isinstance(on, bool) for on in value.values()),
+    "tools": (lambda value: _names_tools(value) and all(isinstance(on, bool) for on in value.values()),
               "a mapping of tool names to true or false"),
-    "permission": (lambda value: _is_rule(value) or isinstance(value, dict) and all(map(_is_rule, value.values())),
-                   "allow, ask or deny, or a mapping of tools to those (or to patterns mapped to those)"),
+    "permission": (lambda value: value in ACTIONS or _names_tools(value) and all(map(_is_rule, value.values())),
+                   "allow, ask or deny, or a mapping of tool names to those (or to patterns mapped to those)"),
 }
+
+
+def _names_tools(value) -> bool:
+    # Keys are matched against tool names as text: YAML reads '1:', 'true:' and '~:' as a number, a boolean and null.
+    return isinstance(value, dict) and all(isinstance(key, str) for key in value)
 
 
 def _is_rule(value) -> bool:

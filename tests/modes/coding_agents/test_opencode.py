@@ -266,6 +266,17 @@ def test_a_permission_key_yaml_1_1_reads_as_a_boolean_is_the_tool_name_opencode_
     assert "no: deny: not a tool of OpenCode's own" in line.how and "on: deny: not a tool of OpenCode's own" in line.how
 
 
+@pytest.mark.parametrize("front, field", [
+    ("tools:\n  1: false", "tools"), ("permission:\n  true: deny", "permission"), ("permission:\n  ~: allow", "permission"),
+])
+def test_a_tool_named_by_a_number_a_boolean_or_null_is_a_problem_not_an_error(front, field):
+    # YAML reads these keys as a number, true and null, not as tool names; matching them against tools was an
+    # uncaught AttributeError.
+    reading = read({".opencode/agent/a.md": agent(f"description: A.\n{front}")})
+    assert reading.modes == []
+    assert [message.split(": ")[2] for message in reading.problems] == [field]
+
+
 def test_every_field_read_is_listed_once_with_its_fate():
     front = """\
 name: auditor
