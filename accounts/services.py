@@ -1,10 +1,13 @@
-"""Writes to accounts: an account for an agent back-end, which signs in with an API token only."""
+"""
+Writes to accounts: an account for an agent back-end, which signs in with an API token only; the refusal of a write
+naming an organization that a deletion removed meanwhile.
+"""
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from aptix_site.service_errors import ServiceError
+from aptix_site.service_errors import Conflict, ServiceError
 
 from .models import Membership, Organization
 from .tokens import create_token
@@ -51,3 +54,12 @@ def create_agent_user(*, username: str, organization_slug: str | None):
             Membership.objects.create(user=user, organization=organization)
         _, key = create_token(user=user, name="agent")
         return user, key
+
+
+class OrganizationRemoved(Conflict):
+    """A write naming the user's organization, which a deletion removed while it was being made; nothing changed."""
+
+    message = (
+        "Your organization was deleted while this was being written, so nothing changed. Try again: it is then done "
+        "outside any organization."
+    )

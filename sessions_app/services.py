@@ -1,12 +1,14 @@
 """Writes to agent sessions: creating them and changing their mode (the only way a mode changes)."""
 
 from contextlib import contextmanager
+from types import SimpleNamespace
 
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 
-from accounts.models import Membership
+from accounts.models import Membership, Organization
+from accounts.services import OrganizationRemoved
 from aptix_site.database import foreign_keys_checked_at_each_statement
 from modes.catalog import Catalog, ModeBeingRemovedError, Release
 from modes.graph import ModeSwitchRefused
@@ -21,14 +23,15 @@ from .selectors import parse_session_id
 def create_session(*, release: Release, owner, org, mode_key: str | None = None, title: str = "") -> AgentSession:
     """
     A new session for owner, in mode_key or else the default mode of the catalog that release serves it (its
-    cohort's, while a rollout is in flight). UnknownModeError for a bad key.
+    cohort's, while a rollout is in flight). UnknownModeError for a bad key; OrganizationRemoved if a deletion of org
+    commits meanwhile.
     """
     session = AgentSession(owner=owner, org=org, title=title)  # its id, which places it in a cohort, is drawn here
     session.catalog_revision = (catalog := release.catalog_for(session)).revision
     session.mode = catalog.mode(mode_key) if mode_key else catalog.default
     if not AgentMode.objects.filter(pk=session.mode_id).exists():
         raise _being_removed(catalog, session.mode)
-    with _unless_deleted_meanwhile(catalog, session.mode):
+    with _unless_deleted_meanwhile(catalog, session.mode, org_id=org and org.pk):
         session.save(force_insert=True)
     return session
 
@@ -44,7 +47,8 @@ def set_session_mode(
     really had, and the session ends in the mode of its last audit row. The catalog's mode graph is judged on that
     mode: ModeSwitchRefused, and nothing changes but the refusal's record, for a move it forbids. With branch=True a
     new session in the target mode is created as a child of this one. AgentSession.DoesNotExist for a session that
-    is not the user's; ModeBeingRemovedError for a mode whose row a change not yet published has deleted.
+    is not the user's; ModeBeingRemovedError for a mode whose row a change not yet published has deleted;
+    OrganizationRemoved if a deletion of the user's organization commits meanwhile.
     confirmed_by and confirmation record who confirmed the change (sessions_app.confirmations).
     """
     sessions = AgentSession.objects.select_for_update().filter(owner=user).annotate(
@@ -52,8 +56,9 @@ def set_session_mode(
         target_kept=Exists(AgentMode.objects.filter(pk=mode.pk)),
         user_org=Subquery(Membership.objects.filter(user=user).values("organization")[:1]),
     )
-    with _unless_deleted_meanwhile(catalog, mode), transaction.atomic():
+    with _unless_deleted_meanwhile(catalog, mode) as named, transaction.atomic():
         session = sessions.get(pk=parse_session_id(session_id))
+        named.org_id = session.user_org
         refusal = catalog.switch_refusal(from_mode_id=session.mode_id, target=mode)
         if refusal is None:
             if not session.target_kept:
@@ -105,14 +110,21 @@ def _refused(session: AgentSession, mode: AgentMode, refusal: ModeSwitchRefused,
 
 
 @contextmanager
-def _unless_deleted_meanwhile(catalog: Catalog, mode: AgentMode):
-    """Writes naming mode, which the database refuses once a deletion of it commits meanwhile: ModeBeingRemovedError."""
+def _unless_deleted_meanwhile(catalog: Catalog, mode: AgentMode, *, org_id: int | None = None):
+    """
+    Writes naming mode and an organization (org_id, or the one the block sets as named.org_id once it knows it), which
+    the database refuses once a deletion of either commits meanwhile: ModeBeingRemovedError, or OrganizationRemoved.
+    """
+    named = SimpleNamespace(org_id=org_id)
     try:
-        yield
+        yield named
     except IntegrityError:
-        if AgentMode.objects.filter(pk=mode.pk).exists():
-            raise
-        raise _being_removed(catalog, mode) from None
+        if not AgentMode.objects.filter(pk=mode.pk).exists():
+            raise _being_removed(catalog, mode) from None
+        # The foreign key's check waited for the deletion, which holds the organization's row, and failed once done.
+        if named.org_id is not None and not Organization.objects.filter(pk=named.org_id).exists():
+            raise OrganizationRemoved() from None
+        raise
 
 
 def _being_removed(catalog: Catalog, mode: AgentMode) -> ModeBeingRemovedError:

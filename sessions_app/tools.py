@@ -5,6 +5,7 @@ import logging
 from django.conf import settings
 from django.db import transaction
 
+from accounts.services import OrganizationRemoved
 from agent_tools.contract import AgentTool, InvokeResult, function_schema, load_arguments, reject_unknown_arguments
 from agent_tools.registry import registry
 from aptix_site.database import BUSY_RETRY_SECONDS, database_busy
@@ -192,7 +193,8 @@ def change_mode(
             catalog=catalog, session_id=session_id, mode=mode, reason=reason, user=user, branch=branch,
             confirmed_by=confirmed_by, confirmation=confirmation,
         )
-    except (ModeSwitchRefused, UnknownModeError) as refusal:  # UnknownModeError: a mode being removed
+    # UnknownModeError: a mode being removed; OrganizationRemoved: the user's organization, deleted meanwhile.
+    except (ModeSwitchRefused, UnknownModeError, OrganizationRemoved) as refusal:
         return InvokeResult.from_error(str(refusal))
     except Exception as error:
         if database_busy(error):  # a lock held past its bound (DATABASE_LOCK_TIMEOUT_MS, SQLite's 20 s): passing

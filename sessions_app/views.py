@@ -50,7 +50,7 @@ class SessionListCreateView(generics.ListAPIView):
     @extend_schema(
         operation_id="createSession",
         request=SessionCreate,
-        responses={201: AgentSessionSerializer, **error_responses(400, 401, 403, 411, 413, 415, 429)},
+        responses={201: AgentSessionSerializer, **error_responses(400, 401, 403, 409, 411, 413, 415, 429)},
     )
     def post(self, request):
         body = SessionCreate.validated(request.data)

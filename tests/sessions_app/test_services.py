@@ -17,13 +17,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from accounts.services import OrganizationRemoved
 from modes.catalog import Release, UnknownModeError, get_mode, published_catalog, published_release
 from modes.graph import ModeSwitchRefused
 from modes.models import AgentMode
 from sessions_app.models import AgentSession, ModeChange, ModeChangeRefusal
 from sessions_app.selectors import InvalidSessionId, get_owned_session, mode_changes_of, sessions_of
 from sessions_app.services import ask_mode_change, create_session, set_session_mode
-from sessions_app.tools import answer_mode_change
+from sessions_app.tools import answer_mode_change, change_mode
 
 from ..conftest import CommitOnceWaitedOn
 from ..expected import DDR_ID, GENERAL_ID, WORKFLOW_ID
@@ -521,4 +522,44 @@ class TestAModeDeletedMeanwhile:
         assert committer.waited
         assert not result.successful and "'scratch' is being removed from the catalog" in result.error_message
         assert list(AgentSession.objects.values_list("mode_id", flat=True)) == [GENERAL_ID]
+        assert not ModeChange.objects.exists()
+
+
+# --- The user's organization deleted while a session is written (PostgreSQL: another transaction deletes it) -------
+
+
+def organization_deleted_meanwhile(other, organization):
+    """organization deleted as the admin deletes it (its row locked first), not committed."""
+    other.execute("SELECT 1 FROM accounts_organization WHERE id = %s FOR UPDATE", [organization.pk])
+    other.execute("DELETE FROM accounts_membership WHERE organization_id = %s", [organization.pk])
+    other.execute("UPDATE sessions_app_agentsession SET org_id = NULL WHERE org_id = %s", [organization.pk])
+    other.execute("DELETE FROM accounts_organization WHERE id = %s", [organization.pk])
+
+
+@pytest.mark.postgres(reason="another connection's uncommitted deletion, and PostgreSQL's row locks")
+@pytest.mark.usefixtures("modes_restored_after_flush")
+class TestAnOrganizationDeletedMeanwhile:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    @pytest.mark.parametrize("write", ["mode change", "new session"])
+    def test_a_write_in_it_waits_for_the_deletion_and_is_refused_in_words_and_nothing_changes(
+        self, alice, alice_org, alice_session, alice_client, second_connection, write
+    ):
+        catalog = published_catalog()
+        other = second_connection()
+        organization_deleted_meanwhile(other, alice_org)
+        committer = CommitOnceWaitedOn(other)
+        if write == "mode change":  # as agent_change_mode and an answer to its question make it
+            result = change_mode(
+                catalog=catalog, session_id=alice_session.pk, mode=catalog.mode("ddr_authoring"), reason="r",
+                user=alice, branch=False, confirmed_by="model",
+            )
+            refusal = (result.successful, result.server_fault, result.error_message)
+        else:
+            response = alice_client.post("/api/sessions/", {}, format="json")
+            refusal = (response.status_code, response.json()["detail"])
+        committer.join()
+        assert committer.waited  # the race was run: the write met the deletion uncommitted
+        assert refusal[:-1] == ((False, False) if write == "mode change" else (409,))
+        assert refusal[-1] == OrganizationRemoved.message
+        assert list(AgentSession.objects.values_list("mode_id", "org_id")) == [(GENERAL_ID, None)]
         assert not ModeChange.objects.exists()
