@@ -1,16 +1,20 @@
 """
-Admin for organizations, memberships, API tokens (listed and revoked here, never shown or minted) and the login
-attempts django-axes records, whose "Clean up expired attempts" action takes the delete permission like any deletion.
+Admin for organizations (deleted by accounts.services, which locks them first), memberships, API tokens (listed and
+revoked here, never shown or minted) and the login attempts django-axes records, whose "Clean up expired attempts"
+action takes the delete permission like any deletion.
 """
 
 from axes import admin as axes_admin
 from axes.models import AccessAttempt
 from django.contrib import admin
+from django.contrib.admin.actions import delete_selected as django_delete_selected
+from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
 
 from .models import ApiToken, Membership, Organization
+from .services import delete_organizations, organizations_to_delete
 
 
 @admin.register(Organization)
@@ -18,6 +22,26 @@ class OrganizationAdmin(admin.ModelAdmin):
     list_display = ["name", "slug"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
+    actions = ["delete_selected"]
+
+    def get_deleted_objects(self, objs, request):
+        # A deletion posted locks the organizations before Django looks for what names them, and keeps them locked
+        # until they are deleted (organizations_to_delete); a page only shown locks nothing.
+        if request.method == "POST":
+            objs = organizations_to_delete(organizations=objs)
+        return super().get_deleted_objects(objs, request)
+
+    @admin.action(description=_("Delete selected %(verbose_name_plural)s"), permissions=["delete"])
+    def delete_selected(self, request, queryset):
+        # Django's action runs outside a transaction: in one, the lock taken for its page lasts until the deletion.
+        with transaction.atomic():
+            return django_delete_selected(self, request, queryset)
+
+    def delete_model(self, request, obj):
+        delete_organizations(organizations=[obj])
+
+    def delete_queryset(self, request, queryset):
+        delete_organizations(organizations=queryset)
 
 
 @admin.register(Membership)

@@ -1,11 +1,12 @@
 """
-Writes to accounts: an account for an agent back-end, which signs in with an API token only; the refusal of a write
-naming an organization that a deletion removed meanwhile.
+Writes to accounts: an account for an agent back-end, which signs in with an API token only; deleting organizations,
+and the refusal of a write naming one that a deletion removed meanwhile.
 """
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import ProtectedError
 
 from aptix_site.service_errors import Conflict, ServiceError
 
@@ -56,6 +57,10 @@ def create_agent_user(*, username: str, organization_slug: str | None):
         return user, key
 
 
+class OrganizationInUse(Conflict):
+    """An organization that a rollout or the mode-change audit names (PROTECT); nothing was deleted."""
+
+
 class OrganizationRemoved(Conflict):
     """A write naming the user's organization, which a deletion removed while it was being made; nothing changed."""
 
@@ -63,3 +68,33 @@ class OrganizationRemoved(Conflict):
         "Your organization was deleted while this was being written, so nothing changed. Try again: it is then done "
         "outside any organization."
     )
+
+
+def organizations_to_delete(*, organizations) -> list[Organization]:
+    """
+    Those of organizations that still exist, locked (FOR UPDATE) until the caller's transaction ends: taken before
+    anything naming them is looked for, so that what is found stays true until they are deleted. A rollout staged to
+    one (modes.rollouts locks the organizations it names), or a mode change or session written in one (their foreign
+    keys' checks lock it too), committed first is found: PROTECT refuses the deletion, SET_NULL empties the session's
+    organization. One written after waits for the deletion, then finds the organization gone (InvalidStaging,
+    OrganizationRemoved). Unlocked, such a write committed between the search and the DELETE failed the deletion at
+    commit: a 500 in the admin.
+    """
+    pks = [organization.pk for organization in organizations]
+    return list(Organization.objects.select_for_update().filter(pk__in=pks).order_by("pk"))
+
+
+def delete_organizations(*, organizations) -> None:
+    """
+    All of organizations or none: their memberships go with them, sessions in them keep no organization.
+    OrganizationInUse if a rollout or the mode-change audit names one.
+    """
+    with transaction.atomic():
+        for organization in organizations_to_delete(organizations=organizations):
+            try:
+                organization.delete()
+            except ProtectedError:
+                raise OrganizationInUse(
+                    f"The organization '{organization.slug}' is named by a catalog rollout or by the mode-change audit, "
+                    "which keep whom they served: it cannot be deleted."
+                ) from None
