@@ -239,6 +239,16 @@ def abort_rollout_by_guard(*, rollout_id, reason: str) -> bool:
     return True
 
 
+def rollout_settled(*, rollout_id) -> CatalogRollout:
+    """
+    The rollout as it is once a promotion or abort under way has committed: read under the head's lock, which they
+    take. A judgment of it (check_rollout's) reports this, true at its end, not the rollout it read before judging.
+    """
+    with transaction.atomic():
+        catalog_head(locked=True)
+        return CatalogRollout.objects.select_related("ended_by").get(pk=rollout_id)
+
+
 class NoRolloutInFlight(ReleaseConflict):
     message = "No rollout is in flight: nothing to promote or abort."
 

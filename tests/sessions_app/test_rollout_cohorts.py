@@ -1,19 +1,25 @@
 """
 A rollout's cohorts compared (issue 43), and its guard: alice's organization is the cohort, bob's sessions the
 control. The guard trips when the cohort's sessions decline proposals the control's take; it is judged on the writes
-that feed it at most once a minute, and by check_rollout. The counts are served over REST, on the releases page, and
-filtered by revision in the transition counts.
+that feed it at most once a minute, and by check_rollout, which reports a rollout promoted or aborted while it
+judged it as ended (PostgreSQL: another connection ends it meanwhile). The counts are served over REST, on the
+releases page, and filtered by revision in the transition counts.
 """
 
 import logging
 from datetime import timedelta
+from decimal import Decimal
 from io import StringIO
 
 import pytest
 from django.core.management import call_command
 
 from modes.models import CatalogRollout
+from modes.releases import publish_revision
+from modes.rollouts import Guard, Staging
 from sessions_app.models import ModeChangeRefusal
+
+from ..conftest import CommitOnceWaitedOn
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
@@ -164,3 +170,41 @@ def test_the_rollout_in_flight_is_served_whatever_the_clock_that_started_an_ende
     assert client.post(f"/api/catalog/revisions/{scout_pending}/publish/", restart, format="json").status_code == 200
     body = client.get("/api/catalog/rollout/").json()
     assert (body["inFlight"], body["share"], body["state"]) == (True, 7.0, "in_flight")
+
+
+def ended_meanwhile(other, rollout, state):
+    """The rollout ended from another connection, as promote and abort end it (the head's row first), not committed."""
+    other.execute("UPDATE modes_cataloghead SET rollout_id = NULL WHERE id = 1")
+    other.execute(
+        "UPDATE modes_catalogrollout SET state = %s, ended_at = now(), ended_by_id = %s, end_reason = %s WHERE id = %s",
+        [state, rollout.started_by_id, "Too many refusals." if state == "aborted" else "", rollout.pk],
+    )
+
+
+@pytest.mark.postgres(reason="another connection's uncommitted promotion or abort, and PostgreSQL's row locks")
+@pytest.mark.usefixtures("modes_restored_after_flush", "fast_password_hashing")
+class TestARolloutEndedWhileCheckRolloutJudgesIt:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    @pytest.mark.parametrize("state, guard_trips, said", [
+        ("aborted", False, "It was aborted meanwhile by publisher: Too many refusals.\n"),
+        ("promoted", True, "It was promoted meanwhile by publisher: every session is served revision 2.\n"),
+    ])
+    def test_is_reported_as_ended_not_as_held_by_its_guard(
+        self, scout_pending, publisher, alice_session, second_connection, state, guard_trips, said
+    ):
+        guard = Guard(metric=CatalogRollout.Metric.REFUSED, ratio=Decimal(1), min_sessions=1)
+        publish_revision(number=scout_pending, user=publisher[0], staging=Staging(share=Decimal(10), guard=guard))
+        rollout = CatalogRollout.objects.get()
+        if guard_trips:  # a refusal in the cohort and none in the control's
+            ModeChangeRefusal.objects.create(
+                session=alice_session, from_mode_id="x", to_mode_id="y", catalog_revision=scout_pending
+            )
+        other = second_connection()
+        ended_meanwhile(other, rollout, state)
+        committer = CommitOnceWaitedOn(other)
+        out = StringIO()
+        call_command("check_rollout", stdout=out)
+        committer.join()
+        assert committer.waited  # the race was run: the command met the end uncommitted
+        assert out.getvalue().endswith(said)
+        assert CatalogRollout.objects.get().state == state
