@@ -44,10 +44,16 @@ class StrictSerializer(RequestSerializer):
 
     def to_internal_value(self, data):
         if isinstance(data, dict) and (unknown := sorted(set(data) - set(self.fields))):
-            raise serializers.ValidationError(
-                {name: ["Unknown field; accepted fields are " + ", ".join(self.fields) + "."] for name in unknown}
-            )
+            accepted = f"accepted fields are {', '.join(self.fields)}" if self.fields else "this request takes none"
+            raise serializers.ValidationError({name: [f"Unknown field; {accepted}."] for name in unknown})
         return super().to_internal_value(data)
+
+
+class NoBody(StrictSerializer):
+    """
+    The body of a POST that takes none: left out, or an empty object. Anything else is refused as any body is (not
+    JSON, not an object, a field), rather than ignored while the POST acts: a field sent is something the caller means.
+    """
 
 
 class WholeNumberField(serializers.IntegerField):

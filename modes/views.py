@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
 
-from aptix_site.api import CursorPagination, error_responses
+from aptix_site.api import CursorPagination, NoBody, error_responses
 from aptix_site.service_errors import NotFound
 
 from .catalog import UnknownRevisionError, catalog_at_revision, revision_number
@@ -211,7 +211,7 @@ class ReleaseActionView(APIView):
 
 def release_action_schema(operation_id: str, description: str, request=None):
     """The OpenAPI description of a release action's POST: the revision, or why not (403, 409)."""
-    responses = {200: REVISION_BODY, **error_responses(400, 401, 403, 404, 409)}
+    responses = {200: REVISION_BODY, **error_responses(400, 401, 403, 404, 409, 411, 413, 415)}
     return extend_schema_view(
         post=extend_schema(operation_id=operation_id, request=request, responses=responses, description=description)
     )
@@ -224,6 +224,7 @@ def release_action_schema(operation_id: str, description: str, request=None):
 )
 class ApproveRevisionView(ReleaseActionView):
     def act(self, request, number):
+        NoBody.validated(request.data)
         return approve_revision(number=number, user=request.user)
 
 
@@ -248,7 +249,7 @@ class RolloutPromoteView(APIView):
 
     @extend_schema(
         operation_id="promoteCatalogRollout", request=PromoteRequest,
-        responses={200: REVISION_BODY, **error_responses(400, 401, 403, 409)},
+        responses={200: REVISION_BODY, **error_responses(400, 401, 403, 409, 411, 413, 415)},
         description="Publish the revision being rolled out to every session, from every worker's next request; its "
         "approvals and the routing gate are judged as for any publication. 409 when no rollout is in flight. Needs the "
         "publish permission.",
@@ -263,7 +264,7 @@ class RolloutAbortView(APIView):
 
     @extend_schema(
         operation_id="abortCatalogRollout", request=AbortRequest,
-        responses={200: RolloutResponse, **error_responses(400, 401, 403, 409)},
+        responses={200: RolloutResponse, **error_responses(400, 401, 403, 409, 411, 413, 415)},
         description="Every session back on the published (control) revision from every worker's next request; the "
         "sessions' audit trails keep every change made meanwhile. 409 when no rollout is in flight. Needs the publish "
         "permission.",

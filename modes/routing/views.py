@@ -10,7 +10,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from aptix_site.api import CursorPagination, error_responses
+from aptix_site.api import CursorPagination, NoBody, error_responses
 from aptix_site.service_errors import NotFound
 
 from ..models import RoutingCase
@@ -70,12 +70,13 @@ class RoutingEvaluationView(APIView):
 
     @extend_schema(
         operation_id="evaluateCatalogRevision", request=None,
-        responses={201: RoutingEvaluationResponse, **error_responses(401, 403, 404)},
+        responses={201: RoutingEvaluationResponse, **error_responses(400, 401, 403, 404, 411, 413, 415)},
         description="Score revision n on the routing cases with the offline scorer (seconds; no network), store the "
         "evaluation with the revision and answer it, with what it moves against the published revision. Needs "
         "modes.add_routingevaluation and modes.view_routingevaluation.",
     )
     def post(self, request, number):
+        NoBody.validated(request.data)
         evaluation = run_offline_evaluation(number=revision_from_url(number), user=request.user)
         return Response(RoutingEvaluationResponse(evaluation_payload(evaluation)).data, status=status.HTTP_201_CREATED)
 

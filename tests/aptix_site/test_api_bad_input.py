@@ -138,6 +138,56 @@ def test_a_body_that_is_not_json_is_refused_as_an_unsupported_media_type(alice_c
     assert response.json() == refusal_at(url, {"detail": f'Unsupported media type "{content_type}" in request.'})
 
 
+# A POST that takes no body still reads one sent: ignored, it approved or evaluated whatever the body said.
+NO_BODY_POSTS = ["/api/catalog/revisions/2/approve/", "/api/catalog/revisions/2/evals/"]
+
+
+@pytest.fixture
+def reviewer(settings):
+    """Revision 2 pending under review, and an API client of a staff user who may approve and evaluate it."""
+    from django.contrib.auth.models import Permission
+
+    from ..conftest import through_the_services, valid_mode
+
+    settings.CATALOG_APPROVALS = 1
+    through_the_services(lambda: valid_mode("scout").save(force_insert=True))
+    user = get_user_model().objects.create_user(username="reviewer", is_staff=True)
+    granted = ["view_catalogrevision", "approve_revision", "add_routingevaluation", "view_routingevaluation"]
+    user.user_permissions.set(Permission.objects.filter(content_type__app_label="modes", codename__in=granted))
+    client = APIClient()
+    client.force_login(user)
+    return client
+
+
+@pytest.mark.parametrize("url", NO_BODY_POSTS)
+@pytest.mark.parametrize(
+    "body, content_type, status, problem",
+    [
+        (b'{"reason": "LGTM"}', "application/json", 400, {"reason": ["Unknown field; this request takes none."]}),
+        (b'{"reason": ', "application/json", 400, None),
+        (b"[]", "application/json", 400, {"non_field_errors": ["Invalid data. Expected a dictionary, but got list."]}),
+        (b"null", "application/json", 400, {"non_field_errors": ["No data provided"]}),
+        (b"LGTM", "text/plain", 415, {"detail": 'Unsupported media type "text/plain" in request.'}),
+    ],
+    ids=["field", "malformed", "list", "null", "text"],
+)
+def test_a_post_that_takes_no_body_refuses_one_it_cannot_take_and_changes_nothing(
+    reviewer, url, body, content_type, status, problem
+):
+    from modes.models import CatalogApproval, RoutingEvaluation
+
+    response = send(reviewer, url, body, content_type=content_type)
+
+    assert response.status_code == status, response.content
+    if problem is None:
+        assert response.json()["detail"].startswith("JSON parse error - ")
+    else:
+        assert response.json() == problem
+    assert (CatalogApproval.objects.count(), RoutingEvaluation.objects.count()) == (0, 0)
+    assert send(reviewer, url, b"{}").status_code in (200, 201)  # an empty object is no body
+    assert reviewer.post(url).status_code in (200, 201)
+
+
 # --- arguments --------------------------------------------------------------------------------------------
 
 
