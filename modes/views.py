@@ -12,7 +12,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics
 from rest_framework.exceptions import ValidationError
-from rest_framework.permissions import BasePermission, IsAdminUser
+from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import APIView
@@ -198,7 +198,9 @@ class CatalogRevisionDiffView(APIView):
 class ReleaseActionView(APIView):
     """POST approves or publishes revision n (act); 200 with the revision as GET shows it."""
 
-    permission_classes = [IsAdminUser]
+    # The answer is the revision as GET shows it: it needs the view permission, as the releases page does; then the
+    # services say which release permission is missing.
+    permission_classes = [MayViewRevisions]
 
     def post(self, request, number):
         number = revision_from_url(number)
@@ -245,7 +247,7 @@ class PublishRevisionView(ReleaseActionView):
 
 
 class RolloutPromoteView(APIView):
-    permission_classes = [IsAdminUser]  # the services say which permission is missing
+    permission_classes = [MayViewRevisions]  # as ReleaseActionView's
 
     @extend_schema(
         operation_id="promoteCatalogRollout", request=PromoteRequest,
@@ -260,7 +262,7 @@ class RolloutPromoteView(APIView):
 
 
 class RolloutAbortView(APIView):
-    permission_classes = [IsAdminUser]  # the services say which permission is missing
+    permission_classes = [MayViewRevisions]  # as ReleaseActionView's
 
     @extend_schema(
         operation_id="abortCatalogRollout", request=AbortRequest,

@@ -191,6 +191,32 @@ def test_users_without_the_permissions_get_403_and_nothing_changes(reviewed, aut
     assert revision(author_client, 2)["status"] == "pending"
 
 
+def test_staff_who_may_release_but_not_read_revisions_can_neither_approve_publish_stage_promote_nor_abort(
+    scout_pending, publisher
+):
+    # Each answers the revision (or the rollout) as a read does: it needs what a read needs, as on the releases page.
+    _, publisher_client = publisher
+    releaser, releaser_client = staff("releaser", "approve_revision", "publish_revision", "publish_unreviewed_revision")
+    releaser.user_permissions.remove(Permission.objects.get(codename="view_catalogrevision"))
+    for url, body in (
+        (f"/api/catalog/revisions/{scout_pending}/approve/", {}),
+        (f"/api/catalog/revisions/{scout_pending}/publish/", {}),
+        (f"/api/catalog/revisions/{scout_pending}/publish/", {"share": 10}),
+        ("/api/catalog/revisions/1/publish/", {}),  # the published one: changed nothing, and answered its release
+    ):
+        response = releaser_client.post(url, body, format="json")
+        assert response.status_code == 403, (url, response.content)
+        assert "SCOUT" not in response.content.decode().upper()
+    unchanged = revision(publisher_client, scout_pending)
+    assert (unchanged["status"], unchanged["approvals"]) == ("pending", [])
+
+    staged = publisher_client.post(f"/api/catalog/revisions/{scout_pending}/publish/", {"share": 10}, format="json")
+    assert staged.status_code == 200
+    for action in ("promote", "abort"):
+        assert releaser_client.post(f"/api/catalog/rollout/{action}/", {}, format="json").status_code == 403
+    assert revision(publisher_client, scout_pending)["status"] == "staged"
+
+
 def test_a_mode_whose_deletion_awaits_review_is_refused_to_new_sessions_and_mode_changes_with_400(
     custom_mode, settings, author, alice_client, alice_session
 ):

@@ -20,8 +20,8 @@ from .conftest import OVERLAPPING, tell_apart
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_password_hashing")]
 
 RELEASER = (
-    "approve_revision", "publish_revision", "publish_unreviewed_revision", "add_routingevaluation",
-    "view_routingevaluation",
+    "view_catalogrevision", "approve_revision", "publish_revision", "publish_unreviewed_revision",
+    "add_routingevaluation", "view_routingevaluation",
 )
 FAILING_CASE = "'Build me a dashboard of weekly sales figures.' from general: expected data_reports, predicted sql_help"
 
