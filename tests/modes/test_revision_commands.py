@@ -167,6 +167,16 @@ def test_record_revision_records_a_change_made_past_the_services_and_then_finds_
     assert CatalogRevision.objects.count() == 2
 
 
+def test_under_review_record_revision_says_the_revision_it_records_is_pending_and_not_served(settings):
+    settings.CATALOG_APPROVALS = 1  # a recorded change is a pending revision, as any change is
+    AgentMode.objects.filter(key="general").update(when_to_use="Use this mode for anything at all.")
+
+    assert run("record_revision") == (
+        "Recorded catalog revision 2, pending: agents are served revision 1 until it is approved and published.\n", ""
+    )
+    assert published_catalog().revision == 1
+
+
 def test_a_raw_update_that_breaks_a_rule_is_not_recorded_and_record_revision_names_the_rule():
     with connection.cursor() as cursor:  # no default mode: the database allows it, the catalog's rules do not
         cursor.execute("UPDATE modes_agentmode SET is_default = %s", [False])
