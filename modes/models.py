@@ -461,8 +461,9 @@ class CatalogRollout(models.Model):
     # When its share or organizations last changed: what each process's copy of it is keyed by.
     changed_at = models.DateTimeField(auto_now=True)
     ended_at = models.DateTimeField(null=True, blank=True)
+    # Protected: empty means the guard ended it, which a deleted user's abort would read as.
     ended_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
         help_text="Empty for an abort by the guard.",
     )
     end_reason = models.TextField(blank=True)

@@ -382,6 +382,21 @@ def test_an_organization_a_rollout_names_cannot_be_deleted(scout_pending, publis
     assert list(CatalogRollout.objects.get().organizations.values_list("slug", flat=True)) == ["acme"]
 
 
+def test_a_user_who_aborted_a_rollout_cannot_be_deleted_so_the_abort_is_never_read_as_the_guards(
+    scout_pending, publisher, admin_client
+):
+    user, client = publisher
+    assert stage(client, scout_pending, share=10).status_code == 200
+    assert client.post("/api/catalog/rollout/abort/", {"reason": "Sessions stall."}, format="json").status_code == 200
+
+    refused = admin_client.post(f"/admin/auth/user/{user.pk}/delete/", {"post": "yes"})
+
+    assert "Cannot delete user" in refused.content.decode()
+    shown = admin_client.get("/admin/modes/catalogrevision/releases/").content.decode()
+    assert "was aborted by publisher at" in shown and "by its guard" not in shown
+    assert admin_client.get("/api/catalog/rollout/").json()["endedBy"] == "publisher"
+
+
 def test_promote_and_abort_naming_another_revision_than_the_one_rolled_out_change_nothing(scout_pending, publisher):
     _, client = publisher
     stage(client, scout_pending, share=10)
