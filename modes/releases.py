@@ -292,6 +292,9 @@ def _roll_back(revision: CatalogRevision, user) -> CatalogRevision:
     head = catalog_head(locked=True)
     latest = restored or CatalogRevision.objects.get(number=head.latest)
     if head.published != latest.number:
+        if restored is None:  # the pending revision holds that catalog already: published as the rollback it is
+            latest.restores = revision.number
+            latest.save(update_fields=["restores"])
         publish(head, latest, by=user, unreviewed=False)
         head.save(update_fields=["published", "published_at"])
     return latest

@@ -168,6 +168,23 @@ def test_a_rollback_restores_the_earlier_prompt_byte_for_byte_and_admins_edit_fr
     assert [revision(author_client, n)["status"] for n in (1, 2)] == ["previous", "previous"]
 
 
+def test_a_rollback_to_the_catalog_a_pending_revision_holds_publishes_that_revision_as_the_rollback(
+    reviewed, author, reviewer
+):
+    # The pending revision 3 undoes revision 2 by hand: rolling back to 1 writes nothing new and publishes 3, without
+    # its approvals. It is published as what it is, revision 1's catalog restored, not as a release of revision 3.
+    user, author_client = author
+    edit_general(author_client)
+    reviewer[1].post("/api/catalog/revisions/2/approve/")
+    author_client.post("/api/catalog/revisions/2/publish/")
+    edit_general(author_client, revision(author_client, 1)["modes"][0]["when_to_use"])
+
+    rolled_back = run("publish_revision", "1", "--user", user.username)
+
+    assert rolled_back == "Revision 3, which restores revision 1, is published.\n"
+    assert revision(author_client, 3)["status"] == "published"
+
+
 def test_an_unreviewed_publication_is_recorded_as_such(reviewed, author, alice_client):
     _, author_client = author
     _, hurried_client = staff("hurried", "publish_unreviewed_revision")
