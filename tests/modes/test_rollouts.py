@@ -237,6 +237,8 @@ def test_the_commands_stage_promote_and_abort_and_refuse_in_one_line(scout_pendi
             "publish_revision", str(scout_pending), "--user", user.username, "--share", "10", "--guard-metric", "declined",
             "--guard-ratio", "lots", "--guard-min-sessions", "5",
         )
+    with pytest.raises(CommandError, match="^--guard-metric: "):  # not staged without the guard it asked for
+        call_command("publish_revision", str(scout_pending), "--user", user.username, "--share", "10", "--guard-metric", "")
     call_command("publish_revision", str(scout_pending), "--user", user.username, "--share", "10", stdout=out)
     assert out.getvalue() == "Revision 2 is being rolled out.\n"
     call_command("abort_rollout", "--user", user.username, "--reason", "Not now.", stdout=out)

@@ -38,7 +38,8 @@ class Command(ReleaseCommand):
         body = {
             **({"share": share} if share is not None else {}),
             **({"organizations": organizations} if organizations else {}),
-            **({"guard": {name: value for name, value in guard.items() if value is not None}} if any(guard.values()) else {}),
+            # An option given empty is validated as given (a refusal), never taken for no guard at all.
+            **({"guard": given} if (given := {name: value for name, value in guard.items() if value is not None}) else {}),
             **({"restart": True} if restart else {}),
         }
         staging = validated_options(PublishRequest.staging, body, options=OPTIONS)  # the API's rules and messages
