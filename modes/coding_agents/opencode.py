@@ -15,7 +15,7 @@ import re
 
 from ..models import AgentMode
 from ..portable import PortableFileError, load_text
-from .base import APPROXIMATED, CARRIED, TOOL_GROUPS, AgentFile, Reading, Writing, problem
+from .base import APPROXIMATED, CARRIED, TOOL_GROUPS, AgentFile, Reading, Writing, YAML12Loader, problem
 from .markdown import (
     AgentReport, GroupExport, ModeExport, agent_name, body_text, check_fields, export_groups, export_text, finish,
     is_count, is_flag, is_number, is_text, read_body, read_description, read_markdown, read_name, refined_groups,
@@ -156,7 +156,9 @@ def _file_name(path: str) -> str:
 
 def _read_config(reading: Reading, file: AgentFile, by_path: dict, prompt_files: set, format_name: str) -> None:
     try:
-        config = load_text(strip_jsonc(file.content))
+        # A config that is not JSON is read as YAML, and then as the agents' YAML 1.2 as front matter is: YAML 1.1
+        # read 'write: no' as false, silently taking the edit group away.
+        config = load_text(strip_jsonc(file.content), yaml_loader=YAML12Loader)
     except PortableFileError as error:
         reading.problems += [problem(file.path, None, message) for message in error.problems]
         return

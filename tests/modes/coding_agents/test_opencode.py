@@ -258,6 +258,15 @@ def test_a_tool_switched_off_with_no_is_refused_as_opencode_refuses_it_not_read_
                                 "false: write's 'no' is text to the agent, as YAML 1.2 reads it; use false."]
 
 
+def test_a_config_read_as_yaml_reads_a_tool_switched_off_with_no_as_front_matter_does_not_as_false():
+    # Not JSON (an unquoted no), so read as YAML: as YAML 1.1 it was False, and the import took the edit group away
+    # without a word, the silent reading agent files' YAML 1.2 ends in front matter.
+    reading = read({"opencode.json": '{"agent": {"a": {"description": "A.", "prompt": "P.", "tools": {"write": no}}}}'})
+    assert reading.modes == []
+    assert reading.problems == ["opencode.json: mode 'a': tools: must be a mapping of tool names to true or false: "
+                                "write's 'no' is text to the agent, as YAML 1.2 reads it; use false."]
+
+
 def test_a_permission_key_yaml_1_1_reads_as_a_boolean_is_the_tool_name_opencode_reads():
     # 'no: deny' names a tool called no, which OpenCode does not have; YAML 1.1's False key was an uncaught error.
     reading = read({".opencode/agent/a.md": agent("description: A.\npermission:\n  no: deny\n  on: deny")})
