@@ -1,7 +1,7 @@
 """Records a change made past the services (QuerySet.update(), raw SQL) as a catalog revision, through its rules."""
 
 from aptix_site.commands import ServiceCommand
-from modes.models import CatalogHead
+from modes.releases import catalog_head
 from modes.services import record_unrecorded_changes
 
 
@@ -16,10 +16,9 @@ class Command(ServiceCommand):
         if revision is None:
             self.stdout.write("Nothing to record.")
         elif revision.published_at is None:  # under review: a change made past the services is reviewed as any other
-            published = CatalogHead.objects.values_list("published", flat=True).get(pk=1)
             self.stdout.write(
-                f"Recorded catalog revision {revision.number}, pending: agents are served revision {published} until it "
-                "is approved and published."
+                f"Recorded catalog revision {revision.number}, pending: agents are served revision "
+                f"{catalog_head().published} until it is approved and published."
             )
         else:
             self.stdout.write(f"Recorded catalog revision {revision.number}.")
