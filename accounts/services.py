@@ -8,6 +8,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
+from aptix_site.database import foreign_keys_checked_at_each_statement
 from aptix_site.service_errors import Conflict, ServiceError
 
 from .models import Membership, Organization
@@ -52,7 +53,17 @@ def create_agent_user(*, username: str, organization_slug: str | None):
         except IntegrityError:  # created meanwhile, by a run beside this one
             raise exists from None
         if organization is not None:
-            Membership.objects.create(user=user, organization=organization)
+            foreign_keys_checked_at_each_statement()  # a deletion of the organization under way is waited for
+            try:
+                with transaction.atomic():
+                    Membership.objects.create(user=user, organization=organization)
+            except IntegrityError:
+                if Organization.objects.filter(pk=organization.pk).exists():
+                    raise
+                raise AccountRefused(
+                    f"The organization {organization_slug!r} was deleted while the account was being made; nothing "
+                    "was created."
+                ) from None
         _, key = create_token(user=user, name="agent")
         return user, key
 

@@ -102,3 +102,18 @@ class TestTwoRunsForOneName:
         assert committer.waited  # the race was run: this one waited on the other's row
         assert str(caught.value).startswith("A user named 'planner' exists already;")
         assert not ApiToken.objects.exists()
+
+
+@pytest.mark.postgres(reason="another connection's uncommitted deletion, and PostgreSQL's row locks")
+@pytest.mark.usefixtures("modes_restored_after_flush")
+class TestAnOrganizationDeletedMeanwhile:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_is_refused_in_words_creating_nothing_is_refused_in_words_creating_nothing(self, second_connection, acme):
+        # It was an IntegrityError at commit, which manage.py called a connection problem.
+        other = second_connection()
+        other.execute("DELETE FROM accounts_organization WHERE id = %s", [acme.pk])
+        committer = CommitOnceWaitedOn(other)
+        message = refusal("planner", "--organization", "acme")
+        committer.join()
+        assert committer.waited  # the race was run: the membership waited on the deletion
+        assert message == "The organization 'acme' was deleted while the account was being made; nothing was created."
