@@ -15,8 +15,9 @@ A group's fileRegex is handed to JavaScript's `new RegExp(pattern)`: it is check
 """
 
 import difflib
+import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 import yaml
@@ -62,6 +63,8 @@ DISPLAY_NAME_LENGTH = AgentMode._meta.get_field("display_name").max_length
 # The characters Roo Code rewrites in a whole mode file before it reads it as YAML (CustomModesManager's
 # cleanInvisibleCharacters): a no-break space to a space, zero-width ones out, dashes to '-', curly quotes to straight.
 REWRITTEN_BY_ROO = re.compile("[\u00a0\u200b\u200c\u200d\u2010-\u2015\u2212\u2018\u2019\u201c\u201d]")
+REWRITES = {"\u00a0": " ", "\u200b": "", "\u200c": "", "\u200d": "", "\u2018": "'", "\u2019": "'", "\u201c": '"',
+            "\u201d": '"'}  # and every dash: '-'
 
 
 # Paths
@@ -172,26 +175,83 @@ def _ignored_rules_file_slug(path: str, agent: _Agent) -> str | None:
 
 def _read_mode_file(file: AgentFile, *, agent: _Agent, format_name: str, problems: list[str]) -> list[_ModeRead]:
     """The modes of one mode file; problems gets those of the file as a whole."""
-    text = file.content.removeprefix("\ufeff")  # Roo Code strips a byte order mark before it reads
-    if not text.strip():
+    written = file.content.removeprefix("\ufeff")  # Roo Code strips a byte order mark before it reads
+    if not written.strip():
         return []  # as Roo Code reads it: an empty file holds no modes
     try:  # as Roo Code's yaml package reads it, YAML 1.2: yes and 2024-01-01 are text, 1e3 is a number
-        document = load_text(text, yaml_loader=YAML12Loader)
+        document, text = _load_as_roo_code(written)
     except PortableFileError as error:
         problems += [problem(file.path, None, message) for message in error.problems]
         return []
     if not isinstance(document, dict) or not isinstance(document.get("customModes"), list):
         problems.append(problem(file.path, None, f"{agent.name}'s mode file is a mapping with a customModes list."))
         return []
-    modes = []
+    modes, as_written = [], _modes_as_written(written, text, document)
     for index, raw in enumerate(document["customModes"]):
         if isinstance(raw, dict):
-            modes.append(_read_mode(raw, index=index, path=file.path, agent=agent, format_name=format_name))
+            mode = _read_mode(raw, index=index, path=file.path, agent=agent, format_name=format_name)
+            _note_rewritten(mode, raw, as_written[index] if index < len(as_written) else None)
+            modes.append(mode)
         else:
             problems.append(problem(file.path, None, f"customModes[{index}]: a mode is a mapping of {agent.name}'s "
                                                      "fields (slug, name, roleDefinition, groups, ...)."))
     _refuse_repeated_modes(modes)
     return modes
+
+
+def as_roo_code_reads(text: str) -> str:
+    """A mode file's text as Roo Code reads it: with REWRITTEN_BY_ROO's characters rewritten, in the whole file."""
+    return REWRITTEN_BY_ROO.sub(lambda match: REWRITES.get(match.group(0), "-"), text)
+
+
+def _load_as_roo_code(written: str) -> tuple[object, str]:
+    """
+    (the document, the text it was read from): the file's text as Roo Code rewrites it, or, when that is not YAML,
+    the file as written if it is JSON (Roo Code's fallback: JSON.parse of the original). PortableFileError otherwise,
+    with what is wrong with the rewritten text, as Roo Code reports its YAML error.
+    """
+    text = as_roo_code_reads(written)
+    try:
+        return load_text(text, yaml_loader=YAML12Loader), text
+    except PortableFileError:
+        if text == written or not _is_json(written):
+            raise
+    return load_text(written, yaml_loader=YAML12Loader), written  # read as JSON, with load_text's checks
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _modes_as_written(written: str, text: str, document: dict) -> list:
+    """The modes as the file's own characters give them, when Roo Code's rewriting changed the text it read; else []."""
+    if text == written:
+        return []
+    try:
+        as_written = load_text(written, yaml_loader=YAML12Loader)
+    except PortableFileError:
+        return []  # the rewriting made the file readable (“...” as quotes): its fields are what Roo Code reads
+    modes = as_written.get("customModes") if isinstance(as_written, dict) else None
+    return modes if isinstance(modes, list) and len(modes) == len(document["customModes"]) else []
+
+
+def _note_rewritten(mode: _ModeRead, raw: dict, as_written) -> None:
+    """A field whose text Roo Code's rewriting changed is approximated: the catalog takes it as Roo Code reads it."""
+    if not isinstance(as_written, dict):
+        return
+    changed = {name for name, value in raw.items() if isinstance(value, str) and value != as_written.get(name)}
+    how = f"read as {mode.agent.name} reads it, which rewrites curly quotes, dashes, no-break and zero-width spaces " \
+          "in the whole file first"
+    mode.report = [
+        replace(line, fate=APPROXIMATED if line.fate == CARRIED else line.fate,
+                how="; ".join(filter(None, [line.how, how])))
+        if line.field in changed and line.path == mode.path else line
+        for line in mode.report
+    ]
 
 
 def _refuse_repeated_modes(modes: list[_ModeRead]) -> None:

@@ -644,3 +644,29 @@ def test_a_repository_with_rules_reads_writes_and_reads_back_the_same():
     modes = [AgentMode(**entry) for _, entry in first.modes]
     again = read_roo(write_roo(modes, format_name="roo").files, format_name="roo")
     assert again.problems == [] and again.modes == first.modes
+
+
+def test_a_mode_file_is_read_as_roo_code_reads_it_curly_quotes_dashes_and_invisible_spaces_rewritten():
+    # Roo Code rewrites these characters in the whole file before YAML reads it (cleanInvisibleCharacters): its
+    # model never saw "Don’t" or the quotes around “Docs”, and an export of what the file said would now show them.
+    content = ("customModes:\n  - slug: docs\n    name: “Docs”\n    roleDefinition: Don’t guess — ask\u00a0first.\n"
+               "    whenToUse: Use it for docs\u200b.\n    groups: [read]\n")
+    reading = read({".roomodes": content})
+    entry = entry_of(reading, "docs")
+    assert (entry["display_name"], entry["prompt"], entry["when_to_use"]) == ("Docs", "Don't guess - ask first.",
+                                                                             "Use it for docs.")
+    assert fates(reading) | {"slug": CARRIED} == {"slug": CARRIED, "name": APPROXIMATED, "roleDefinition": APPROXIMATED,
+                                                  "whenToUse": APPROXIMATED, "groups": CARRIED}
+    assert entry == entry_of(read_roo(write_roo([AgentMode(**entry)], format_name="roo").files, format_name="roo"),
+                             "docs")
+
+
+def test_json_that_the_rewriting_breaks_is_read_as_written_as_roo_code_falls_back_to_it():
+    content = roomodes(roo_mode(slug="docs", name="Say “hi”"))
+    assert entry_of(read({".roomodes": content}), "docs")["display_name"] == "Say “hi”"
+
+
+def test_yaml_that_the_rewriting_breaks_is_refused_as_roo_code_refuses_it():
+    reading = read({".roomodes": "customModes:\n  - slug: docs\n    name: —\n    roleDefinition: R\n"
+                                 "    whenToUse: W\n    groups: [read]\n"})
+    assert reading.modes == [] and len(reading.problems) == 1
