@@ -40,12 +40,18 @@ class _Agent:
     modes_file: str
     rules_folder: str
     ignored_groups: tuple[str, ...] = ()  # groups it leaves out of a mode as it reads it
+    sources: tuple[str, ...] = ("global", "project")  # the sources its schema takes: any other refuses the file
+    own_fields: dict = field(default_factory=dict)  # its fields beyond Roo Code's (text, as its schema says): meaning
 
 
 AGENTS = {
     # Roo Code strips the browser group as it reads a mode (packages/types/src/mode.ts, deprecatedToolGroups).
     "roo": _Agent(name="Roo Code", modes_file=".roomodes", rules_folder=".roo", ignored_groups=("browser",)),
-    "kilo": _Agent(name="Kilo", modes_file=".kilocodemodes", rules_folder=".kilocode"),
+    # Kilo's modeConfigSchema adds a source and three fields of its own.
+    "kilo": _Agent(name="Kilo", modes_file=".kilocodemodes", rules_folder=".kilocode",
+                   sources=("global", "project", "organization"),
+                   own_fields={"iconName": "the icon it shows for the mode", "preferredProviderId": "the provider it "
+                               "prefers", "preferredModelId": "the model it prefers"}),
 }
 GLOBAL_MODES_FILE = "custom_modes.yaml"  # Roo Code's (and Kilo's) file of a user's modes, in its settings folder
 SLUG_PATTERN = re.compile(r"[a-zA-Z0-9-]+")  # modeConfigSchema's
@@ -283,15 +289,27 @@ def _read_mode(raw: dict, *, index: int, path: str, agent: _Agent, format_name: 
         mode.note("customInstructions", CARRIED)
     _read_groups(mode, raw)
     if "source" in raw:
-        mode.note("source", DROPPED, f"where {agent.name} keeps the mode (global or project): the catalog is the one "
-                                     "place modes come from now, and an export writes project modes")
+        _read_source(mode, raw["source"])
     if "rulesFiles" in raw:
         _read_rules_files(mode, raw["rulesFiles"])
     for name in (name for name in raw if name not in MODE_FIELDS):
-        guess = _meant(str(name))
-        how = f"not a {agent.name} mode field" + (f"; did you mean {guess}?" if guess else "")
-        mode.note(str(name), DROPPED, how)
+        if name in agent.own_fields and _text(mode, raw, name) is not None:
+            mode.note(name, DROPPED, f"{agent.own_fields[name]}: the catalog has no field for it")
+        elif name not in agent.own_fields:
+            guess = _meant(str(name))
+            how = f"not a {agent.name} mode field" + (f"; did you mean {guess}?" if guess else "")
+            mode.note(str(name), DROPPED, how)
     return mode
+
+
+def _read_source(mode: _ModeRead, source) -> None:
+    sources = mode.agent.sources
+    if source not in sources:
+        named = f"{', '.join(map(repr, sources[:-1]))} or {sources[-1]!r}"
+        mode.refuse(f"source: {mode.agent.name} takes {named} only, and refuses the whole file for any other.")
+        return
+    mode.note("source", DROPPED, f"where {mode.agent.name} keeps the mode ({', '.join(sources)}): the catalog is the "
+                                 "one place modes come from now, and an export writes project modes")
 
 
 def _meant(name: str) -> str | None:

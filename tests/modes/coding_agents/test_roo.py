@@ -221,8 +221,8 @@ def test_kilos_legacy_modes_and_rules_folder_are_read_with_kilos_ids_and_words()
     assert entry["tool_group_hints"] == [
         "read", 'edit {"fileRegex": "(?=.*locales/).*\\\\.json$", "description": "Locale files"}'
     ]
-    unknown = read({".kilocodemodes": roomodes(roo_mode(iconName="globe"))}, format_name="kilo")
-    assert next(line.how for line in unknown.report if line.field == "iconName") == "not a Kilo mode field"
+    unknown = read({".kilocodemodes": roomodes(roo_mode(model="globe"))}, format_name="kilo")
+    assert next(line.how for line in unknown.report if line.field == "model") == "not a Kilo mode field"
 
 
 def test_an_exported_modes_rules_files_join_its_custom_instructions():
@@ -670,3 +670,22 @@ def test_yaml_that_the_rewriting_breaks_is_refused_as_roo_code_refuses_it():
     reading = read({".roomodes": "customModes:\n  - slug: docs\n    name: —\n    roleDefinition: R\n"
                                  "    whenToUse: W\n    groups: [read]\n"})
     assert reading.modes == [] and len(reading.problems) == 1
+
+
+@pytest.mark.parametrize("source", ["banana", "organization", None, 1])
+def test_a_source_roo_code_refuses_the_whole_file_for_is_a_problem(source):
+    reading = read({".roomodes": roomodes(roo_mode(source=source) if source is not None else
+                                          {**roo_mode(), "source": None})})
+    assert reading.modes == [] and reading.problems == [
+        ".roomodes: mode 'reviewer': source: Roo Code takes 'global' or 'project' only, and refuses the whole file "
+        "for any other."]
+
+
+def test_kilo_takes_an_organization_source_and_knows_its_own_fields():
+    mode = roo_mode(source="organization", iconName="codicon-eye", preferredModelId="claude")
+    reading = read({".kilocodemodes": roomodes(mode)}, format_name="kilo")
+    assert reading.problems == []
+    lines = {line.field: line for line in reading.report}
+    assert lines["iconName"].fate == DROPPED and "not a Kilo mode field" not in lines["iconName"].how
+    assert lines["preferredModelId"].fate == DROPPED and "the model it prefers" in lines["preferredModelId"].how
+    assert "organization" in lines["source"].how
