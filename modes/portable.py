@@ -172,7 +172,30 @@ def _repeated_key_error(key) -> PortableFileError:
 
 
 class YAMLLoaderWithoutRepeatedKeys(yaml.SafeLoader):
-    """PyYAML keeps the last of two equal keys without a word; a mode file with two of one field is a mistake."""
+    """
+    PyYAML keeps the last of two equal keys without a word; a mode file with two of one field is a mistake. And its
+    scanner refuses a tab anywhere but in a quoted or block value, where YAML (1.1 and 1.2, and the coding agents'
+    parsers) takes one between the words of a line: 'key:<tab>value', 'a<tab>b', one an editor left at a line's end.
+    A tab that indents stays refused, as YAML refuses it.
+    """
+
+    def scan_to_next_token(self):
+        # A tab after something on its line separates as a space does; before anything, it would indent.
+        while self.peek() in " \t" and self.buffer[self.pointer - self.column:self.pointer].strip(" \t"):
+            self.forward()
+        super().scan_to_next_token()
+
+    def scan_plain_spaces(self, indent, start_mark):
+        # PyYAML's own reads spaces only: tabs between a plain value's words are kept, at the line's end dropped.
+        length = 0
+        while self.peek(length) in " \t":
+            length += 1
+        if "\t" not in self.prefix(length):
+            return super().scan_plain_spaces(indent, start_mark)
+        ends_line = self.peek(length) in "\0\r\n\x85\u2028\u2029"
+        whitespace = self.prefix(length)
+        self.forward(length)
+        return super().scan_plain_spaces(indent, start_mark) if ends_line else [whitespace]
 
     def construct_mapping(self, node, deep=False):
         seen = set()

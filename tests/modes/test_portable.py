@@ -1,0 +1,27 @@
+"""The portable file's reading of YAML and JSON (modes.portable.load_text)."""
+
+import pytest
+
+from modes.portable import PortableFileError, load_text
+
+
+@pytest.mark.parametrize("text, document", [
+    ("key:\tvalue", {"key": "value"}),
+    ("a: x\ty", {"a": "x\ty"}),
+    ("a: x \t y", {"a": "x \t y"}),
+    ("a: b\t", {"a": "b"}),
+    ("a: b\t# a comment", {"a": "b"}),
+    ('a: "x"\t# a comment', {"a": "x"}),
+    ("a: x\t\n  y", {"a": "x y"}),
+    ("- \titem", ["item"]),
+    ("key: [a,\tb]", {"key": ["a", "b"]}),
+    ("a: |\n  \tx\n", {"a": "\tx\n"}),
+])
+def test_a_tab_between_the_words_of_a_line_is_read_as_yaml_reads_it(text, document):
+    assert load_text(text) == document
+
+
+@pytest.mark.parametrize("text", ["\ta: b", "a:\n\tb: c"])
+def test_a_tab_that_indents_is_refused_as_yaml_refuses_it(text):
+    with pytest.raises(PortableFileError):
+        load_text(text)
