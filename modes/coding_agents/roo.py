@@ -514,13 +514,16 @@ def _add_rules_files(modes: list[_ModeRead], rules_files: list, *, agent: _Agent
 
 
 def _add_rules(mode: _ModeRead) -> None:
-    """A mode's rules after its custom instructions, in Roo Code's order (by file name) and under its headings."""
-    if not mode.rules:
-        return
-    ordered = sorted(mode.rules.items(), key=lambda rule: (PurePosixPath(rule[0]).name.casefold(), rule[0]))
-    rules = "\n\n".join(f"# Rules from {shown}:\n{content}" for shown, content in ordered)
-    instructions = mode.entry.get("custom_instructions", "").rstrip()
-    mode.entry["custom_instructions"] = f"{instructions}\n\n{rules}" if instructions else rules
+    if mode.rules:
+        mode.entry["custom_instructions"] = with_rules(mode.entry.get("custom_instructions", ""), mode.rules)
+
+
+def with_rules(instructions: str, rules: dict[str, str]) -> str:
+    """A mode's rules (shown path: text) after its custom instructions, in Roo Code's order (by file name) and under
+    its headings: the catalog's custom_instructions of an imported mode."""
+    ordered = sorted(rules.items(), key=lambda rule: (PurePosixPath(rule[0]).name.casefold(), rule[0]))
+    text = "\n\n".join(f"# Rules from {shown}:\n{content}" for shown, content in ordered)
+    return f"{instructions.rstrip()}\n\n{text}" if instructions.rstrip() else text
 
 
 # Writing
@@ -537,13 +540,13 @@ UNREPORTED_FIELDS = ("id", "position")
 def write_roo(modes: list[AgentMode], *, format_name: str) -> Writing:
     """The modes as one `.roomodes` (or `.kilocodemodes`), as Roo Code writes it, and what became of each field."""
     agent = AGENTS[format_name]
-    writing = Writing()
-    written = [_written_mode(mode, agent=agent, report=writing.report) for mode in modes]
-    writing.files.append(AgentFile(agent.modes_file, _dump({"customModes": written})))
+    writing, rules_files = Writing(), []
+    written = [_written_mode(mode, agent=agent, report=writing.report, rules_files=rules_files) for mode in modes]
+    writing.files = [AgentFile(agent.modes_file, _dump({"customModes": written})), *rules_files]
     return writing
 
 
-def _written_mode(mode: AgentMode, *, agent: _Agent, report: list[Fidelity]) -> dict:
+def _written_mode(mode: AgentMode, *, agent: _Agent, report: list[Fidelity], rules_files: list[AgentFile]) -> dict:
     def note(field_name: str, fate: str, how: str = "") -> None:
         report.append(Fidelity(path=agent.modes_file, mode=mode.key, field=field_name, fate=fate, how=how))
 
@@ -556,7 +559,7 @@ def _written_mode(mode: AgentMode, *, agent: _Agent, report: list[Fidelity]) -> 
     if mode.description:
         written["description"] = mode.description
         note("description", CARRIED)
-    if instructions := _custom_instructions(mode, note=note):
+    if instructions := _custom_instructions(mode, agent=agent, note=note, rules_files=rules_files):
         written["customInstructions"] = instructions
     written["groups"] = _groups(mode, agent=agent, note=note)
     written["source"] = "project"  # the file is a workspace's
@@ -578,15 +581,55 @@ def _role_definition(mode: AgentMode, *, note) -> str:
     return mode.when_to_use
 
 
-def _custom_instructions(mode: AgentMode, *, note) -> str:
-    """The custom instructions, after the instruction lines when the prompt holds them not: the catalog's order."""
+def _custom_instructions(mode: AgentMode, *, agent: _Agent, note, rules_files: list[AgentFile]) -> str:
+    """
+    The custom instructions, after the instruction lines when the prompt holds them not: the catalog's order. The
+    rules an import appended (with_rules) go back to the files of the mode's rules folder, where Roo Code reads them:
+    left in customInstructions too, a repository that still holds them would give them to Roo Code twice.
+    """
     lines = "\n".join(mode.mode_instructions) if mode.prompt.strip() else ""
     if lines:
         note("mode_instructions", APPROXIMATED, "no such field: its lines, one a line, open the customInstructions, "
                                                 "before the custom instructions and a blank line")
-    if mode.custom_instructions:
+    instructions, rules = _split_rules(mode.custom_instructions, folder=_rules_folder(mode, agent), agent=agent)
+    if rules:
+        rules_files += [AgentFile(path, f"{content}\n") for path, content in rules.items()]
+        note("custom_instructions", CARRIED, f"its rules as the files of {_rules_folder(mode, agent)}, where "
+                                             f"{agent.name} reads them: {', '.join(rules)}")
+    elif mode.custom_instructions:
         note("custom_instructions", CARRIED)
-    return "\n\n".join(part for part in (lines, mode.custom_instructions) if part)
+    return "\n\n".join(part for part in (lines, instructions) if part)
+
+
+def _rules_folder(mode: AgentMode, agent: _Agent) -> str:
+    return f"{agent.rules_folder}/rules-{mode.key.replace('_', '-')}/"
+
+
+def _split_rules(text: str, *, folder: str, agent: _Agent) -> tuple[str, dict[str, str]]:
+    """
+    (the instructions, the rules files by path) that an import of the mode's file and rules folder composes into
+    text exactly (with_rules); (text, {}) when none does: a heading of another folder, a path that leaves it, or
+    rules out of Roo Code's order stay text of the instructions.
+    """
+    headings = list(re.finditer(rf"(?:\A|\n\n)# Rules from ({re.escape(folder)}[^\n]+):\n", text))
+    if not headings:
+        return text, {}
+    ends = [heading.start() for heading in headings[1:]] + [len(text)]
+    rules = {heading.group(1): text[heading.end():end] for heading, end in zip(headings, ends)}
+    instructions = text[:headings[0].start()]
+    readable = all(_is_rules_path(path, folder, agent) for path in rules) and len(rules) == len(headings)
+    if readable and with_rules(instructions, rules) == text and all(
+            content and content == content.lstrip("\ufeff").strip() for content in rules.values()):
+        return instructions, rules
+    return text, {}
+
+
+def _is_rules_path(path: str, folder: str, agent: _Agent) -> bool:
+    """Whether path is a file of folder (a mode's rules folder) that an import reads as one of its rules."""
+    location = _rules_location(path, agent)
+    parts = path.removeprefix(folder).split("/")
+    return (location is not None and location.shown == path and path.startswith(folder)
+            and all(part not in ("", ".", "..") for part in parts) and not re.search(r"[\\\x00-\x1f]", path))
 
 
 def _groups(mode: AgentMode, *, agent: _Agent, note) -> list:

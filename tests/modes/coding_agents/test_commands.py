@@ -257,3 +257,11 @@ def test_a_folder_import_reads_the_prompt_file_an_opencode_config_names(tmp_path
     out = run("import_modes", tmp_path)
     assert AgentMode.objects.get(key="code_review").prompt == "You review code.\n\nBe kind."
     assert "read from prompts/code-review.txt" in out
+
+
+def test_exporting_back_into_the_repository_and_importing_it_again_leaves_the_catalog_as_it_was(repository):
+    run("import_modes", repository)
+    before, revision = catalog(), latest()
+    run("export_modes", "--to", "roo", "--custom-only", "--output", repository, "--force")
+    assert "left 4 unchanged" in run("import_modes", repository, "--update")
+    assert (catalog(), latest()) == (before, revision)

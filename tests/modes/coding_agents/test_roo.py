@@ -689,3 +689,31 @@ def test_kilo_takes_an_organization_source_and_knows_its_own_fields():
     assert lines["iconName"].fate == DROPPED and "not a Kilo mode field" not in lines["iconName"].how
     assert lines["preferredModelId"].fate == DROPPED and "the model it prefers" in lines["preferredModelId"].how
     assert "organization" in lines["source"].how
+
+
+def test_a_modes_rules_are_written_back_to_its_rules_folder_where_roo_code_reads_them():
+    # Written into customInstructions, they reached Roo Code twice once the export went back to the repository that
+    # still holds the rules folder, and each import of it appended them again.
+    first = read({".roomodes": ROOMODES, ".roo/rules-docs-writer/01-style.md": ROO_RULES,
+                  ".roo/rules-docs-writer/nested/b.md": "Cite sources.\n"})
+    writing = write_roo([AgentMode(**entry) for _, entry in first.modes], format_name="roo")
+    files = {file.path: file.content for file in writing.files}
+    assert files[".roo/rules-docs-writer/01-style.md"] == "Use the active voice.\n"
+    assert files[".roo/rules-docs-writer/nested/b.md"] == "Cite sources.\n"
+    assert yaml.safe_load(files[".roomodes"])["customModes"][0]["customInstructions"] == "Keep sentences short."
+    again = read_roo(writing.files, format_name="roo")
+    assert again.problems == [] and again.modes == first.modes
+    line = next(line for line in writing.report if line.field == "custom_instructions")
+    assert line.fate == CARRIED and ".roo/rules-docs-writer/" in line.how
+
+
+@pytest.mark.parametrize("instructions", [
+    "Be brief.\n\n# Rules from .roo/rules-reviewer/../../outside.md:\nNo.",  # a path that leaves the rules folder
+    "Be brief.\n\n# Rules from .roo/rules-other/a.md:\nNot this mode's.",
+    "# Rules from .roo/rules-reviewer/b.md:\nB.\n\n# Rules from .roo/rules-reviewer/a.md:\nA.",  # not Roo Code's order
+    "Be brief.\n\n# Rules from .roo/rules-reviewer/a.md:\n  Indented.",  # a file's text is trimmed as it is read
+])
+def test_instructions_that_an_import_of_rules_files_would_not_give_back_stay_in_custom_instructions(instructions):
+    writing = write_roo([catalog_mode(prompt="You review.", custom_instructions=instructions)], format_name="roo")
+    assert [file.path for file in writing.files] == [".roomodes"]
+    assert yaml.safe_load(writing.files[0].content)["customModes"][0]["customInstructions"] == instructions
