@@ -71,6 +71,9 @@ class Command(ServiceCommand):
             raise CommandError(f"These files exist in {folder}; pass --force to overwrite them: {', '.join(existing)}.")
         if folders := [file.path for file in writing.files if (folder / file.path).is_dir()]:
             raise CommandError(f"These are folders in {folder}, not files; nothing was written: {', '.join(folders)}.")
+        if blocked := [file.path for file in writing.files if _file_in_a_folders_place(folder, file.path)]:
+            raise CommandError(f"A file in {folder} stands where a folder of these would be, and files are not "
+                               f"folders; nothing was written: {', '.join(blocked)}.")
         for file in writing.files:
             write_file(folder / file.path, file)
         for file in writing.files:
@@ -78,6 +81,11 @@ class Command(ServiceCommand):
         self.stdout.write("Fidelity report:")
         for line in writing.report:
             self.stdout.write(f"  {fidelity_text(line)}")
+
+
+def _file_in_a_folders_place(folder: Path, path: str) -> bool:
+    """Whether something other than a folder is where a folder of path would be (a file named .roo, the output)."""
+    return any(os.path.lexists(folder / parent) and not (folder / parent).is_dir() for parent in Path(path).parents)
 
 
 def _resolves_inside(path: Path, folder: Path) -> bool:

@@ -297,7 +297,8 @@ def test_every_catalog_field_written_is_listed_with_its_fate(field, value, fate)
 def test_tabs_between_the_words_of_a_line_of_front_matter_are_read_as_yaml_reads_them():
     # An editor's tab after a colon, inside a value or at the end of a line: YAML (Claude Code's and OpenCode's
     # parsers) takes them; PyYAML's scanner refused the whole file.
-    reading = read({".claude/agents/r.md": agent("name:\tr\ndescription: Reviews\tcode.\t\ntools: [Read,\tGrep]\t# ro")})
+    front = "name:\tr\ndescription: Reviews\tcode.\t\ntools: [Read,\tGrep]\t# read only"
+    reading = read({".claude/agents/r.md": agent(front)})
     assert reading.problems == []
     entry = entry_of(reading, "r")
     assert (entry["when_to_use"], entry["tool_group_hints"]) == ("Reviews code.", ["read"])

@@ -196,6 +196,18 @@ def test_export_writes_nothing_when_a_folder_stands_in_one_files_place(repositor
     assert os.listdir(folder / ".claude/agents") == ["test-runner.md"]
 
 
+def test_export_writes_nothing_when_a_file_stands_in_a_folders_place(repository, tmp_path):
+    # .roomodes was written before the rules file whose folder could not be made.
+    run("import_modes", repository)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / ".roo").write_text("not a folder")
+    blocked = r"files are not folders; nothing was written: \.roo/rules-docs-writer/01-style\.md"
+    with pytest.raises(CommandError, match=blocked):
+        run("export_modes", "--to", "roo", "--custom-only", "--output", folder)
+    assert os.listdir(folder) == [".roo"]
+
+
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
 @pytest.mark.parametrize("link", [".claude", ".claude/agents/test-runner.md"])
 def test_export_writes_nothing_through_a_link_out_of_its_folder_even_with_force(repository, tmp_path, link):
