@@ -144,8 +144,12 @@ class _Dumper(yaml.SafeDumper):
 
 def _represent_text(dumper, text: str):
     # In quotes what YAML 1.2 (the yaml package) and js-yaml (OpenCode's gray-matter) read as a number where
-    # PyYAML sees text: an agent named 1e3 would be named 1000.
-    style = "|" if "\n" in text and text == text.strip() else "'" if YAML_12_NOT_TEXT.fullmatch(text) else None
+    # PyYAML sees text: an agent named 1e3 would be named 1000. In double quotes text holding '---', which
+    # write_markdown then escapes.
+    if "---" in text:
+        style = '"'
+    else:
+        style = "|" if "\n" in text and text == text.strip() else "'" if YAML_12_NOT_TEXT.fullmatch(text) else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
 
 
@@ -157,6 +161,10 @@ def write_markdown(fields: dict, body: str, kept: dict | None = None) -> str:
     front = yaml.dump(fields, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=float("inf")) if fields else ""
     # ASCII: YAML takes U+0085, U+2028 and U+2029 for line breaks, which would end the comment early.
     comment = f"{KEPT_PREFIX}{json.dumps(kept)}\n" if kept else ""
+    # Claude Code ends the front matter at the first '---' wherever it is, not at a line of its own: none may be
+    # written before the closing line. Only a double-quoted YAML value (_represent_text) or a JSON text can hold one
+    # here, and both read the escape '\u002d' as '-'.
+    front, comment = (part.replace("---", "--\\u002d") for part in (front, comment))
     return f"{FENCE}\n{comment}{front}{FENCE}\n" + (f"\n{body}\n" if body else "")
 
 

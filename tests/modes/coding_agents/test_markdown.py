@@ -1,14 +1,17 @@
 """Markdown agent files: front matter read safely (and as leniently as the coding agents read it), bodies verbatim."""
 
 import math
+import re
 
 import pytest
 import yaml
 
 from modes.coding_agents.base import YAML12Loader
+from modes.coding_agents.formats import FORMATS
 from modes.coding_agents.markdown import (
     body_text, display_name_of, join_body, read_markdown, split_body, split_front_matter, write_markdown,
 )
+from modes.models import AgentMode
 from modes.portable import PortableFileError
 
 PROMPT = """\
@@ -209,3 +212,24 @@ def test_text_that_yaml_1_2_reads_as_a_number_is_written_in_quotes(text):
     written = write_markdown({"name": text, "description": text}, "Body.")
     assert f"name: '{text}'\ndescription: '{text}'\n" in written
     assert read_markdown(written).fields == {"name": text, "description": text}
+
+
+# Claude Code ends the front matter at the first '---' after the opening line, wherever it is (its frontmatter
+# regex, /^---\s*\n([\s\S]*?)---\s*\n?/): a value holding one cut the front matter short, and the agent was not loaded.
+CLAUDE_CODE_FRONT_MATTER = re.compile(r"---\s*\n([\s\S]*?)---\s*\n?")
+
+
+@pytest.mark.parametrize("format_name", ["claude-code", "opencode"])
+def test_an_exported_front_matter_holds_no_dashes_that_claude_code_would_end_it_at(format_name):
+    mode = AgentMode(key="a___b", display_name="Before --- after", when_to_use="Use it --- carefully.",
+                     description="Use it --- carefully.\n\n---\n\n" + "Details. " * 40, prompt="You help.\n\n---\n\nMore.",
+                     tool_group_hints=['edit {"fileRegex": "^a---b$"}'])
+    writing = FORMATS[format_name].write([mode])
+    [file] = writing.files
+    front, _ = split_front_matter(file.content)
+    assert CLAUDE_CODE_FRONT_MATTER.match(file.content).group(1) == f"{front}\n"
+    assert "---" not in front
+    [(_, entry)] = FORMATS[format_name].read(writing.files).modes
+    assert {name: entry[name] for name in ("key", "display_name", "when_to_use", "description", "prompt")} == {
+        "key": "a___b", "display_name": "Before --- after", "when_to_use": "Use it --- carefully.",
+        "description": mode.description, "prompt": mode.prompt}
