@@ -15,7 +15,7 @@ from .base import APPROXIMATED, CARRIED, DROPPED, TOOL_GROUPS, AgentFile, Readin
 from .markdown import (
     GroupExport, ModeExport, agent_name, check_fields, export_groups, export_text, finish, is_count,
     is_flag, is_text, read_body, read_description, read_markdown, read_name, refined_groups, refuse_duplicates,
-    start_agent, write_markdown,
+    split_front_matter, start_agent, write_markdown,
 )
 
 CLAUDE_PATH = re.compile(r"\A\.claude/agents/(?:[^/]+/)*[^/]+\.md\Z")
@@ -98,6 +98,9 @@ def _read_agent(reading: Reading, file: AgentFile, format_name: str) -> None:
         reading.problems.append(problem(file.path, None, "a subagent's file starts with front matter ('---' lines) "
                                                          "holding its name and description."))
         return
+    if cut := _cut_short(file.content):
+        reading.problems.append(problem(file.path, None, cut))
+        return
     name = agent.fields.get("name")
     report, entry = start_agent(reading, file.path, name, format_name=format_name)
     fields = check_fields(report, {key: value for key, value in agent.fields.items() if key != "name"}, CHECKS)
@@ -116,6 +119,20 @@ def _read_agent(reading: Reading, file: AgentFile, format_name: str) -> None:
         groups = granted_groups(fields.get("tools"), fields.get("disallowedTools"))
         entry["tool_group_hints"] = refined_groups(groups, agent.kept)
     finish(reading, report, file.path, entry)
+
+
+def _cut_short(content: str) -> str | None:
+    """
+    Why Claude Code reads the front matter cut short, or None: its frontmatter regex ends it at the first '---' after
+    the opening line, wherever that is, and reads the rest as the prompt.
+    """
+    front, _ = split_front_matter(content)
+    for number, line in enumerate((front or "").split("\n"), start=2):
+        if "---" in line:
+            return f"line {number} holds '---', where Claude Code ends the front matter (wherever it is in a line) " \
+                   "and reads the rest as the prompt: write it without '---', or in double quotes with a dash " \
+                   "escaped ('--\\u002d')."
+    return None
 
 
 def tool_names(value) -> list[str]:

@@ -302,3 +302,18 @@ def test_tabs_between_the_words_of_a_line_of_front_matter_are_read_as_yaml_reads
     assert reading.problems == []
     entry = entry_of(reading, "r")
     assert (entry["when_to_use"], entry["tool_group_hints"]) == ("Reviews code.", ["read"])
+
+
+@pytest.mark.parametrize("front", [
+    "name: r\ndescription: Reviews code --- never edits",
+    "name: r\n# --- who it is ---\ndescription: Reviews code.",
+    "name: r\ndescription: |\n  Reviews code.\n  ---\n  Never edits.",
+])
+def test_front_matter_holding_dashes_claude_code_ends_it_at_is_a_problem_naming_the_line(front):
+    # Claude Code ends the front matter at the first '---' wherever it is: it reads such an agent cut short (the rest
+    # of the front matter as its prompt), so importing what the file meant would change what Claude Code does.
+    reading = read({".claude/agents/r.md": agent(front)})
+    assert reading.modes == []
+    [problem] = reading.problems
+    line = next(number for number, text in enumerate(front.split("\n"), start=2) if "---" in text)
+    assert problem.startswith(".claude/agents/r.md: ") and f"line {line}" in problem and "'---'" in problem
