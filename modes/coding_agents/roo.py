@@ -519,8 +519,10 @@ def _add_rules(mode: _ModeRead) -> None:
 
 
 def with_rules(instructions: str, rules: dict[str, str]) -> str:
-    """A mode's rules (shown path: text) after its custom instructions, in Roo Code's order (by file name) and under
-    its headings: the catalog's custom_instructions of an imported mode."""
+    """A mode's rules (shown path: text) after its custom instructions, by file name (case folded) and under Roo Code's
+    headings: the catalog's custom_instructions of an imported mode. Roo Code orders them by its locale's collation
+    (localeCompare), which differs where punctuation does: its rules_python.md comes before rules.md. Emulating ICU by
+    hand is not worth that."""
     ordered = sorted(rules.items(), key=lambda rule: (PurePosixPath(rule[0]).name.casefold(), rule[0]))
     text = "\n\n".join(f"# Rules from {shown}:\n{content}" for shown, content in ordered)
     return f"{instructions.rstrip()}\n\n{text}" if instructions.rstrip() else text
