@@ -3,8 +3,9 @@ Claude Code's subagents: Markdown files in `.claude/agents/` (and a user's `~/.c
 with YAML front matter (name, description, tools, disallowedTools, model, color, permissionMode, skills...) and the
 system prompt as the body.
 
-Tool permissions: a subagent without `tools` inherits every tool, `disallowedTools` taken away; the catalog lists the
-groups a mode may use. A group is granted when any of its tools is left to the subagent.
+Tool permissions: a subagent without `tools` inherits every tool, `disallowedTools` taken away, and one whose `tools`
+is empty (`[]`, `''`) has none; the catalog lists the groups a mode may use. A group is granted when any of its tools
+is left to the subagent.
 """
 
 import re
@@ -213,16 +214,18 @@ def write_claude_code(modes: list[AgentMode]) -> Writing:
 
 def _write_tools(groups: list[tuple[str, dict | None]]) -> GroupExport:
     """
-    The tools that give the groups: none listed for every group (the subagent inherits all); else the groups'
-    tools, or, with MCP's (named by their servers, so not listed), every tool inherited but the other groups'.
+    The tools that give the groups: none listed for every group (the subagent inherits all); an empty list for no
+    group; else the groups' tools, or, with MCP's (named by their servers, so not listed), every tool inherited but
+    the other groups'.
     """
     names = {group for group, _ in groups}
     limited = any(options for _, options in groups)
     how = "Claude Code's tools cannot limit edits to files matching a regular expression: the subagent may edit " \
           "any file" if limited else ""
     if not groups:
-        return GroupExport({}, list(TOOL_GROUPS), "no tool group: written without tools, so the subagent inherits "
-                                                  "every tool")
+        # Only a missing tools field inherits every tool: Claude Code's agent loader reads [] (and '', and an empty
+        # 'tools:') as an empty list, and runs the subagent with the tools listed: none.
+        return GroupExport({"tools": []}, granted_groups([], None), note="the subagent has no tools")
     if names == set(TOOL_GROUPS):
         return GroupExport({}, list(TOOL_GROUPS), how)
     if "mcp" in names:

@@ -493,6 +493,7 @@ class GroupExport:
     fields: dict  # the front matter fields written
     read_back: list[str]  # the groups an import of those fields grants, before the comment refines them
     how: str = ""  # where the format approximates the groups
+    note: str = ""  # what the fields leave the agent, when the report must say it (no group: no tool of a group)
 
 
 def mode_groups(mode: AgentMode) -> tuple[list[tuple[str, dict | None]], list[str]]:
@@ -516,7 +517,8 @@ def export_groups(export: ModeExport, write) -> dict:
     written = write(groups)
     lines = [line for line in export.mode.tool_group_hints if line not in others]
     shown_fields = ", ".join(f"{name}: {shown(value)}" for name, value in written.fields.items()) or "nothing"
-    parts = [f"as {shown_fields}" if lines else "", written.how]
+    # No group is a permission too, the narrowest: written, and said, never left to mean every tool.
+    parts = [f"as {shown_fields}" if lines else f"no tool group: as {shown_fields}", written.note, written.how]
     if others:
         parts.append(f"{', '.join(map(repr, others))} dropped: not one of the tool groups ({', '.join(TOOL_GROUPS)})")
     if lines and written.read_back != lines:
@@ -526,7 +528,7 @@ def export_groups(export: ModeExport, write) -> dict:
     how = "; ".join(filter(None, parts))
     if not lines and others:
         export.line("tool_group_hints", DROPPED, how)
-    elif lines or written.how:
-        exact = lines and written.read_back == lines and not others and not written.how
+    else:
+        exact = written.read_back == lines and not others and not written.how
         export.line("tool_group_hints", CARRIED if exact else APPROXIMATED, how)
     return written.fields

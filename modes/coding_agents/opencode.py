@@ -342,21 +342,25 @@ def write_opencode(modes: list[AgentMode], *, format_name: str) -> Writing:
 def _write_permission(groups: list[tuple[str, dict | None]]) -> GroupExport:
     """
     The permission that gives the groups: none for every group; else the tools of the groups left out denied, or,
-    when MCP's tools are left out (OpenCode names them by their servers), every tool denied but the groups' own.
+    when MCP's tools are left out (OpenCode names them by their servers), every tool denied but the groups' own (no
+    group: every tool denied but those of no group Roo Code gives every mode).
     """
     names = {group for group, _ in groups}
-    if not groups or names == set(TOOL_GROUPS) and not any(options for _, options in groups):
-        how = "" if groups else "no tool group: written without a permission, so the agent has every tool"
-        return GroupExport({}, list(TOOL_GROUPS), how)
+    if names == set(TOOL_GROUPS) and not any(options for _, options in groups):
+        return GroupExport({}, list(TOOL_GROUPS))
     limited = {group for group, options in groups if options}
     how = "OpenCode's edit permission takes glob patterns, not a regular expression: the agent asks before each " \
           "edit" if "edit" in limited else ""
     if "mcp" in names:
         rules = {tool: "deny" for group in GROUP_TOOLS if group not in names for tool in GROUP_TOOLS[group]}
     else:
+        # OpenCode keeps the keys' order and takes the last rule matching a tool: '*' matches every name, an MCP
+        # server's tools too, and a tool it denies is left out of what the model is offered.
         rules = {"*": "deny", **{tool: "allow" for group in GROUP_TOOLS if group in names
                                  for tool in GROUP_TOOLS[group]}}
         rules.update({tool: "allow" for tool in ALWAYS_ALLOWED})
     rules.update({"edit": "ask"} if "edit" in limited else {})
-    return GroupExport({"permission": rules}, granted_groups(None, rules), how)
+    note = "" if groups else f"the agent has only {', '.join(ALWAYS_ALLOWED[:-1])} and {ALWAYS_ALLOWED[-1]}, " \
+                             "which no group holds: Roo Code too gives every mode its questions and to-do list"
+    return GroupExport({"permission": rules}, granted_groups(None, rules), how, note)
 

@@ -222,6 +222,20 @@ def test_every_group_is_written_without_tools_so_the_subagent_inherits_all():
     assert "tools" not in read_markdown(file.content).fields
 
 
+def test_a_mode_with_no_tool_group_is_written_with_no_tools_not_every_tool():
+    # A chat-only mode (Roo Code's 'groups: []'): a subagent without tools would inherit every tool. Claude Code
+    # reads an empty list as none (cli.js 2.1.112: x56 returns [] for it, undefined only for a missing field).
+    writing = write_claude_code([mode(tool_group_hints=[])])
+    assert read_markdown(writing.files[0].content).fields["tools"] == []
+    line = next(line for line in writing.report if line.field == "tool_group_hints")
+    assert line.fate == CARRIED and "no tools" in line.how
+
+
+def test_a_mode_with_no_tool_group_reads_back_with_no_group():
+    reading = read_claude_code(write_claude_code([mode(tool_group_hints=[])]).files)
+    assert entry_of(reading, "code_reviewer")["tool_group_hints"] == []
+
+
 def test_mcp_without_every_group_is_written_as_the_tools_disallowed():
     [file] = write_claude_code([mode(tool_group_hints=["read", "mcp"])]).files
     fields = read_markdown(file.content).fields
@@ -230,7 +244,7 @@ def test_mcp_without_every_group_is_written_as_the_tools_disallowed():
 
 
 def test_the_groups_written_are_the_groups_read():
-    for groups in (["read"], ["edit", "command"], ["mcp", "browser"], ["modes"], ALL_GROUPS):
+    for groups in ([], ["read"], ["edit", "command"], ["mcp", "browser"], ["modes"], ALL_GROUPS):
         fields = read_markdown(write_claude_code([mode(tool_group_hints=groups)]).files[0].content).fields
         assert granted_groups(fields.get("tools"), fields.get("disallowedTools")) == \
             [group for group in ALL_GROUPS if group in groups]
@@ -249,6 +263,7 @@ ROUND_TRIPS = [
          "and needs a review before it merges.", prompt="x", tool_group_hints=["mcp", "read"]),
     mode(key="everything", display_name="Everything", prompt="x", tool_group_hints=ALL_GROUPS),
     mode(key="yes", display_name="Yes", when_to_use="yes", prompt="no", tool_group_hints=["browser"]),
+    mode(key="chat_only", display_name="Chat Only", prompt="Talk.", tool_group_hints=[]),
 ]
 
 

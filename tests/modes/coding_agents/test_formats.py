@@ -28,3 +28,14 @@ def test_a_prompt_an_agent_file_cannot_give_back_is_reported_approximated_where_
 @pytest.mark.parametrize("format_name", list(FORMATS))
 def test_a_prompt_given_back_unchanged_is_reported_carried(format_name):
     assert prompt_fate("Plan first.\n\n- one\n  - two", format_name)[0] == CARRIED
+
+
+@pytest.mark.parametrize("format_name", ["kilo", "opencode", "claude-code"])
+def test_a_mode_with_no_tool_group_exported_and_imported_again_has_no_group(format_name):
+    # Written without a restriction, the agent had every tool and an import gave the mode all six groups.
+    mode = AgentMode(key="chat", display_name="Chat", when_to_use="Use it to talk.", prompt="Talk.")
+    writing = FORMATS[format_name].write([mode])
+    [(_, entry)] = FORMATS[format_name].read(writing.files).modes
+    assert entry["tool_group_hints"] == []
+    [line] = [line for line in writing.report if line.field == "tool_group_hints"]
+    assert line.fate == CARRIED

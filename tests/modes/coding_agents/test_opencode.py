@@ -380,6 +380,24 @@ def test_a_mode_with_every_group_is_written_without_permissions():
     assert read_markdown(file.content).fields == {"description": "Use it to review code."}
 
 
+@pytest.mark.parametrize("format_name", ["opencode", "kilo"])
+def test_a_mode_with_no_tool_group_denies_every_tool_but_questions_and_the_to_do_list(format_name):
+    # A chat-only mode (Roo Code's 'groups: []'): an agent without permission would have every tool. Roo Code gives
+    # every mode its questions and to-do list, whatever its groups; the rest is denied, MCP servers' tools too.
+    writing = written([mode(tool_group_hints=[])], format_name)
+    assert read_markdown(writing.files[0].content).fields["permission"] == {
+        "*": "deny", "question": "allow", "todowrite": "allow", "todoread": "allow",
+    }
+    line = next(line for line in writing.report if line.field == "tool_group_hints")
+    assert line.fate == CARRIED and "question, todowrite and todoread" in line.how
+
+
+@pytest.mark.parametrize("format_name", ["opencode", "kilo"])
+def test_a_mode_with_no_tool_group_reads_back_with_no_group(format_name):
+    reading = read_files(written([mode(tool_group_hints=[])], format_name), format_name)
+    assert entry_of(reading, "code_reviewer")["tool_group_hints"] == []
+
+
 def test_a_mode_with_mcp_but_not_everything_denies_the_groups_it_lacks():
     [file] = written([mode(tool_group_hints=["read", "mcp"])]).files
     assert read_markdown(file.content).fields["permission"] == {
@@ -421,6 +439,7 @@ ROUND_TRIPS = [
          tool_group_hints=["browser", "read"]),
     mode(key="mcp_only", display_name="MCP only", prompt="x", tool_group_hints=["mcp"]),
     mode(key="all_tools", display_name="All Tools", prompt="x", tool_group_hints=ALL_GROUPS),
+    mode(key="chat_only", display_name="Chat Only", prompt="Talk.", tool_group_hints=[]),
     mode(key="roo_block", display_name="Roo Block", prompt="\nAs a YAML '|' block leaves it.\n",
          custom_instructions="Rules.\n\n", tool_group_hints=["read"]),
     mode(key="quoted", display_name="Quoted", when_to_use="Use it when: 'quotes', \"double\", #hash and yes.",
@@ -453,7 +472,7 @@ def test_a_written_mode_reads_back_with_the_same_carried_fields(original, format
     ("tool_group_hints", ["read", "edit"], CARRIED),
     ("tool_group_hints", ["edit", "read"], APPROXIMATED),  # the order, kept in the comment
     ("tool_group_hints", [REGEX_EDIT], APPROXIMATED),
-    ("tool_group_hints", [], APPROXIMATED),  # no group: every tool
+    ("tool_group_hints", [], CARRIED),  # no group: no tool of a group
     ("tool_group_hints", ["general"], DROPPED),
     ("behavior_hints", ["Calm."], DROPPED),
     ("human_role_hints", ["Reviewer"], DROPPED),
@@ -483,7 +502,7 @@ def test_a_mode_at_its_defaults_reports_only_what_it_writes():
 
 
 def test_the_groups_written_are_the_groups_read():
-    for groups in (["read"], ["edit", "command"], ["mcp", "browser"], ["modes"], ALL_GROUPS):
+    for groups in ([], ["read"], ["edit", "command"], ["mcp", "browser"], ["modes"], ALL_GROUPS):
         writing = written([mode(tool_group_hints=groups)])
         fields = read_markdown(writing.files[0].content).fields
         assert granted_groups(None, fields.get("permission")) == [g for g in ALL_GROUPS if g in groups]
