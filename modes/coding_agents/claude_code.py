@@ -104,7 +104,10 @@ def _read_agent(reading: Reading, file: AgentFile, format_name: str) -> None:
         return
     name = agent.fields.get("name")
     report, entry = start_agent(reading, file.path, name, format_name=format_name)
-    fields = check_fields(report, {key: value for key, value in agent.fields.items() if key != "name"}, CHECKS)
+    # An empty tools: is no tool to Claude Code (an empty list; only a missing field inherits every tool).
+    given = {key: [] if key in ("tools", "disallowedTools") and value is None else value
+             for key, value in agent.fields.items() if key != "name"}
+    fields = check_fields(report, given, CHECKS)
     if entry is not None:
         read_name(report, entry, name, agent.kept, field_name="name", source="the name")
         read_description(report, entry, fields.get("description"), agent, tool="Claude Code")

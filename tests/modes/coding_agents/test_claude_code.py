@@ -124,6 +124,8 @@ def test_two_subagents_with_one_name_are_a_problem_naming_both():
     ("tools: Read, TodoWrite, FancyNewTool", ["read"]),
     ("tools: ''", []),
     ("tools: []", []),
+    ("tools:", []),  # empty: no tools to Claude Code, as its own /agents wrote "none selected"
+    ("disallowedTools:", ALL_GROUPS),
     ("disallowedTools: Write, Edit, NotebookEdit", ["read", "command", "mcp", "modes", "browser"]),
     ("disallowedTools: Write", ALL_GROUPS),  # Edit is left: the edit group stays
     ("tools: Read, Bash\ndisallowedTools: Bash", ["read"]),
