@@ -6,6 +6,7 @@ action takes the delete permission like any deletion.
 
 from axes import admin as axes_admin
 from axes.models import AccessAttempt
+from django import forms
 from django.contrib import admin
 from django.contrib.admin.actions import delete_selected as django_delete_selected
 from django.db import transaction
@@ -14,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from aptix_site.admin import LargeTableAdmin, ReadOnlyAdmin
 
 from .models import ApiToken, Membership, Organization
-from .services import delete_organizations, organizations_to_delete
+from .services import delete_organizations, organization_kept, organizations_to_delete
 
 
 @admin.register(Organization)
@@ -44,11 +45,21 @@ class OrganizationAdmin(admin.ModelAdmin):
         delete_organizations(organizations=queryset)
 
 
+class MembershipForm(forms.ModelForm):
+    def clean_organization(self):
+        # Validated in the transaction that saves the membership (the admin's): locked until then.
+        organization = self.cleaned_data["organization"]
+        if organization is not None and not organization_kept(organization=organization):
+            raise forms.ValidationError("This organization was deleted meanwhile; choose another.")
+        return organization
+
+
 @admin.register(Membership)
 class MembershipAdmin(admin.ModelAdmin):
     list_display = ["user", "organization"]
     list_select_related = ["user", "organization"]
     autocomplete_fields = ["organization"]
+    form = MembershipForm
 
 
 class AccessAttemptAdmin(axes_admin.AccessAttemptAdmin):

@@ -8,7 +8,6 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import ProtectedError
 
-from aptix_site.database import foreign_keys_checked_at_each_statement
 from aptix_site.service_errors import Conflict, ServiceError
 
 from .models import Membership, Organization
@@ -53,17 +52,12 @@ def create_agent_user(*, username: str, organization_slug: str | None):
         except IntegrityError:  # created meanwhile, by a run beside this one
             raise exists from None
         if organization is not None:
-            foreign_keys_checked_at_each_statement()  # a deletion of the organization under way is waited for
-            try:
-                with transaction.atomic():
-                    Membership.objects.create(user=user, organization=organization)
-            except IntegrityError:
-                if Organization.objects.filter(pk=organization.pk).exists():
-                    raise
+            if not organization_kept(organization=organization):
                 raise AccountRefused(
                     f"The organization {organization_slug!r} was deleted while the account was being made; nothing "
                     "was created."
-                ) from None
+                )
+            Membership.objects.create(user=user, organization=organization)
         _, key = create_token(user=user, name="agent")
         return user, key
 
@@ -79,6 +73,16 @@ class OrganizationRemoved(Conflict):
         "Your organization was deleted while this was being written, so nothing changed. Try again: it is then done "
         "outside any organization."
     )
+
+
+def organization_kept(*, organization: Organization) -> bool:
+    """
+    Whether organization still exists, locked (FOR NO KEY UPDATE, as staging locks those it names) until the caller's
+    transaction ends, for a row about to name it (a membership): a deletion under way is waited for, and then it is
+    gone; one that starts later waits for that row and deletes it with the organization. Unlocked, a deletion that
+    committed meanwhile broke the row's foreign key at commit: a 500 in the admin.
+    """
+    return Organization.objects.select_for_update(no_key=True).filter(pk=organization.pk).exists()
 
 
 def organizations_to_delete(*, organizations) -> list[Organization]:

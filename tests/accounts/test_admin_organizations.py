@@ -5,7 +5,8 @@ call): their memberships go, their sessions keep none; one that a rollout or the
 Also while another worker writes a row naming one (PostgreSQL, real transactions, restored afterwards): a rollout
 staged to it, or a mode change recorded in it, that commits during the deletion. The deletion locks the organizations
 before it looks for what names them, so it waits for that write, sees it, and shows Django's "Cannot delete
-organization" page saying what keeps it; before, it missed the row and failed at commit, a 500 changing nothing.
+organization" page saying what keeps it; before, it missed the row and failed at commit, a 500 changing nothing. A
+membership added to it meanwhile waits for the deletion, then is refused on the admin's form.
 """
 
 from decimal import Decimal
@@ -97,3 +98,20 @@ class TestAnOrganizationNamedDuringItsDeletion:
         assert response.status_code == 200
         assert CANNOT in response.text and named_by in response.text
         assert Organization.objects.filter(pk=alice_org.pk).exists()
+
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_a_membership_added_in_its_organization_meanwhile_is_refused_on_the_form(
+        self, admin_client, django_user_model, second_connection
+    ):
+        globex = Organization.objects.create(name="Globex", slug="globex")
+        carol = django_user_model.objects.create_user("carol")
+        other = second_connection()
+        other.execute("DELETE FROM accounts_organization WHERE id = %s", [globex.pk])
+        committer = CommitOnceWaitedOn(other)
+        response = admin_client.post("/admin/accounts/membership/add/", {"user": carol.pk, "organization": globex.pk})
+        committer.join()
+
+        assert committer.waited  # the race was run: the form met the deletion uncommitted
+        assert response.status_code == 200  # the form again, where it was a 500 at commit
+        assert "This organization was deleted meanwhile; choose another." in response.text
+        assert not Membership.objects.exists()
