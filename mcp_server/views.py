@@ -81,6 +81,10 @@ class McpView(APIView):
                 reply = self._answer(message, request, session, used=used).data
                 replies.append(reply)
                 used += protocol.response_size(reply)
+                if session is not None and may_write(message):
+                    # A mode change decides what the messages after it are answered for (the tools its mode enables,
+                    # the instructions): as requests of their own would be, for the session's mode now.
+                    session.refresh_from_db(fields=["mode"])
         return Response(replies) if replies else self._accepted()
 
     def _answer(self, message: protocol.Message, request, session, used=0) -> Response:
