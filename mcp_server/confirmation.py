@@ -5,17 +5,18 @@ client's retry read back into the answer sessions_app.tools.answer_mode_change t
 services ask and take the answer once (the ModeChangeConfirmation row); this module only translates and signs.
 
 `requestState` comes back from the client, so it is attacker-controlled: it is signed with the server's key (a salt
-of its own), bound to the user, the session and the call's name and arguments, and good for QUESTION_LIFETIME.
-What it names is only the question's row; that the answer is taken once is the row's to say, across workers and
-hosts alike.
+of its own), bound to the user, the session and the call's name and arguments, and good until its question expires
+(the instant it carries, judged as the row's). What it names is only the question's row; that the answer is taken
+once is the row's to say, across workers and hosts alike.
 """
 
 import hashlib
 import json
+from datetime import datetime
 
 from django.core import signing
 
-from sessions_app.confirmations import CHOICES, QUESTION_LIFETIME
+from sessions_app.confirmations import CHOICES, has_expired
 
 from .protocol import INVALID_PARAMS, STATELESS_VERSION, JsonRpcError, Message
 
@@ -55,10 +56,10 @@ def is_answer(message: Message) -> bool:
 
 def input_required(confirmation: dict, *, user, session, name: str, arguments: dict) -> dict:
     """The input_required result that asks confirmation's question (sessions_app.confirmations.confirmation_payload)."""
-    state = signing.dumps(
-        {"c": confirmation["id"], "u": user.pk, "s": str(session.pk), "a": _digest(name, arguments)},
-        salt=SALT, compress=True,
-    )
+    claims = {"c": confirmation["id"], "u": user.pk, "s": str(session.pk), "a": _digest(name, arguments)}
+    # The question's own expiry, to the microsecond: the signature's time is in whole seconds, and a few milliseconds
+    # after the row's, so a state timed by it expired up to a second before its question, or just after.
+    state = signing.dumps({**claims, "e": confirmation["expires_at"].isoformat()}, salt=SALT, compress=True)
     question = {
         "method": "elicitation/create",
         "params": {
@@ -90,17 +91,26 @@ def read_answer(params: dict, *, user, session, name: str, arguments: dict) -> t
     if not isinstance(state, str):
         raise JsonRpcError(INVALID_PARAMS, INVALID_STATE.format(why="is missing: an answer comes with its question's"))
     try:
-        claims = signing.loads(state, salt=SALT, max_age=QUESTION_LIFETIME)
-    except signing.SignatureExpired:
-        raise JsonRpcError(INVALID_PARAMS, INVALID_STATE.format(why="has expired")) from None
+        claims = signing.loads(state, salt=SALT)
     except signing.BadSignature:
         raise JsonRpcError(INVALID_PARAMS, INVALID_STATE.format(why="is not one this server issued")) from None
+    if isinstance(claims, dict) and _expired(claims.get("e")):
+        raise JsonRpcError(INVALID_PARAMS, INVALID_STATE.format(why="has expired"))
     bound = {"u": user.pk, "s": str(session.pk) if session else None, "a": _digest(name, arguments)}
     if not isinstance(claims, dict) or any(claims.get(key) != value for key, value in bound.items()):
         raise JsonRpcError(
             INVALID_PARAMS, INVALID_STATE.format(why="was issued for another user, session or call")
         )
     return str(claims.get("c")), _choice(params.get("inputResponses"))
+
+
+def _expired(expires_at) -> bool:
+    """Whether the question of a state's expiry (its "e") is past answering; a state without one, issued before states
+    carried it, is taken as expired: the client asks anew."""
+    try:
+        return has_expired(expires_at=datetime.fromisoformat(expires_at))
+    except (TypeError, ValueError):
+        return True
 
 
 def _choice(responses) -> str:

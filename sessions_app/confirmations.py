@@ -4,7 +4,7 @@ mode, the question the server asks in their name, and taking their answer, once.
 on the answer; REST (agent_api) and MCP (mcp_server) carry the question and the answer.
 """
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -72,6 +72,12 @@ def who_confirms(mode: AgentMode) -> str:
     return "model" if inherits and settings.MODE_CHANGE_CONFIRMATION == "model" else "user"
 
 
+def has_expired(*, expires_at: datetime) -> bool:
+    """Whether a question that expires at expires_at is past answering: the rule for its row, and for an MCP
+    requestState, which carries the instant."""
+    return expires_at <= timezone.now()
+
+
 def question_text(display_name: str) -> str:
     """TUL-007 §4.1's question, for a switch to the mode of this display name."""
     return "\n".join((
@@ -119,7 +125,7 @@ def pending_confirmation(*, confirmation_id, session_id, user, channel: str) -> 
         raise ConfirmationNotFound(confirmation_id, session_id) from None
     if confirmation.answered_at is not None:
         raise ConfirmationAnswered(confirmation)
-    if confirmation.expires_at <= timezone.now():
+    if has_expired(expires_at=confirmation.expires_at):
         raise ConfirmationExpired(confirmation)
     if confirmation.channel != channel:
         raise ConfirmationElsewhere(confirmation)

@@ -9,12 +9,13 @@ replayed is refused and changes nothing (raw HTTP, which the SDK would never sen
 import asyncio
 import json
 import time
+from datetime import UTC, datetime
 from types import SimpleNamespace
-from unittest import mock
 
 import httpx2
 import pytest
 import requests
+from django.utils import timezone
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import ElicitResult
@@ -154,7 +155,8 @@ def test_the_mcp_1_22_client_on_2025_06_18_gets_the_tools_error_and_the_mode_sta
 # --- requestState, as a client other than the SDK might send it --------------------------------------------
 
 
-def raw_call(url, token, arguments, **extra):
+def call_request(token, arguments, **extra) -> tuple[str, dict]:
+    """The body and headers of a 2026-07-28 agent_change_mode call by a client that declares elicitation."""
     meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", **CAPABLE}
     body = {
         "jsonrpc": "2.0", "id": 7, "method": "tools/call",
@@ -165,7 +167,12 @@ def raw_call(url, token, arguments, **extra):
         "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
         "Mcp-Method": "tools/call", "Mcp-Name": "agent_change_mode",
     }
-    return requests.post(url, data=json.dumps(body), headers=headers, timeout=30)
+    return json.dumps(body), headers
+
+
+def raw_call(url, token, arguments, **extra):
+    body, headers = call_request(token, arguments, **extra)
+    return requests.post(url, data=body, headers=headers, timeout=30)
 
 
 def asked(url, token, arguments=TO_DDR):
@@ -237,11 +244,39 @@ def test_a_replayed_request_state_is_refused_and_changes_nothing(server, token):
 def test_an_expired_request_state_is_refused():
     user, session = SimpleNamespace(pk=1), SimpleNamespace(pk="5d3d1c6e-0000-4000-8000-000000000000")
     bound = {"user": user, "session": session, "name": "agent_change_mode", "arguments": TO_DDR}
-    with mock.patch("time.time", return_value=time.time() - 601):
-        result = confirmation.input_required({"id": "x", "question": "?"}, **bound)
+    result = confirmation.input_required({"id": "x", "question": "?", "expires_at": timezone.now()}, **bound)
     params = {"requestState": result["requestState"], "inputResponses": {"confirm": {"action": "decline"}}}
     with pytest.raises(JsonRpcError, match="has expired"):
         confirmation.read_answer(params, **bound)
+
+
+@pytest.mark.django_db
+def test_a_request_state_answers_its_question_until_the_questions_ten_minutes_are_over(
+    client, alice, alice_session, settings, monkeypatch
+):
+    # The state had an expiry of its own, counted from its signature's time in whole seconds: a question asked at
+    # x.9 s was refused over MCP as expired 9 min 59.5 s later, while the question (and REST) had half a second left.
+    settings.MODE_CHANGE_CONFIRMATION = "user"
+    clock = SimpleNamespace(now=1_900_000_000.9)
+    monkeypatch.setattr(time, "time", lambda: clock.now)  # the signer's clock
+    monkeypatch.setattr(timezone, "now", lambda: datetime.fromtimestamp(clock.now, UTC))  # the rows'
+
+    def call(**extra):
+        body, headers = call_request(alice.api_key, TO_DDR, **extra)
+        content_type = headers.pop("Content-Type")
+        wsgi_headers = {f"HTTP_{name.upper().replace('-', '_')}": value for name, value in headers.items()}
+        return client.post(f"/mcp/sessions/{alice_session.pk}/", body, content_type=content_type, **wsgi_headers)
+
+    def answer(state):
+        switch = {"confirm": {"action": "accept", "content": {"choice": "switch"}}}
+        return call(requestState=state, inputResponses=switch)
+
+    first, second = (call().json()["result"]["requestState"] for _ in range(2))
+    clock.now += 599.5
+
+    assert answer(first).json()["result"]["isError"] is False
+    clock.now += 0.5  # ten minutes: the question has expired
+    refused_state(answer(second), "has expired")
 
 
 def test_the_sdk_raises_a_refused_state_as_the_servers_error(server, token):
