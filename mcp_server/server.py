@@ -34,6 +34,13 @@ RESOURCE_TEMPLATES = [
 def answer(message: Message, *, catalog: Catalog, user, session, before_tool_call) -> dict:
     """The result of a request, from catalog; JsonRpcError for one that has none. before_tool_call() runs first."""
     method = message.method
+    if method == "initialize" and message.version == protocol.STATELESS_VERSION:
+        # 2026-07-28 has no handshake, and no handshake reaches it: a client of that version sends server/discover.
+        raise JsonRpcError(
+            METHOD_NOT_FOUND,
+            f"Method not found: initialize is not a method of protocol version {protocol.STATELESS_VERSION}, which "
+            "has no handshake; send server/discover.",
+        )
     if method in ("initialize", "server/discover"):
         mode = catalog.served(session.mode_id) if session else catalog.default
         shared = {"capabilities": protocol.CAPABILITIES, "instructions": session_instructions(catalog, mode)}

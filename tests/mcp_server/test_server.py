@@ -144,6 +144,17 @@ def test_initialize_settles_the_clients_version_or_offers_the_servers_newest(ser
     assert response.json()["result"]["protocolVersion"] == answered
 
 
+@pytest.mark.parametrize("asked", ["2026-07-28", "2025-11-25"])
+def test_initialize_in_a_2026_07_28_request_is_no_method_of_that_version(server, alice_token, asked):
+    # It was answered as a handshake that settled 2026-07-28, a version no handshake reaches, whatever version its
+    # params asked for. 2026-07-28 has server/discover instead; the SDK's own server answers it so too.
+    initialize = {"protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "x", "version": "1"}}
+    body, headers = modern("initialize", initialize)
+    response = post_jsonrpc(f"{server.base}/mcp/", alice_token, body, **headers)
+    assert (response.status_code, response.json()["error"]["code"]) == (404, -32601)
+    assert "server/discover" in response.json()["error"]["message"]
+
+
 def test_2025_03_26_is_answered_without_what_2025_06_18_added(server, alice_token):
     # No structuredContent and no titles; a request without the version header is in 2025-03-26.
     def answer(method, params=None, **headers):
