@@ -123,6 +123,12 @@ def test_a_branch_counts_against_the_session_create_limit_and_over_it_changes_no
     assert alice_client.post("/api/tools/agent_change_mode/invoke/", plain, format="json").status_code == 200
 
 
+def test_a_branch_of_another_users_session_is_a_404_and_spends_no_session(rates, alice_client, bob_session):
+    rates(session_create="1/day")
+    assert branch(alice_client, bob_session).status_code == 404
+    assert alice_client.post("/api/sessions/", {}, format="json").status_code == 201
+
+
 def test_over_mcp_a_branch_counts_against_the_same_limit(rates, alice, alice_client, alice_session):
     rates(session_create="1/day")
     assert alice_client.post("/api/sessions/", {}, format="json").status_code == 201
