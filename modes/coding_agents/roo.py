@@ -246,10 +246,13 @@ def _modes_as_written(written: str, text: str, document: dict) -> list:
 
 
 def _note_rewritten(mode: _ModeRead, raw: dict, as_written) -> None:
-    """A field whose text Roo Code's rewriting changed is approximated: the catalog takes it as Roo Code reads it."""
+    """
+    A field whose value Roo Code's rewriting changed is approximated: the catalog takes it as Roo Code reads it. Text,
+    or text inside a field: a group's fileRegex (an en dash in a character class becomes a range), a rule's content.
+    """
     if not isinstance(as_written, dict):
         return
-    changed = {name for name, value in raw.items() if isinstance(value, str) and value != as_written.get(name)}
+    changed = {name for name, value in raw.items() if value != as_written.get(name)}
     how = f"read as {mode.agent.name} reads it, which rewrites curly quotes, dashes, no-break and zero-width spaces " \
           "in the whole file first"
     mode.report = [

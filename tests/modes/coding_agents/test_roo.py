@@ -717,3 +717,12 @@ def test_instructions_that_an_import_of_rules_files_would_not_give_back_stay_in_
     writing = write_roo([catalog_mode(prompt="You review.", custom_instructions=instructions)], format_name="roo")
     assert [file.path for file in writing.files] == [".roomodes"]
     assert yaml.safe_load(writing.files[0].content)["customModes"][0]["customInstructions"] == instructions
+
+
+def test_a_file_regex_the_rewriting_changes_is_reported_approximated():
+    # An en dash in a character class becomes '-', a range: the regex Roo Code runs is not the one the file shows.
+    content = ("customModes:\n  - slug: docs\n    name: Docs\n    roleDefinition: R\n    whenToUse: W\n"
+               "    groups:\n      - - edit\n        - fileRegex: '[a\u2013z]+\\.md$'\n")
+    reading = read({".roomodes": content})
+    assert entry_of(reading, "docs")["tool_group_hints"] == ['edit {"fileRegex": "[a-z]+\\\\.md$"}']
+    assert fates(reading)["groups"] == APPROXIMATED
