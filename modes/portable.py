@@ -185,6 +185,14 @@ class YAMLLoaderWithoutRepeatedKeys(yaml.SafeLoader):
             self.forward()
         super().scan_to_next_token()
 
+    def add_indent(self, column):
+        # A block collection that starts past a tab on its line ('-<tab>key: value', '-<tab>- item') is indented by
+        # the tab: YAML indents only with spaces, and the coding agents' parsers refuse it, as PyYAML's own did.
+        if self.indent < column and "\t" in self.buffer[self.pointer - self.column:self.pointer][:column]:
+            raise yaml.scanner.ScannerError(None, None, "found a tab that indents a block collection",
+                                            self.get_mark())
+        return super().add_indent(column)
+
     def scan_plain_spaces(self, indent, start_mark):
         # PyYAML's own reads spaces only: tabs between a plain value's words are kept, at the line's end dropped.
         length = 0

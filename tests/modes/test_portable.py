@@ -25,3 +25,10 @@ def test_a_tab_between_the_words_of_a_line_is_read_as_yaml_reads_it(text, docume
 def test_a_tab_that_indents_is_refused_as_yaml_refuses_it(text):
     with pytest.raises(PortableFileError):
         load_text(text)
+
+
+@pytest.mark.parametrize("text", ["-\tkey: value\n  other: value", "- \tkey: value", "-\t- item", "a:\n  -\tb: c"])
+def test_a_tab_before_a_mapping_or_list_on_a_list_entrys_line_is_refused_as_yaml_refuses_it(text):
+    # The tab indents the mapping or list that starts after it; Roo Code's yaml package, js-yaml and YAML refuse it.
+    with pytest.raises(PortableFileError, match="a tab that indents"):
+        load_text(text)
