@@ -175,15 +175,40 @@ class YAMLLoaderWithoutRepeatedKeys(yaml.SafeLoader):
     """
     PyYAML keeps the last of two equal keys without a word; a mode file with two of one field is a mistake. And its
     scanner refuses a tab anywhere but in a quoted or block value, where YAML (1.1 and 1.2, and the coding agents'
-    parsers) takes one between the words of a line: 'key:<tab>value', 'a<tab>b', one an editor left at a line's end.
-    A tab that indents stays refused, as YAML refuses it.
+    parsers) takes one between the words of a line: 'key:<tab>value', 'a<tab>b', one an editor left at a line's end,
+    on a line of its own or before a comment there. A tab that indents stays refused, as YAML refuses it.
     """
 
+    block_scalar_ended = False  # the lines after a block scalar: YAML takes no tab there before a comment
+
     def scan_to_next_token(self):
-        # A tab after something on its line separates as a space does; before anything, it would indent.
-        while self.peek() in " \t" and self.buffer[self.pointer - self.column:self.pointer].strip(" \t"):
-            self.forward()
+        # PyYAML's own skips spaces, comments and line breaks, and stops at a tab: it goes on past one that separates,
+        # but not on the blank lines that end a block scalar, where YAML 1.2 (l-chomped-empty) and the yaml package
+        # that Roo Code and Claude Code read with refuse one.
+        after_block_scalar, self.block_scalar_ended = self.block_scalar_ended, False
         super().scan_to_next_token()
+        while not after_block_scalar and (length := self._separating_whitespace()):
+            self.forward(length)
+            super().scan_to_next_token()
+
+    def scan_block_scalar(self, style):
+        token = super().scan_block_scalar(style)
+        self.block_scalar_ended = True
+        return token
+
+    def _separating_whitespace(self) -> int:
+        """
+        The length of the spaces and tabs from here when a tab among them separates as a space does: after something
+        on its line, or before a comment or the line's end (a line an editor left holding a tab). 0 otherwise: no tab,
+        or one before the first thing on its line, which would indent it.
+        """
+        length = 0
+        while self.peek(length) in " \t":
+            length += 1
+        if "\t" not in self.prefix(length):
+            return 0
+        after_something = self.buffer[self.pointer - self.column:self.pointer].strip(" \t")
+        return length if after_something or self.peek(length) in "#\0\r\n\x85\u2028\u2029" else 0
 
     def add_indent(self, column):
         # A block collection that starts past a tab on its line ('-<tab>key: value', '-<tab>- item') is indented by
