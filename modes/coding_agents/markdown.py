@@ -96,9 +96,10 @@ def _reason(error: PortableFileError) -> str:
 
 
 def _is_syntax_error(front: str) -> bool:
-    """Whether the YAML fails as text (composing it constructs nothing, so a tag cannot be the reason)."""
+    """Whether the YAML fails as text (composing it constructs nothing, so a tag cannot be the reason), read by the
+    scanner that reads it (a tab between words is no syntax error)."""
     try:
-        yaml.compose(front, Loader=yaml.SafeLoader)
+        yaml.compose(front, Loader=YAML12Loader)
     except (yaml.scanner.ScannerError, yaml.parser.ParserError):
         return True
     except (yaml.YAMLError, RecursionError):

@@ -74,6 +74,16 @@ def test_front_matter_that_is_not_a_plain_mapping_is_refused(front, reason):
         read_markdown(f"---\n{front}\n---\nBody\n")
 
 
+@pytest.mark.parametrize("front, reason", [
+    ("description:\tone\ndescription: two", "not valid YAML: The field 'description' is given twice"),
+    ("description:\t!!python/object:os.system echo", "not valid YAML: could not determine a constructor"),
+])
+def test_front_matter_with_a_tab_is_refused_for_what_is_wrong_with_it_not_taken_for_a_syntax_error(front, reason):
+    # A tab YAML takes is no syntax error: the refusal names the repeated key or the tag, with no hint of quotes.
+    with pytest.raises(PortableFileError, match=re.escape(reason)):
+        read_markdown(f"---\n{front}\n---\nBody\n")
+
+
 def test_a_description_holding_colons_is_read_as_text_as_claude_code_and_opencode_read_it():
     # How Claude Code's own plugins write their agents: a plain value with ': ' and '\n' in it, not valid YAML.
     text = ('---\nname: reviewer\ndescription: Use this agent after a change. Examples: <example>Context: a user '
