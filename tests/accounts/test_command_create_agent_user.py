@@ -108,7 +108,7 @@ class TestTwoRunsForOneName:
 @pytest.mark.usefixtures("modes_restored_after_flush")
 class TestAnOrganizationDeletedMeanwhile:
     @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-    def test_is_refused_in_words_creating_nothing_is_refused_in_words_creating_nothing(self, second_connection, acme):
+    def test_is_refused_in_words_creating_nothing(self, second_connection, acme):
         # It was an IntegrityError at commit, which manage.py called a connection problem.
         other = second_connection()
         other.execute("DELETE FROM accounts_organization WHERE id = %s", [acme.pk])
