@@ -185,7 +185,7 @@ def _read_mode_file(file: AgentFile, *, agent: _Agent, format_name: str, problem
     if not written.strip():
         return []  # as Roo Code reads it: an empty file holds no modes
     try:  # as Roo Code's yaml package reads it, YAML 1.2: yes and 2024-01-01 are text, 1e3 is a number
-        document, text = _load_as_roo_code(written)
+        document, text = _load_as_roo_code(written, json_fallback=PurePosixPath(file.path).name != GLOBAL_MODES_FILE)
     except PortableFileError as error:
         problems += [problem(file.path, None, message) for message in error.problems]
         return []
@@ -210,17 +210,18 @@ def as_roo_code_reads(text: str) -> str:
     return REWRITTEN_BY_ROO.sub(lambda match: REWRITES.get(match.group(0), "-"), text)
 
 
-def _load_as_roo_code(written: str) -> tuple[object, str]:
+def _load_as_roo_code(written: str, *, json_fallback: bool) -> tuple[object, str]:
     """
     (the document, the text it was read from): the file's text as Roo Code rewrites it, or, when that is not YAML,
-    the file as written if it is JSON (Roo Code's fallback: JSON.parse of the original). PortableFileError otherwise,
-    with what is wrong with the rewritten text, as Roo Code reports its YAML error.
+    the file as written if it is JSON and json_fallback (Roo Code's fallback, for a workspace's mode file only:
+    JSON.parse of the original). PortableFileError otherwise, with what is wrong with the rewritten text, as Roo Code
+    reports its YAML error.
     """
     text = as_roo_code_reads(written)
     try:
         return load_text(text, yaml_loader=YAML12Loader), text
     except PortableFileError:
-        if text == written or not _is_json(written):
+        if text == written or not json_fallback or not _is_json(written):
             raise
     return load_text(written, yaml_loader=YAML12Loader), written  # read as JSON, with load_text's checks
 

@@ -726,3 +726,11 @@ def test_a_file_regex_the_rewriting_changes_is_reported_approximated():
     reading = read({".roomodes": content})
     assert entry_of(reading, "docs")["tool_group_hints"] == ['edit {"fileRegex": "[a-z]+\\\\.md$"}']
     assert fates(reading)["groups"] == APPROXIMATED
+
+
+def test_a_users_custom_modes_yaml_that_the_rewriting_breaks_is_refused_though_it_is_json():
+    # Roo Code falls back to the file as written for a workspace's .roomodes only: a user's custom_modes.yaml whose
+    # rewritten text is not YAML gives it no modes, whatever JSON the file held.
+    content = roomodes(roo_mode(slug="docs", name="Say “hi”"))
+    reading = read({"custom_modes.yaml": content})
+    assert reading.modes == [] and len(reading.problems) == 1
