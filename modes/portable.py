@@ -207,8 +207,10 @@ class YAMLLoaderWithoutRepeatedKeys(yaml.SafeLoader):
             length += 1
         if "\t" not in self.prefix(length):
             return 0
-        after_something = self.buffer[self.pointer - self.column:self.pointer].strip(" \t")
-        return length if after_something or self.peek(length) in "#\0\r\n\x85\u2028\u2029" else 0
+        start, before = self.pointer - self.column, self.pointer  # back over this run only: a long line stays linear
+        while before > start and self.buffer[before - 1] in " \t":
+            before -= 1
+        return length if before > start or self.peek(length) in "#\0\r\n\x85\u2028\u2029" else 0
 
     def add_indent(self, column):
         # A block collection that starts past a tab on its line ('-<tab>key: value', '-<tab>- item') is indented by
