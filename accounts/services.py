@@ -80,7 +80,8 @@ def organization_kept(*, organization: Organization) -> bool:
     Whether organization still exists, locked (FOR NO KEY UPDATE, as staging locks those it names) until the caller's
     transaction ends, for a row about to name it (a membership): a deletion under way is waited for, and then it is
     gone; one that starts later waits for that row and deletes it with the organization. Unlocked, a deletion that
-    committed meanwhile broke the row's foreign key at commit: a 500 in the admin.
+    committed meanwhile broke the row's foreign key at commit: a 500 in the admin. A mode change, on the agents' hot
+    path, takes no such lock: it answers the broken key instead (sessions_app.services), free when no deletion runs.
     """
     return Organization.objects.select_for_update(no_key=True).filter(pk=organization.pk).exists()
 

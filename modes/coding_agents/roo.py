@@ -556,7 +556,7 @@ def _written_mode(mode: AgentMode, *, agent: _Agent, report: list[Fidelity], rul
     def note(field_name: str, fate: str, how: str = "") -> None:
         report.append(Fidelity(path=agent.modes_file, mode=mode.key, field=field_name, fate=fate, how=how))
 
-    written = {"slug": mode.key.replace("_", "-"), "name": mode.display_name}
+    written = {"slug": _slug(mode), "name": mode.display_name}
     note("key", CARRIED)
     note("display_name", CARRIED)
     written["roleDefinition"] = _role_definition(mode, note=note)
@@ -607,15 +607,20 @@ def _custom_instructions(mode: AgentMode, *, agent: _Agent, note, rules_files: l
     return "\n\n".join(part for part in (lines, instructions) if part)
 
 
+def _slug(mode: AgentMode) -> str:
+    """The mode's slug in the file, which also names its rules folder: its key, '_' as '-'."""
+    return mode.key.replace("_", "-")
+
+
 def _rules_folder(mode: AgentMode, agent: _Agent) -> str:
-    return f"{agent.rules_folder}/rules-{mode.key.replace('_', '-')}/"
+    return f"{agent.rules_folder}/rules-{_slug(mode)}/"
 
 
 def _split_rules(text: str, *, folder: str, agent: _Agent) -> tuple[str, dict[str, str]]:
     """
     (the instructions, the rules files by path) that an import of the mode's file and rules folder composes into
     text exactly (with_rules); (text, {}) when none does: a heading of another folder, a path that leaves it, or
-    rules out of Roo Code's order stay text of the instructions.
+    rules out of with_rules' order stay text of the instructions.
     """
     headings = list(re.finditer(rf"(?:\A|\n\n)# Rules from ({re.escape(folder)}[^\n]+):\n", text))
     if not headings:
