@@ -82,18 +82,21 @@ def set_session_mode(
 
 
 def ask_mode_change(
-    *, catalog: Catalog, session_id, mode: AgentMode, reason: str, user, branch: bool, channel: str
-) -> ModeChangeConfirmation:
+    *, catalog: Catalog, session_id, mode: AgentMode, reason: str, user, branch: bool, channel: str | None
+) -> ModeChangeConfirmation | None:
     """
     The question that asks the user to confirm moving their session to mode, once the mode graph allows the move
-    (ModeSwitchRefused, recorded as set_session_mode records it, if not). Nothing is locked while a person thinks:
-    their answer is judged again when it comes (sessions_app.tools.answer_mode_change).
+    (ModeSwitchRefused, recorded as set_session_mode records it, if not); None if no channel can ask them (channel
+    None), so that a refusal, which needs no question, is what any client is told. Nothing is locked while a person
+    thinks: their answer is judged again when it comes (sessions_app.tools.answer_mode_change).
     """
     last_change = ModeChange.objects.filter(session=OuterRef("pk")).order_by("-id").values("id")[:1]
     sessions = AgentSession.objects.filter(owner=user).only("pk", "mode_id").annotate(last_change=Subquery(last_change))
     session = sessions.get(pk=parse_session_id(session_id))
     if refusal := catalog.switch_refusal(from_mode_id=session.mode_id, target=mode):
         raise _refused(session, mode, refusal, catalog)
+    if channel is None:
+        return None
     return new_confirmation(
         session=session, target=mode, reason=reason, branch=branch, channel=channel, catalog_revision=catalog.revision
     )

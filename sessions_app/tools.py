@@ -128,8 +128,6 @@ class ModeChangeTool(AgentTool):
                 catalog=catalog, session_id=context.session_id, mode=target, reason=reason, user=context.user,
                 branch=branch, confirmed_by=confirmed_by,
             )
-        if context.confirmation_channel is None:
-            return InvokeResult.from_error(CANNOT_ASK)
         try:
             confirmation = ask_mode_change(
                 catalog=catalog, session_id=context.session_id, mode=target, reason=reason, user=context.user,
@@ -137,6 +135,8 @@ class ModeChangeTool(AgentTool):
             )
         except ModeSwitchRefused as refusal:
             return InvokeResult.from_error(str(refusal))
+        if confirmation is None:
+            return InvokeResult.from_error(CANNOT_ASK)
         return InvokeResult.from_error(WAITING, confirmation=confirmation_payload(confirmation))
 
 

@@ -308,6 +308,17 @@ def test_a_command_cannot_ask_the_user_and_refuses_in_one_line(user_confirms, al
     assert mode_of(alice_session) == GENERAL_ID
 
 
+def test_a_client_that_cannot_ask_is_told_of_the_mode_graphs_refusal_first(user_confirms, graph, alice, alice_session):
+    # The refusal needs no question (issue 40's order), so it is what any client is told, and it is recorded.
+    with pytest.raises(CommandError, match="deploy") as refused:
+        call_command(
+            "invoke_tool", "agent_change_mode", "--user", alice.username, "--session", str(alice_session.pk),
+            "--arguments", '{"mode": "deploy", "branch": false, "reason": "Deploy it."}', stdout=StringIO(),
+        )
+    assert "cannot ask the user" not in str(refused.value)
+    assert ModeChangeRefusal.objects.count() == 1
+
+
 def test_under_user_the_model_is_told_to_call_once_and_not_ask_in_chat(user_confirms, alice_client, alice_session):
     tools = alice_client.get(f"/api/sessions/{alice_session.pk}/context/").json()["tools"]
     description = next(tool for tool in tools if tool["name"] == "agent_change_mode")["description"]
