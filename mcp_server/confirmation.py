@@ -49,9 +49,13 @@ def can_ask(message: Message) -> bool:
 
 
 def is_answer(message: Message) -> bool:
-    """A 2026-07-28 retry carrying the user's answer; in older versions these fields are not MCP's, and ignored."""
+    """
+    A 2026-07-28 retry carrying the user's answer; in older versions these fields are not MCP's, and ignored. A field
+    sent as null is absent, as clients write optional fields.
+    """
     params = message.params
-    return message.version == STATELESS_VERSION and ("requestState" in params or "inputResponses" in params)
+    answers = params.get("requestState") is not None or params.get("inputResponses") is not None
+    return message.version == STATELESS_VERSION and answers
 
 
 def input_required(confirmation: dict, *, user, session, name: str, arguments: dict) -> dict:

@@ -38,3 +38,23 @@ def test_the_messages_of_a_batch_after_a_mode_change_are_answered_for_the_new_mo
     assert greeted["error"]["message"] == (
         "Unknown tool: agent_hello_world. Mode 'ddr_authoring' of this session does not enable it."
     )
+
+
+@pytest.mark.parametrize(
+    "absent", [{"requestState": None}, {"inputResponses": None}, {}], ids=["state", "responses", "neither"]
+)
+def test_a_first_call_that_sends_the_answers_fields_as_null_is_a_first_call(client, alice, alice_session, absent):
+    # A null field is an absent one, as JSON clients write optional fields: the call is run, not refused as an answer.
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+    body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "agent_change_mode", "arguments": TO_DDR, "_meta": meta, **absent}}
+    response = client.post(
+        f"/mcp/sessions/{alice_session.pk}/", json.dumps(body), content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {alice.api_key}", HTTP_ACCEPT="application/json, text/event-stream",
+        HTTP_MCP_PROTOCOL_VERSION="2026-07-28", HTTP_MCP_METHOD="tools/call", HTTP_MCP_NAME="agent_change_mode",
+    )
+
+    assert response.status_code == 200, response.json()
+    assert response.json()["result"]["isError"] is False
+    alice_session.refresh_from_db()
+    assert alice_session.mode.key == "ddr_authoring"
