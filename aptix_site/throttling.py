@@ -33,7 +33,6 @@ def client_address(request) -> str:
     """
     # None for a request without REMOTE_ADDR (one made in-process): no address either.
     ident = BaseThrottle().get_ident(getattr(request, "_request", request)) or ""
-    text = ident
     try:
         # Whole first: an IPv6 address without brackets (2001:db8::1) is not to be cut at its last colon.
         address = ipaddress.ip_address(ident)
@@ -45,7 +44,10 @@ def client_address(request) -> str:
             address = (ipaddress.IPv4Address if with_port["ipv6"] is None else ipaddress.IPv6Address)(text)
         except ValueError:
             return UNKNOWN_ADDRESS
-    return UNKNOWN_ADDRESS if getattr(address, "scope_id", None) else text  # fe80::1%eth0: no inet either
+    # Written one way (2001:db8::9, however a proxy spelled it; an IPv4 client as IPv4, as a dual-stack proxy may map
+    # it to ::ffff:203.0.113.9), so that one client is one counter.
+    address = getattr(address, "ipv4_mapped", None) or address
+    return UNKNOWN_ADDRESS if getattr(address, "scope_id", None) else str(address)  # fe80::1%eth0: no inet either
 
 
 class WindowRateThrottle(ScopedRateThrottle):

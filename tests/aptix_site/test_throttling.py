@@ -195,6 +195,21 @@ def test_behind_a_proxy_that_adds_the_port_a_new_port_is_no_fresh_token_allowanc
     assert client.post("/api/token/", ALICE_LOGIN, format="json", HTTP_X_FORWARDED_FOR="203.0.113.10:50003").status_code == 200
 
 
+@pytest.mark.parametrize(("first", "then"), [
+    ("2001:db8::9", "2001:0db8:0000:0000:0000:0000:0000:0009"),
+    ("2001:db8::9", "2001:DB8::9"),
+    ("2001:db8::9", "[2001:db8:0::9]:50002"),
+    ("203.0.113.9", "::ffff:203.0.113.9"),
+])
+def test_one_address_spelled_another_way_is_the_same_client(rates, alice, settings, first, then):
+    # A proxy that writes addresses in full, in capitals or IPv4 as IPv6 must not give each spelling an allowance.
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    rates(token="1/day")
+    client = APIClient(REMOTE_ADDR="10.0.0.2")
+    assert client.post("/api/token/", ALICE_LOGIN, format="json", HTTP_X_FORWARDED_FOR=first).status_code == 200
+    assert_throttled(client.post("/api/token/", ALICE_LOGIN, format="json", HTTP_X_FORWARDED_FOR=then))
+
+
 def window_of(timestamp, period):
     return int(timestamp // period)
 
