@@ -90,7 +90,7 @@ class ConfirmationAnswerView(EnvelopeView):
         request=ConfirmationAnswer,
         responses={
             200: InvocationResponse,
-            **error_responses(400, 401, 404, 409, 410, 429, 500, 503, body=InvocationResponse),
+            **error_responses(400, 401, 404, 409, 410, 411, 413, 415, 429, 500, 503, body=InvocationResponse),
         },
         description="Takes the person's answer to the question agent_change_mode asked, once, and answers with the "
         "tool's envelope: the change they chose (switch, or branch: switch and start a new session), judged again "
