@@ -22,7 +22,8 @@ from django.db.models import Count, Q, Sum
 from django.db.models.functions import TruncDate, TruncHour
 from django.utils import timezone
 
-from modes.models import AgentMode
+from modes.catalog import no_such_revision
+from modes.models import AgentMode, CatalogRevision
 
 from .confirmations import DECLINED
 from .models import ModeChange, ModeChangeConfirmation, ModeChangeRefusal, TransitionHour, TransitionRollup
@@ -37,7 +38,10 @@ def transition_counts(*, days: int, revision: int | None = None) -> dict:
     """
     The switches of the last `days` days: {days, revision, transitions, refusals, declined, byDay}, as the endpoint
     answers; with revision, only those made, refused or declined under that catalog revision (a rollout's cohort).
+    UnknownRevisionError for a revision that does not exist: a mistyped number must not read as "no switches".
     """
+    if revision is not None and not CatalogRevision.objects.filter(number=revision).exists():
+        raise no_such_revision(revision)
     now = timezone.now()
     first_day = now.astimezone(UTC).date() - timedelta(days=days - 1)
     since = datetime.combine(first_day, time.min, tzinfo=UTC)

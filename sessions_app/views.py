@@ -115,10 +115,11 @@ class TransitionsView(APIView):
     @extend_schema(
         operation_id="getCatalogTransitions",
         parameters=[TransitionsQuery],
-        responses={200: TRANSITIONS_RESPONSE, **error_responses(400, 401, 403)},
+        responses={200: TRANSITIONS_RESPONSE, **error_responses(400, 401, 403, 404)},
         description="How agents moved between modes in the last `days` days (UTC dates, today included): the "
-        "switches taken and how many branched, the switches the mode graph refused, and the switches per day. "
-        "Modes are named by their keys. For staff only.",
+        "switches taken and how many branched, the switches the mode graph refused, the proposals the user "
+        "declined, and the switches per day; with `revision`, only those under that catalog revision (404 if it "
+        "does not exist). Modes are named by their keys. For staff only.",
     )
     def get(self, request):
         return Response(transition_counts(**TransitionsQuery.from_query(request.query_params)))

@@ -39,7 +39,7 @@ REQUIRED_ERRORS = {
     "promoteCatalogRollout": {400, 401, 403, 409},
     "abortCatalogRollout": {400, 401, 403, 409},
     "getCatalogRollout": {401, 403, 404},
-    "getCatalogTransitions": {400, 401, 403},
+    "getCatalogTransitions": {400, 401, 403, 404},
     "listTools": {400, 401},
     "invokeTool": {400, 401, 403, 404, 405, 409, 411, 413, 415, 429, 500, 503},
     "listSessions": {400, 401, 404},

@@ -238,6 +238,15 @@ def test_a_period_outside_1_to_365_days_is_a_clear_400(staff_token_client, days)
     assert "days" in response.json()
 
 
+def test_a_revision_that_does_not_exist_is_a_404_rather_than_counts_of_nothing(staff_token_client):
+    # As the mode graph page's ?revision= and a context's: a mistyped number must not read as "no switches".
+    response = staff_token_client.get(URL, {"revision": 99})
+    assert (response.status_code, response.json()) == (
+        404, {"detail": "There is no catalog revision 99; revisions run from 1 to 1."}
+    )
+    assert staff_token_client.get(URL, {"revision": 1}).status_code == 200
+
+
 def test_the_command_sums_the_complete_hours_ahead_of_any_request(alice_client, graph):
     session_id = session_in(alice_client, "general")
     assert change(alice_client, session_id, "review").status_code == 200
