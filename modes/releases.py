@@ -12,6 +12,7 @@ ReleaseConflict change nothing.
 
 import difflib
 import logging
+from collections.abc import Callable
 
 from django.conf import settings
 from django.db import models, transaction
@@ -228,11 +229,15 @@ def abort_rollout(*, user, number: int | None = None, reason: str = "") -> Catal
     return rollout
 
 
-def abort_rollout_by_guard(*, rollout_id, reason: str) -> bool:
-    """The guard's abort (sessions_app.rollout_cohorts), if that rollout is still in flight: whether it ended it."""
+def abort_rollout_by_guard(*, rollout_id, verdict: Callable[[CatalogRollout], str | None]) -> bool:
+    """
+    The guard's abort (sessions_app.rollout_cohorts), if that rollout is still in flight and verdict gives a reason to
+    end it: whether it ended it. The verdict is judged under the head's lock, on the rollout as it is then: a wider share
+    may have replaced its guard meanwhile, and a verdict on the guard it replaced would end it for a reason untrue.
+    """
     with transaction.atomic():
         head = catalog_head(locked=True)
-        if head.rollout_id != rollout_id:
+        if head.rollout_id != rollout_id or not (reason := verdict(head.rollout)):
             return False
         rollout = end_rollout(head, state=CatalogRollout.State.ABORTED, by=None, reason=reason)
     logger.warning("Rollout of catalog revision %s aborted by its guard: %s", rollout.revision_id, reason)

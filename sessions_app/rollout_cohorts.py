@@ -96,9 +96,12 @@ def guard_verdict(rollout: CatalogRollout) -> str | None:
 
 
 def judge_guard(rollout: CatalogRollout) -> bool:
-    """Abort the rollout if its guard trips: whether it did."""
-    reason = guard_verdict(rollout)
-    return bool(reason) and abort_rollout_by_guard(rollout_id=rollout.pk, reason=reason)
+    """
+    Abort the rollout if its guard trips: whether it did. Judged first without the head's lock, so that a guard that
+    holds (nearly every judgment) keeps no catalog write waiting while the cohorts are counted; one that trips is judged
+    again under it, on the rollout as promote, abort and a wider share leave it.
+    """
+    return guard_verdict(rollout) is not None and abort_rollout_by_guard(rollout_id=rollout.pk, verdict=guard_verdict)
 
 
 def judge_guard_if_due() -> None:

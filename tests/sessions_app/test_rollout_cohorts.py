@@ -208,3 +208,28 @@ class TestARolloutEndedWhileCheckRolloutJudgesIt:
         assert committer.waited  # the race was run: the command met the end uncommitted
         assert out.getvalue().endswith(said)
         assert CatalogRollout.objects.get().state == state
+
+
+@pytest.mark.postgres(reason="another connection's uncommitted wider share, and PostgreSQL's row locks")
+@pytest.mark.usefixtures("modes_restored_after_flush", "fast_password_hashing")
+class TestAGuardReplacedWhileItIsJudged:
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_is_judged_as_it_is_once_the_change_commits_not_as_it_was(
+        self, scout_pending, publisher, alice_session, bob_session, second_connection
+    ):
+        guard = Guard(metric=CatalogRollout.Metric.REFUSED, ratio=Decimal(1), min_sessions=1)
+        publish_revision(number=scout_pending, user=publisher[0], staging=Staging(share=Decimal(10), guard=guard))
+        # Two refusals a session in the cohort, one in the control's: more than once, not 1000 times.
+        for session, revision in [(alice_session, scout_pending), (alice_session, scout_pending), (bob_session, 1)]:
+            ModeChangeRefusal.objects.create(session=session, from_mode_id="x", to_mode_id="y", catalog_revision=revision)
+        other = second_connection()  # a wider share with a guard of 1000 times, as publish_revision writes it
+        other.execute("SELECT id FROM modes_cataloghead WHERE id = 1 FOR UPDATE")
+        other.execute("UPDATE modes_catalogrollout SET share = 20, guard_ratio = 1000, changed_at = now()")
+        committer = CommitOnceWaitedOn(other)
+        out = StringIO()
+        call_command("check_rollout", stdout=out)
+        committer.join()
+        assert committer.waited  # the race was run: the guard met the wider share uncommitted
+        rollout = CatalogRollout.objects.get()
+        assert (rollout.state, rollout.end_reason) == ("in_flight", "")
+        assert out.getvalue().endswith("Its guard holds.\n")
