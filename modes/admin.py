@@ -47,7 +47,7 @@ from .releases import (
 from .revision_store import MODE, TOOL, check_unchanged_since, deleted_since, history_of
 from .rollouts import Staging
 from .serializers import AbortRequest, PublishRequest
-from .routing.cases import InvalidRoutingCase, mode_keys, mode_problems
+from .routing.cases import InvalidRoutingCase, mode_keys, mode_problems, room_problems
 from .routing.evaluation import evaluation_payload, latest_evaluation
 from .routing.files import FILE_FORMATS as CASE_FILE_FORMATS
 from .routing.files import export_cases, import_cases
@@ -711,6 +711,9 @@ class RoutingCaseForm(forms.ModelForm):
             case = RoutingCase(**{name: cleaned.get(name) or "" for name in self.Meta.fields})
             for field, problem in mode_problems(case, keys=mode_keys()).items():
                 self.add_error(field, problem)
+        if not self.errors:  # the admin saves in this transaction: under the lock room_problems takes
+            for problem in room_problems(adding=self.instance._state.adding):
+                self.add_error(None, problem)
         return cleaned
 
 

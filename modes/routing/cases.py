@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from aptix_site.service_errors import InvalidInput
 
 from ..catalog import Catalog
-from ..models import ROUTING_STAY, AgentMode, RoutingCase
+from ..models import ROUTING_STAY, AgentMode, CatalogHead, RoutingCase
 
 
 @dataclass(frozen=True)
@@ -76,14 +76,31 @@ def mode_keys() -> dict[str, bool]:
 MAX_STORED = 10_000  # every evaluation scores every case: a bound on what one request costs
 
 
+def lock_cases() -> None:
+    """
+    Cases are added under the catalog's lock, the head row that catalog writes and releases queue on, held until the
+    caller's transaction ends: a request counting the stored cases waits for one adding a case, and counts it, so that
+    together they never pass MAX_STORED.
+    """
+    CatalogHead.objects.select_for_update().get(pk=1)
+
+
+def room_problems(*, adding: bool) -> list[str]:
+    """Under the catalog's lock (lock_cases): why one more case cannot be stored, if adding one."""
+    lock_cases()
+    if adding and RoutingCase.objects.count() >= MAX_STORED:
+        return [f"There are {MAX_STORED:,} cases, as many as an evaluation takes: delete some first."]
+    return []
+
+
 def save_case(case: RoutingCase) -> RoutingCase:
     """Store a new or changed case; InvalidRoutingCase, nothing stored, if a rule refuses it."""
     if problems := case_problems(case, keys=mode_keys()):
         raise InvalidRoutingCase(problems)
-    if case._state.adding and RoutingCase.objects.count() >= MAX_STORED:
-        raise InvalidRoutingCase([f"There are {MAX_STORED:,} cases, as many as an evaluation takes: delete some first."])
     try:
         with transaction.atomic():
+            if problems := room_problems(adding=case._state.adding):
+                raise InvalidRoutingCase(problems)
             case.save()
     except IntegrityError:  # the same case, added at the same moment by another request
         raise InvalidRoutingCase(["case: A case with this utterance from this mode exists already."]) from None

@@ -105,3 +105,18 @@ def test_past_forty_modes_the_heat_map_draws_the_forty_most_confused():
     kept = heat_labels({"labels": labels, "confusion": confusion})
     assert len(kept) == 40
     assert kept[0] == "m21" and kept[-2:] == ["m59", "stay"]  # catalog order kept
+
+
+def test_a_case_added_past_the_bound_is_refused_on_the_form_and_not_stored(overlapping_modes, staff_client, monkeypatch):
+    from modes.routing import cases
+
+    monkeypatch.setattr(cases, "MAX_STORED", RoutingCase.objects.count())
+    client = staff_client("add_routingcase")
+    response = client.post(
+        reverse("admin:modes_routingcase_add"), {"utterance": "Chart sales", "current_mode": "", "expected": "data_reports"}
+    )
+    assert response.status_code == 200
+    assert response.context["adminform"].form.non_field_errors() == [
+        "There are 8 cases, as many as an evaluation takes: delete some first."
+    ]
+    assert not RoutingCase.objects.filter(utterance="Chart sales").exists()
