@@ -3,6 +3,7 @@ services' errors become HTTP answers) and the errors' OpenAPI responses."""
 
 import base64
 import logging
+import re
 from urllib import parse
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
@@ -86,6 +87,21 @@ class StrictCharField(serializers.CharField):
         if self.max_length is not None and len(data) > self.max_length:
             self.fail("max_length", max_length=self.max_length)
         return super().to_internal_value(data)
+
+
+class StrictDecimalField(serializers.DecimalField):
+    """
+    A number as JSON writes it, or as text in ASCII: digits with a sign and a decimal point. Python's Decimal() also
+    reads other scripts' digits ("٥٠", "５０") and "1_0", which the schema's number is not and no client means.
+    """
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and not ASCII_DECIMAL.fullmatch(data.strip()):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+ASCII_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)")
 
 
 class StrictBooleanField(serializers.BooleanField):

@@ -10,7 +10,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from aptix_site.api import (
-    RequestSerializer, RevisionNumberField, StrictBooleanField, StrictCharField, StrictSerializer, WholeNumberField,
+    RequestSerializer, RevisionNumberField, StrictBooleanField, StrictCharField, StrictDecimalField, StrictSerializer,
+    WholeNumberField,
 )
 from aptix_site.shapes import ModelShape, Shape
 
@@ -204,17 +205,17 @@ class GuardRequest(StrictSerializer):
         help_text="declined: proposals the user declined per session; refused: switches the mode graph refused per "
         "session.",
     )
-    ratio = serializers.DecimalField(
+    ratio = StrictDecimalField(
         max_digits=6, decimal_places=2, min_value=Decimal("0.01"), coerce_to_string=False,  # a number in the schema
         help_text="Abort when the cohort's metric is more than this many times the control's.",
     )
-    minSessions = serializers.IntegerField(
-        min_value=1, max_value=MAX_GUARD_SESSIONS, help_text="How many of the cohort's sessions must have acted first."
+    minSessions = WholeNumberField(
+        max_value=MAX_GUARD_SESSIONS, help_text="How many of the cohort's sessions must have acted first."
     )
 
 
 class PublishRequest(StrictSerializer):
-    share = serializers.DecimalField(
+    share = StrictDecimalField(
         max_digits=5, decimal_places=2, min_value=0, max_value=100, required=False, coerce_to_string=False,
         help_text="Stage the publication: the percentage of sessions (to two decimals) served this revision, chosen "
         "by their bucket; the rest keep the published revision. For the revision being rolled out: its new share, "

@@ -207,6 +207,45 @@ def test_a_bad_staging_is_a_400_naming_its_field_and_changes_nothing(scout_pendi
     assert (CatalogRollout.objects.count(), CatalogHead.objects.get(pk=1).published) == (0, 1)
 
 
+# Python's Decimal() and int() read any script's digits, full-width ones and "1_0"; the schema's numbers are JSON's.
+NOT_ASCII_NUMBERS = [
+    ({"share": "٥٠"}, "share", "A valid number is required."),
+    ({"share": "５０"}, "share", "A valid number is required."),
+    ({"share": "1_0"}, "share", "A valid number is required."),
+    ({"share": 5, "guard": {"metric": "declined", "ratio": "٢", "minSessions": 5}}, "ratio",
+     "A valid number is required."),
+    ({"share": 5, "guard": {"metric": "declined", "ratio": 2, "minSessions": "٣"}}, "minSessions",
+     "Must be a whole number from 1 to 1000000."),
+]
+
+
+@pytest.mark.parametrize("body, field, message", NOT_ASCII_NUMBERS)
+def test_a_number_in_other_digits_than_ascii_is_a_400_naming_its_field_and_changes_nothing(
+    scout_pending, publisher, body, field, message
+):
+    response = stage(publisher[1], scout_pending, **body)
+    assert response.status_code == 400, response.content
+    answer = response.json()
+    assert (answer["guard"] if "guard" in body else answer) == {field: [message]}
+    assert (CatalogRollout.objects.count(), CatalogHead.objects.get(pk=1).published) == (0, 1)
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--share", "٥٠", "A valid number is required."),
+    ("--guard-ratio", "２", "A valid number is required."),
+    ("--guard-min-sessions", "٣", "Must be a whole number from 1 to 1000000."),
+])
+def test_publish_revision_refuses_a_number_in_other_digits_than_ascii_in_one_line(
+    scout_pending, publisher, option, value, message
+):
+    given = {"--share": "10", "--guard-metric": "declined", "--guard-ratio": "2", "--guard-min-sessions": "3"}
+    given[option] = value
+    with pytest.raises(CommandError, match=f"^{option}: {message}$"):
+        call_command("publish_revision", str(scout_pending), "--user", publisher[0].username,
+                     *(word for pair in given.items() for word in pair))
+    assert not CatalogRollout.objects.exists()
+
+
 def test_staff_without_the_publish_permission_can_neither_stage_promote_nor_abort(scout_pending, publisher, alice):
     _, client = publisher
     _, viewer = staff("viewer")  # staff who may read revisions, not publish them
