@@ -9,11 +9,12 @@ from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser, get_encoding
 from rest_framework.utils import json
 
-from .text import json_problem, refuse_duplicate_keys, unstorable_text
+from .text import check_nesting, json_problem, refuse_duplicate_keys, unstorable_text
 
 
 class StrictJSONParser(JSONParser):
-    """JSON bodies whose text can be stored (no NUL, no lone surrogate, sane nesting) and that give no key twice."""
+    """JSON bodies whose text can be stored (no NUL, no lone surrogate), nested at most MAX_JSON_NESTING levels deep,
+    and that give no key twice."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         # JSONParser.parse, with the duplicate-key hook, the text checked, and plainer words for two failures.
@@ -21,6 +22,7 @@ class StrictJSONParser(JSONParser):
         parse_constant = json.strict_constant if self.strict else None
         try:
             data = json.load(decoded, parse_constant=parse_constant, object_pairs_hook=refuse_duplicate_keys)
+            check_nesting(data)
             problem = unstorable_text(data)
         except (RecursionError, ValueError) as error:
             plain = json_problem(error, subject="the body")

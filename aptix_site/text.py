@@ -43,13 +43,35 @@ def refuse_duplicate_keys(pairs):
     return data
 
 
+# Deeper than any request needs (a tool's parameters nest 40 levels at most: modes.validators), and far below Python's
+# recursion limit. json.load itself stops only at that limit, so JSON it took one level short of it overflowed the
+# limit again in whatever read it next, deeper in the stack (a serializer's json.dumps): a 500.
+MAX_JSON_NESTING = 100
+
+
+class NestedTooDeeply(ValueError):
+    def __init__(self):
+        super().__init__(f"nested more than {MAX_JSON_NESTING} levels deep")
+
+
+def check_nesting(value) -> None:
+    """NestedTooDeeply if the lists and objects of value (as json.load gives it) nest past MAX_JSON_NESTING levels.
+    Level by level, without recursion, so that it holds however deep value is."""
+    level, depth = [value], 0
+    while level := [item for item in level if isinstance(item, (dict, list))]:
+        depth += 1
+        if depth > MAX_JSON_NESTING:
+            raise NestedTooDeeply()
+        level = [child for item in level for child in (item.values() if isinstance(item, dict) else item)]
+
+
 def json_problem(error: ValueError | RecursionError, *, subject: str) -> str | None:
     """
-    What json.loads found wrong with subject ("the body"), in plain words, where Python's own words name its internals
-    (nesting past its recursion limit, an integer of thousands of digits: sys.set_int_max_str_digits()); None where its
-    own words serve.
+    What json.loads (or check_nesting) found wrong with subject ("the body"), in plain words, where Python's own words
+    name its internals (nesting past its recursion limit, an integer of thousands of digits:
+    sys.set_int_max_str_digits()); None where its own words serve.
     """
-    if isinstance(error, RecursionError):
+    if isinstance(error, (RecursionError, NestedTooDeeply)):
         return f"{subject} is nested too deeply"
     return f"a number in {subject} has too many digits" if "int_max_str_digits" in str(error) else None
 

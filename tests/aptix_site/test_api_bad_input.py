@@ -600,6 +600,27 @@ def test_deeply_nested_json_is_a_400_not_a_crash(alice_client, unchanged, url):
     assert response.json() == refusal_at(url, {"detail": "JSON parse error - the body is nested too deeply."})
 
 
+def nested_arguments(depth: int) -> str:
+    return '{"arguments": {"name": "x", "deep": ' + "[" * depth + "]" * depth + "}}"
+
+
+def test_the_deepest_body_the_parser_takes_is_answered_never_a_server_error(alice_client):
+    # Nesting just short of what the parser refuses used to pass it and then overflow Python's recursion limit in the
+    # serializer that re-encodes the arguments: a 500. Found by bisection, so it holds whatever the stack's depth.
+    # The same call path for every depth: in this process, the test's own frames count against the limit too.
+    answers = {}
+    shallow, deep = 1, 5000
+    while deep - shallow > 1:
+        middle = (shallow + deep) // 2
+        answers[middle] = send(alice_client, HELLO, nested_arguments(middle))
+        taken = "nested too deeply" not in answers[middle].json()["errorMessage"]
+        shallow, deep = (middle, deep) if taken else (shallow, middle)
+
+    response = answers[shallow]
+    assert response.status_code == 400, response.content
+    assert response.json() == tool_error("HelloWorldTool does not accept 'deep'; its arguments are name.")
+
+
 @pytest.mark.parametrize("url", [HELLO, LIST_MODES, CHANGE_MODE])
 @pytest.mark.parametrize(
     "nested",
