@@ -4,11 +4,14 @@ services' errors become HTTP answers) and the errors' OpenAPI responses."""
 import base64
 import logging
 import re
+from datetime import datetime
+from datetime import timezone as dt_timezone
 from urllib import parse
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import QueryDict
+from django.utils import timezone
 from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
@@ -154,9 +157,14 @@ class CursorPagination(pagination.CursorPagination):
                 raise ValueError(text)
             cursor = super().decode_cursor(request)
             if cursor.position is not None:  # one made by hand may hold what no row of the column could
-                self.position_field.clean(cursor.position, None)
+                position = self.position_field.clean(cursor.position, None)
+                if isinstance(position, datetime):
+                    # Nor an instant outside years 1 to 9999 in UTC (9999-12-31 at -14:00): OverflowError, which
+                    # SQLite's adapter raised as the page was read.
+                    aware = timezone.make_aware(position) if timezone.is_naive(position) else position
+                    aware.astimezone(dt_timezone.utc)
             return cursor
-        except (ValueError, DjangoValidationError):  # binascii.Error and UnicodeError are ValueErrors
+        except (ValueError, OverflowError, DjangoValidationError):  # binascii.Error and UnicodeError are ValueErrors
             raise exceptions.NotFound(self.invalid_cursor_message) from None
 
     def get_schema_operation_parameters(self, view):

@@ -549,9 +549,12 @@ def test_a_cursor_that_the_list_did_not_give_is_a_404_saying_what_to_use(alice_c
 
 
 # Cursors made by hand: base64 of a position that is no value of the list's ordering field (a created_at, an id,
-# a revision number), or one that no column could hold.
+# a revision number), or one that no column could hold: a time whose instant in UTC is outside years 1 to 9999
+# (SQLite's adapter converts it to UTC, and overflowed: a 500).
 FORGED_POSITIONS = {
-    "/api/sessions/": ["p=1", "p=not-a-date", "p=2026-13-45"],
+    "/api/sessions/": [
+        "p=1", "p=not-a-date", "p=2026-13-45", "p=9999-12-31+23%3A59%3A59-14%3A00", "p=0001-01-01+00%3A00%3A00%2B14%3A00",
+    ],
     "/api/sessions/{session}/mode-changes/": ["p=not-a-date", "p=1.5", "p=" + "9" * 30],
     "/api/catalog/revisions/": ["p=not-a-date", "r=1&p=x", "p=" + "9" * 30],
 }
