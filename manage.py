@@ -8,9 +8,9 @@ import sys
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "aptix_site.settings")
-    from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
-    from django.db import DatabaseError, InterfaceError, OperationalError, connection
+
+    from aptix_site.refusals import REFUSED, refusal
 
     # Python keeps the bytes of a name that is not UTF-8 as lone surrogates, which no database stores and no UTF-8
     # stream prints: such an argument is refused here, and such a file name (in a folder read) is printed as the
@@ -27,18 +27,8 @@ def main():
         return
     try:
         execute_from_command_line(sys.argv)
-    except ImproperlyConfigured as error:
-        sys.exit(f"Configuration error: {error}")
-    except DatabaseError as error:
-        text = str(error)
-        first_line = (text.strip().splitlines() or [type(error).__name__])[0]
-        if "no such table" in text or ("relation" in text and "does not exist" in text):
-            advice = " (run 'manage.py migrate' first)"
-        elif isinstance(error, (OperationalError, InterfaceError)) and connection.connection is None:  # never opened
-            advice = " (check DATABASE_URL and that the database server is up)"
-        else:
-            advice = ""
-        sys.exit(f"Database error: {first_line}{advice}")
+    except REFUSED as error:
+        sys.exit(refusal(error))
 
 
 if __name__ == "__main__":
