@@ -1,15 +1,22 @@
 """
 The systemd unit shipped in deploy/ is one systemd accepts (`systemd-analyze verify`, with the project's path
 where the unit has /srv/aptix-modes), and it runs the serve script as a user of its own, restarts it when it
-fails, reloads it with SIGHUP and takes the settings from a file.
+fails, reloads it with SIGHUP and takes the settings from a file. The serve script starts with its output on a
+socket, as systemd hands it the journal, nginx's access log reaches it, and a stop is no failure.
 """
 
+import contextlib
+import os
 import shutil
+import signal
+import socket
 import subprocess
+import time
 
 import pytest
+import requests
 
-from ..servers import ROOT
+from ..servers import ROOT, START_TIMEOUT, free_port, production_env, scratch_database
 
 pytestmark = pytest.mark.either_database(reason="the unit is the same on either database")
 UNIT = ROOT / "deploy" / "aptix-modes.service"
@@ -51,3 +58,39 @@ def test_the_unit_runs_the_serve_script_as_a_user_restarts_it_and_reloads_it_wit
     assert unit["Service.User"] not in ("root", "0")
     assert unit["Service.EnvironmentFile"].startswith("/etc/")
     assert unit["Service.KillMode"] == "mixed"  # SIGTERM to deploy/serve, which stops nginx and the app itself
+
+
+def test_the_serve_script_serves_and_logs_with_its_output_on_a_socket_as_systemd_gives_it():
+    # systemd's StandardOutput=journal is a stream socket, which no process can open by a path (/dev/stdout).
+    journal, reader = socket.socketpair()
+    reader.settimeout(10)  # nginx writes its access log at least once a second
+    port = free_port()
+    with scratch_database() as env:
+        # As the unit starts it: the script itself, from the project's folder.
+        server = subprocess.Popen(
+            ["deploy/serve"], cwd=ROOT, env={**production_env(env), "PORT": str(port), "WORKERS": "1"},
+            stdout=journal, stderr=journal, start_new_session=True,
+        )
+        journal.close()
+        logged = b""
+        try:
+            deadline = time.monotonic() + START_TIMEOUT
+            while server.poll() is None and time.monotonic() < deadline:
+                try:
+                    answer = requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                    break
+                except (requests.ConnectionError, requests.Timeout):
+                    time.sleep(0.2)
+            assert server.poll() is None, reader.recv(65536).decode(errors="replace")
+            assert answer.status_code == 200
+            while b'"GET /healthz HTTP/1.1" 200' not in logged:
+                chunk = reader.recv(65536)
+                assert chunk, logged.decode(errors="replace")  # not closed before the line came
+                logged += chunk
+        finally:
+            server.terminate()  # SIGTERM to the script alone (KillMode=mixed): it stops the rest
+            stopped = server.wait(timeout=30)
+            with contextlib.suppress(ProcessLookupError):  # whatever is left gets SIGKILL, as under systemd
+                os.killpg(server.pid, signal.SIGKILL)
+    # It exits 143 on SIGTERM, as a shell does: `systemctl stop` must not leave the unit failed.
+    assert str(stopped) in directives()["Service.SuccessExitStatus"].split()
