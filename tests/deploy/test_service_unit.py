@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 import requests
@@ -60,37 +61,66 @@ def test_the_unit_runs_the_serve_script_as_a_user_restarts_it_and_reloads_it_wit
     assert unit["Service.KillMode"] == "mixed"  # SIGTERM to deploy/serve, which stops nginx and the app itself
 
 
-def test_the_serve_script_serves_and_logs_with_its_output_on_a_socket_as_systemd_gives_it():
-    # systemd's StandardOutput=journal is a stream socket, which no process can open by a path (/dev/stdout).
-    journal, reader = socket.socketpair()
-    reader.settimeout(10)  # nginx writes its access log at least once a second
+@contextlib.contextmanager
+def unit_serving(journal):
+    """The serve script as the unit starts it (itself, from the project's folder), its output on journal, answering
+    on its port; yields the process and the port. Stopped afterwards as systemd stops it: SIGTERM to the script
+    alone (KillMode=mixed), which stops the rest, then SIGKILL to whatever is left."""
     port = free_port()
     with scratch_database() as env:
-        # As the unit starts it: the script itself, from the project's folder.
         server = subprocess.Popen(
             ["deploy/serve"], cwd=ROOT, env={**production_env(env), "PORT": str(port), "WORKERS": "1"},
             stdout=journal, stderr=journal, start_new_session=True,
         )
         journal.close()
-        logged = b""
         try:
             deadline = time.monotonic() + START_TIMEOUT
             while server.poll() is None and time.monotonic() < deadline:
                 try:
-                    answer = requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+                    requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
                     break
                 except (requests.ConnectionError, requests.Timeout):
                     time.sleep(0.2)
-            assert server.poll() is None, reader.recv(65536).decode(errors="replace")
-            assert answer.status_code == 200
+            assert server.poll() is None, "the serve script did not start"
+            yield server, port
+        finally:
+            server.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                server.wait(timeout=30)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=10)
+
+
+def test_the_serve_script_serves_and_logs_with_its_output_on_a_socket_as_systemd_gives_it():
+    # systemd's StandardOutput=journal is a stream socket, which no process can open by a path (/dev/stdout).
+    journal, reader = socket.socketpair()
+    reader.settimeout(10)  # nginx writes its access log at least once a second
+    logged = b""
+    try:
+        with unit_serving(journal) as (server, port):
+            assert requests.get(f"http://127.0.0.1:{port}/healthz", timeout=10).status_code == 200
             while b'"GET /healthz HTTP/1.1" 200' not in logged:
                 chunk = reader.recv(65536)
                 assert chunk, logged.decode(errors="replace")  # not closed before the line came
                 logged += chunk
-        finally:
-            server.terminate()  # SIGTERM to the script alone (KillMode=mixed): it stops the rest
-            stopped = server.wait(timeout=30)
-            with contextlib.suppress(ProcessLookupError):  # whatever is left gets SIGKILL, as under systemd
-                os.killpg(server.pid, signal.SIGKILL)
+    except AssertionError:
+        reader.settimeout(1)
+        with contextlib.suppress(OSError):
+            logged += reader.recv(65536)
+        raise AssertionError(logged.decode(errors="replace")) from None
     # It exits 143 on SIGTERM, as a shell does: `systemctl stop` must not leave the unit failed.
-    assert str(stopped) in directives()["Service.SuccessExitStatus"].split()
+    assert str(server.returncode) in directives()["Service.SuccessExitStatus"].split()
+
+
+def test_the_serve_script_exits_when_nginx_dies_for_systemd_to_start_it_again():
+    journal, reader = socket.socketpair()
+    with unit_serving(journal) as (server, _):
+        [master] = [
+            pid for pid in map(int, subprocess.run(
+                ["pgrep", "-P", str(server.pid)], capture_output=True, text=True, timeout=10
+            ).stdout.split())
+            if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"nginx: master")
+        ]
+        os.kill(master, signal.SIGKILL)
+        assert server.wait(timeout=15) not in (0, 143)  # a failure: Restart=on-failure starts it again
