@@ -1,4 +1,7 @@
-"""Hostile files an attacker's review found: each a clear problem or a quick answer, never a 500 or a stuck worker."""
+"""
+Hostile files an attacker's review found: each a clear problem or a quick answer, never a 500 or a stuck worker.
+Quick is timed in this process's CPU time, which other work on the machine does not stretch as it stretches the clock.
+"""
 
 import time
 
@@ -22,17 +25,17 @@ def test_a_number_of_thousands_of_digits_is_a_problem(text):
 
 
 def test_stars_in_an_opencode_permission_key_take_no_time():
-    started = time.perf_counter()
+    started = time.process_time()
     assert action("webfetch", {"*" * 60 + "z": "deny"}) == "allow"
     assert action("webfetch", {"web*": "deny", "[x]": "allow"}) == "deny"
-    assert time.perf_counter() - started < 1
+    assert time.process_time() - started < 1
 
 
 def test_a_body_of_many_blank_looking_lines_is_trimmed_in_linear_time():
     body = "x" + " \n" * 200_000 + "x\n \n\t\n"
-    started = time.perf_counter()
+    started = time.process_time()
     assert body_text("\n \n" + body) == "x" + " \n" * 200_000 + "x"
-    assert time.perf_counter() - started < 2
+    assert time.process_time() - started < 2
 
 
 def test_a_kept_display_name_with_a_unicode_line_break_reads_back():
@@ -66,11 +69,11 @@ def test_a_yaml_alias_bomb_through_pairs_is_refused_quickly():
     for level in range(8):  # !!pairs builds tuples: 10^9 values out of a kilobyte
         below, name = chr(97 + level), chr(98 + level)
         lines.append(f"{name}: &{name} !!pairs [" + ", ".join([f"{{k: *{below}}}"] * 10) + "]")
-    started = time.perf_counter()
+    started = time.process_time()
     assert roo_problems("\n".join(lines)) == [
         ".roomodes: The file expands, through its YAML aliases, to more than 1,000,000 values; a mode file is far smaller."
     ]
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
 
 
 def test_json_nested_almost_as_deep_as_the_parser_allows_is_a_problem_not_a_crash():
@@ -122,16 +125,16 @@ def test_rules_files_of_many_modes_are_matched_to_their_modes_in_linear_time():
     modes = ", ".join(ROO_MODE.replace('"a"', f'"m{index}"') + "}" for index in range(5000))
     files = [AgentFile(".roomodes", '{"customModes": [' + modes + "]}")]
     files += [AgentFile(f".roo/rules-m{index}/rule.md", "Be brief.") for index in range(5000)]
-    started = time.perf_counter()
+    started = time.process_time()
     reading = read_roo(files, format_name="roo")
     assert reading.problems == [] and len(reading.modes) == 5000
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
 
 
 @pytest.mark.parametrize("pattern", [
     "{" * 100_000, "".join(f"(?<a{index}>x)" for index in range(10_000)), "|".join(["(?<a>x)"] * 10_000),
 ])
 def test_regexes_of_many_braces_or_named_groups_are_checked_in_linear_time(pattern):
-    started = time.perf_counter()
+    started = time.process_time()
     assert javascript_regex_problem(pattern) is None
-    assert time.perf_counter() - started < 2
+    assert time.process_time() - started < 2
