@@ -144,6 +144,22 @@ def test_export_to_an_unwritable_path_is_a_command_error(tmp_path):
         export("--output", str(tmp_path / "missing" / "modes.yaml"))
 
 
+@pytest.mark.parametrize("existing", ["file", "dangling link"])
+def test_export_never_overwrites_a_file_without_force(tmp_path, custom_mode, existing):
+    path = tmp_path / "modes.yaml"
+    if existing == "file":
+        path.write_text("an earlier export, or a file by hand", encoding="utf-8")
+    else:
+        path.symlink_to(tmp_path / "nowhere.yaml")
+    with pytest.raises(CommandError, match=rf"^{re.escape(str(path))} exists; pass --force to overwrite it\.$"):
+        export("--output", str(path))
+    assert not (tmp_path / "nowhere.yaml").exists()
+    if existing == "file":
+        assert path.read_text(encoding="utf-8") == "an earlier export, or a file by hand"
+    export("--output", str(path), "--force")
+    assert yaml.safe_load(path.read_text(encoding="utf-8")) == yaml.safe_load(export()[0])
+
+
 @pytest.mark.parametrize("file_format", ["yaml", "json"])
 def test_export_then_import_update_leaves_the_catalog_identical(tmp_path, custom_mode, awkward_custom_mode, file_format):
     path = tmp_path / f"modes.{file_format}"

@@ -25,7 +25,7 @@ class Command(ServiceCommand):
             "--to", choices=list(FORMATS), help="Write the modes as this coding agent's files, into the --output folder."
         )
         parser.add_argument("--output", help="File to write (a folder with --to); standard output if omitted.")
-        parser.add_argument("--force", action="store_true", help="With --to: overwrite files that exist.")
+        parser.add_argument("--force", action="store_true", help="Overwrite the --output file, or --to's files, that exist.")
         add_revision_argument(parser, what="export")
 
     def handle(self, *args, custom_only, format, to, output, force, revision, **options):
@@ -36,8 +36,8 @@ class Command(ServiceCommand):
             raise CommandError("--to writes a coding agent's files into the folder --output names; give --output.")
         if to and format:
             raise CommandError("--format is the portable file's; --to writes a coding agent's own files.")
-        if force and not to:
-            raise CommandError("--force lets --to overwrite files; a portable file is written as asked.")
+        if force and not output:
+            raise CommandError("--force lets --output overwrite files; standard output has none.")
         catalog = catalog_at(revision)
         modes = catalog.exported_modes(custom_only=custom_only)
         if to:
@@ -49,7 +49,12 @@ class Command(ServiceCommand):
             self.stdout.write(text, ending="")
             return
         try:
-            Path(output).write_text(text, encoding="utf-8")
+            # Opened to create, as --to's files are written: an earlier export or a file by hand is kept unless --force,
+            # and a link counts as a file even when it leads nowhere.
+            with open(output, "w" if force else "x", encoding="utf-8") as file:
+                file.write(text)
+        except FileExistsError:
+            raise CommandError(f"{output} exists; pass --force to overwrite it.") from None
         except OSError as error:
             raise CommandError(f"Cannot write {output}: {error.strerror}.") from error
         self.stderr.write(f"Exported {len(modes)} modes and {len(catalog.declared_tools)} declared tools to {output}.")
