@@ -74,6 +74,26 @@ CHECKS = {
 }
 
 
+# Claude Code's own rewriting of front matter that is not YAML (cli.js 2.1.112, parseFrontmatter's fallback): each
+# 'key: value' line whose value holds one of these, and is not wholly quoted, is written in double quotes: text.
+# JavaScript's '.' stops at \r, \u2028 and \u2029; the spaces are taken possessively, so that a long run of them before
+# one of those fails once, not once for each split of the run.
+_LINE = re.compile(r"([a-zA-Z_-]+):\s++([^\r\u2028\u2029]+)\Z")
+_NOT_PLAIN = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+
+
+def claude_code_line(line: str) -> tuple[str, list[str]] | None:
+    """A line of front matter as Claude Code rewrites it when the YAML fails, or None when it leaves it."""
+    match = _LINE.match(line)
+    if not match:
+        return None
+    key, value = match.groups()
+    if value[0] == value[-1] and value[0] in "'\"" or not _NOT_PLAIN.search(value):
+        return None
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return key, [f'{key}: "{escaped}"']
+
+
 def is_claude_code_file(path: str) -> bool:
     return bool(CLAUDE_PATH.match(path))
 
@@ -91,7 +111,7 @@ def read_claude_code(files: list[AgentFile], *, format_name: str = "claude-code"
 
 def _read_agent(reading: Reading, file: AgentFile, format_name: str) -> None:
     try:
-        agent = read_markdown(file.content)
+        agent = read_markdown(file.content, rewrite=claude_code_line)
     except PortableFileError as error:
         reading.problems += [problem(file.path, None, message) for message in error.problems]
         return

@@ -13,6 +13,7 @@ What such a format has no field for, and the catalog needs to get a mode back un
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import yaml
@@ -41,12 +42,20 @@ class MarkdownAgent:
     lenient: frozenset = frozenset()  # fields whose values are not strict YAML, read as the coding agents read them
 
 
-def read_markdown(text: str) -> MarkdownAgent:
-    """A Markdown agent file's parts; PortableFileError says why its front matter cannot be read."""
+# How a coding agent rewrites one line of front matter that is not YAML before it reads it again: (the field, the
+# lines it becomes), or None when it leaves the line as it is.
+LineRewrite = Callable[[str], tuple[str, list[str]] | None]
+
+
+def read_markdown(text: str, *, rewrite: LineRewrite | None = None) -> MarkdownAgent:
+    """
+    A Markdown agent file's parts; PortableFileError says why its front matter cannot be read. Front matter that is
+    not YAML is read again with each line rewritten as the coding agent rewrites it (rewrite), or else refused.
+    """
     front, body = split_front_matter(text)
     if front is None:
         return MarkdownAgent(fields=None, body=body_text(body), kept={})
-    fields, lenient = _load_front_matter(front)
+    fields, lenient = _load_front_matter(front, rewrite)
     if fields is None:  # '---' and '---' with nothing between
         fields = {}
     if not isinstance(fields, dict):
@@ -75,16 +84,16 @@ def body_text(body: str) -> str:
     return "\n".join(lines[start:end])
 
 
-def _load_front_matter(front: str) -> tuple[object, frozenset]:
+def _load_front_matter(front: str, rewrite: LineRewrite | None) -> tuple[object, frozenset]:
     # As YAML 1.2, Claude Code's and OpenCode's YAML, reads it: 'description: yes' is the text 'yes', and so is the
     # 'no' of 'tools: {write: no}'.
     try:
         return load_text(front, yaml_loader=YAML12Loader), frozenset()
     except PortableFileError as error:
-        if not _is_syntax_error(front):  # a tag, a repeated key, an alias bomb: refused, never worked around
+        if rewrite is None or not _is_syntax_error(front):  # a tag, a repeated key, an alias bomb: refused
             raise PortableFileError([f"The front matter is not valid YAML: {_reason(error)}"]) from None
         try:
-            text, fields = lenient_front_matter(front)
+            text, fields = lenient_front_matter(front, rewrite)
             return load_text(text, yaml_loader=YAML12Loader), fields
         except PortableFileError:
             hint = " (a value over several lines needs quotes, or '|' and its lines indented)"
@@ -107,22 +116,19 @@ def _is_syntax_error(front: str) -> bool:
     return False
 
 
-def lenient_front_matter(front: str) -> tuple[str, frozenset]:
+def lenient_front_matter(front: str, rewrite: LineRewrite) -> tuple[str, frozenset]:
     """
     Claude Code and OpenCode read 'description: Use it when: ...' as text, though a plain YAML value cannot hold
-    ': ' (Claude Code's own agents are written so): such a top-level value becomes a literal block, as OpenCode's
-    fallback does. Quoted, block, flow, tagged, anchored and aliased values are left as written. Returns the text
-    and the fields so read.
+    ': ' (Claude Code's own agents are written so): when the YAML fails, each rewrites the lines it takes for such
+    values, and reads the front matter again. Returns the text so rewritten and the fields it rewrote.
     """
     lines, fields = [], set()
     for line in front.split("\n"):
-        match = re.match(r"([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:[ \t]+(.*)\Z", line)
-        value = match.group(2).strip() if match else ""
-        if not match or ":" not in value or value[0] in "'\"|>[{!&*#":
+        if rewritten := rewrite(line):
+            fields.add(rewritten[0])
+            lines += rewritten[1]
+        else:
             lines.append(line)
-            continue
-        lines += [f"{match.group(1)}: |-", f"  {value}"]
-        fields.add(match.group(1))
     return "\n".join(lines), frozenset(fields)
 
 
@@ -266,7 +272,8 @@ def read_description(report: AgentReport, entry: dict, value, agent: MarkdownAge
                      field_name="description", tool: str = "") -> None:
     """when_to_use and description from the agent's description; a problem when it has none."""
     kept = agent.kept if agent else {}
-    lenient = f"its ': ' read as text, as {tool} reads it" if agent and field_name in agent.lenient else ""
+    lenient = f"read as text, as {tool} reads front matter that is not YAML" if agent and field_name in agent.lenient \
+        else ""
     if not isinstance(value, str) or not value.strip():
         wrong = "must be text" if value is not None and not isinstance(value, str) else "is missing or empty"
         report.problem(f"{field_name}: {wrong}; the agent needs a description, which becomes its when-to-use.")

@@ -93,6 +93,20 @@ def _is_rule(value) -> bool:
     return value in ACTIONS or isinstance(value, dict) and all(action in ACTIONS for action in value.values())
 
 
+# OpenCode's own rewriting of front matter that is not YAML (packages/core/src/config/markdown.ts, sanitize; Kilo's
+# fork the same): each unindented 'key: value' line whose value holds ':' becomes a literal block, its text.
+_LINE = re.compile(r"([a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(.*)\Z")
+
+
+def opencode_line(line: str) -> tuple[str, list[str]] | None:
+    """A line of front matter as OpenCode rewrites it when the YAML fails, or None when it leaves it."""
+    match = None if line.strip().startswith("#") or line[:1].isspace() else _LINE.match(line)
+    value = match.group(2).strip() if match else ""
+    if not match or value in ("", ">", "|") or value[0] in "'\"" or ":" not in value:
+        return None
+    return match.group(1), [f"{match.group(1)}: |-", f"  {value}"]
+
+
 def is_opencode_file(path: str) -> bool:
     return bool(OPENCODE_PATH.match(path))
 
@@ -123,7 +137,7 @@ def read_opencode(files: list[AgentFile], *, format_name: str) -> Reading:
 
 def _read_agent_file(reading: Reading, file: AgentFile, format_name: str) -> None:
     try:
-        agent = read_markdown(file.content)
+        agent = read_markdown(file.content, rewrite=opencode_line)
     except PortableFileError as error:
         reading.problems += [problem(file.path, None, message) for message in error.problems]
         return

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from modes.coding_agents.base import AgentFile
+from modes.coding_agents.claude_code import read_claude_code
 from modes.coding_agents.javascript_regex import javascript_regex_problem
 from modes.coding_agents.markdown import body_text, read_markdown
 from modes.coding_agents.opencode import action, read_opencode
@@ -36,6 +37,15 @@ def test_a_body_of_many_blank_looking_lines_is_trimmed_in_linear_time():
     started = time.process_time()
     assert body_text("\n \n" + body) == "x" + " \n" * 200_000 + "x"
     assert time.process_time() - started < 2
+
+
+def test_front_matter_that_is_not_yaml_with_a_long_run_of_spaces_is_read_again_in_linear_time():
+    # Claude Code's rewriting reads 'key:', spaces and a value up to the line's end: a value a carriage return cuts
+    # short must fail once, not once for each split of the run of spaces between the colon and the value.
+    content = f"---\nname: a\ndescription: Use it when: x.\nmodel:{' ' * 100_000}x\ry\n---\nBody\n"
+    started = time.perf_counter()
+    read_claude_code([AgentFile(".claude/agents/a.md", content)])
+    assert time.perf_counter() - started < 2
 
 
 def test_a_kept_display_name_with_a_unicode_line_break_reads_back():

@@ -7,10 +7,12 @@ import pytest
 import yaml
 
 from modes.coding_agents.base import YAML12Loader
+from modes.coding_agents.claude_code import claude_code_line
 from modes.coding_agents.formats import FORMATS
 from modes.coding_agents.markdown import (
     body_text, display_name_of, join_body, read_markdown, split_body, split_front_matter, write_markdown,
 )
+from modes.coding_agents.opencode import opencode_line
 from modes.models import AgentMode
 from modes.portable import PortableFileError
 
@@ -84,21 +86,32 @@ def test_front_matter_with_a_tab_is_refused_for_what_is_wrong_with_it_not_taken_
         read_markdown(f"---\n{front}\n---\nBody\n")
 
 
-def test_a_description_holding_colons_is_read_as_text_as_claude_code_and_opencode_read_it():
+REWRITES = [claude_code_line, opencode_line]
+
+
+def test_front_matter_that_is_not_yaml_is_refused_where_no_agent_rewrites_it():
+    with pytest.raises(PortableFileError, match="not valid YAML"):
+        read_markdown("---\ndescription: Use it when: x.\n---\nBody\n")
+
+
+@pytest.mark.parametrize("rewrite", REWRITES)
+def test_a_description_holding_colons_is_read_as_text_as_claude_code_and_opencode_read_it(rewrite):
     # How Claude Code's own plugins write their agents: a plain value with ': ' and '\n' in it, not valid YAML.
     text = ('---\nname: reviewer\ndescription: Use this agent after a change. Examples: <example>Context: a user '
             'wrote code\\nuser: "Review it"</example>\nmodel: opus\n---\n\nBody\n')
-    agent = read_markdown(text)
+    agent = read_markdown(text, rewrite=rewrite)
     assert agent.fields["description"].startswith("Use this agent after a change. Examples: <example>Context: a user")
     assert agent.fields["model"] == "opus"
     assert agent.lenient == {"description"}
 
 
+@pytest.mark.parametrize("rewrite", REWRITES)
 @pytest.mark.parametrize("written", ["yes", "off", "2024-01-01", "1:20"])
-def test_a_plain_value_yaml_1_2_reads_as_text_is_text_as_claude_code_and_opencode_read_it(written):
+def test_a_plain_value_yaml_1_2_reads_as_text_is_text_as_claude_code_and_opencode_read_it(written, rewrite):
     # PyYAML reads YAML 1.1, where these are a boolean, a date and a number; the coding agents' YAML 1.2 reads text.
     for colon in ("", " Use it: now."):  # strict YAML, and the lenient reading of a value holding ': '
-        agent = read_markdown(f"---\nname: {written}\ndescription: {written}\nmodel: opus{colon}\n---\nBody\n")
+        front = f"name: {written}\ndescription: {written}\nmodel: opus{colon}"
+        agent = read_markdown(f"---\n{front}\n---\nBody\n", rewrite=rewrite)
         assert agent.fields == {"name": written, "description": written, "model": f"opus{colon}"}
 
 
@@ -151,9 +164,13 @@ def test_a_plain_value_yaml_1_2_reads_as_a_number_or_a_boolean_stays_one():
     assert agent.fields == {"description": True, "temperature": 0.2, "steps": 12}
 
 
-def test_the_lenient_reading_never_turns_a_tag_into_text():
-    with pytest.raises(PortableFileError):
-        read_markdown("---\ndescription: a: b\ncolor: !!python/name:os.system\n---\nBody\n")
+def test_a_tag_in_front_matter_that_is_yaml_is_refused_where_the_agents_rewriting_reads_its_line_as_text():
+    # Once the YAML fails, both agents rewrite the tag's line too (a value holding '!' or ':'): they read its text.
+    for rewrite in REWRITES:
+        with pytest.raises(PortableFileError, match="could not determine a constructor"):
+            read_markdown("---\ndescription: a\ncolor: !!python/name:os.system\n---\nBody\n", rewrite=rewrite)
+        agent = read_markdown("---\ndescription: a: b\ncolor: !!python/name:os.system\n---\nBody\n", rewrite=rewrite)
+        assert agent.fields["color"] == "!!python/name:os.system"
 
 
 def test_the_comment_kept_for_the_catalog_is_read_back():

@@ -506,3 +506,21 @@ def test_the_groups_written_are_the_groups_read():
         writing = written([mode(tool_group_hints=groups)])
         fields = read_markdown(writing.files[0].content).fields
         assert granted_groups(None, fields.get("permission")) == [g for g in ALL_GROUPS if g in groups]
+
+
+# OpenCode's front matter, when its YAML fails, is read again with each unindented 'key: value' line whose value
+# holds ':' (and does not start with a quote, nor is '|' or '>') as a literal block: its text
+# (anomalyco/opencode packages/core/src/config/markdown.ts, sanitize).
+@pytest.mark.parametrize("value", [
+    "[Beta] Use it when: the docs change.", "**Docs** Use it when: the docs change.", "> Note: use it for the docs.",
+    "{draft} Use it when: the docs change.", "&docs Use it when: the docs change.", "!Important use it when: the docs change.",
+])
+def test_a_description_that_is_not_yaml_is_text_whatever_it_starts_with_as_opencode_reads_it(value):
+    reading = read({".opencode/agent/docs.md": agent(f"description: {value}")})
+    assert reading.problems == []
+    assert entry_of(reading, "docs")["when_to_use"] == value
+
+
+def test_front_matter_that_is_not_yaml_gives_a_flow_mapping_holding_a_colon_as_text_as_opencode_reads_it():
+    reading = read({".opencode/agent/docs.md": agent("description: Use it when: x.\npermission: {edit: deny}")})
+    assert [problem for problem in reading.problems if "permission" in problem]
