@@ -14,7 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from modes.models import AgentMode
-from modes.portable import read_document
+from modes.portable import ModeFile, read_document
 from modes.services import import_modes, record_unrecorded_changes, set_default_mode
 
 SAVEPOINT_PAIR = 2
@@ -152,3 +152,19 @@ def test_an_import_costs_the_same_queries_to_plan_whatever_its_number_of_modes(d
             import_modes(mode_file=portable_file(count), update=False, dry_run=True)
         counts.append(len(queries))
     assert counts[0] == counts[1]
+
+
+def test_an_import_writes_each_new_mode_with_one_statement(db):
+    # Each new mode goes last: asking the database for the last position once per mode scanned the growing table
+    # once per mode, where the import knows every row already.
+    counts = []
+    for first, count in ((0, 2), (2, 20)):
+        modes = portable_file(count).entries[first:]
+        with CaptureQueriesContext(connection) as queries:
+            import_modes(mode_file=ModeFile(entries=modes), update=False, dry_run=False)
+        counts.append((len(modes), len(queries)))
+    (few, few_queries), (many, many_queries) = counts
+    assert many_queries - few_queries == many - few
+    assert list(AgentMode.objects.filter(key__startswith="imported_").values_list("key", flat=True)) == [
+        f"imported_{number}" for number in range(20)
+    ]
