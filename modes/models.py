@@ -175,9 +175,15 @@ class AgentMode(models.Model):
                                           "proposed, so no mode can have it as its key."})
 
     def save(self, *args, **kwargs):
-        if self.position is None:  # last; at the end of the range, beside the last (then in order of key)
-            self.position = min((AgentMode.objects.aggregate(last=Max("position"))["last"] or 0) + 1, MAX_POSITION)
+        if self.position is None:
+            self.position = AgentMode.position_after(AgentMode.objects.aggregate(last=Max("position"))["last"])
         super().save(*args, **kwargs)
+
+    @staticmethod
+    def position_after(last: int | None) -> int:
+        """The position of a mode placed last, after last (None: no mode has one): at the end of the range, beside
+        the last (then in order of key)."""
+        return min((last or 0) + 1, MAX_POSITION)
 
     @classmethod
     def list_field_names(cls) -> list[str]:

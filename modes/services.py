@@ -14,7 +14,7 @@ from django.db.models import ProtectedError
 from aptix_site.service_errors import Conflict
 
 from .catalog import Catalog, no_such_revision
-from .models import MAX_POSITION, AgentMode, CatalogHead, CatalogRevision, DeclaredTool
+from .models import AgentMode, CatalogHead, CatalogRevision, DeclaredTool
 from .portable import MODE_SECTION, TOOL_SECTION, ModeFile, PortableFileError, Section, document_rows
 from .revision_store import MODE, TOOL, entries_at, rows_of, state_at
 from .revisions import record_revision
@@ -282,10 +282,10 @@ def _plan(mode_file: ModeFile, *, update, ids_follow_keys):
     result.default = next((key for key in marked_default if key != current_default), None)
     # A new mode with no position goes last, in the file's order, as AgentMode.save() places one; it asks the
     # database for the last position, once per mode, over the table the import makes grow.
-    last = max((mode.position for mode in modes.values() if mode.position is not None), default=0)
+    last = max((mode.position for mode in modes.values() if mode.position is not None), default=None)
     for row in to_save:
         if isinstance(row, AgentMode) and row.position is None:
-            last = row.position = min(last + 1, MAX_POSITION)
+            last = row.position = AgentMode.position_after(last)
     return result, to_save
 
 
