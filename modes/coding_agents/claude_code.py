@@ -130,7 +130,10 @@ def _read_agent(reading: Reading, file: AgentFile, format_name: str) -> None:
     fields = check_fields(report, given, CHECKS)
     if entry is not None:
         read_name(report, entry, name, agent.kept, field_name="name", source="the name")
-        read_description(report, entry, fields.get("description"), agent, tool="Claude Code")
+        description = fields.get("description")
+        if isinstance(description, str):  # each \n written in it is a line break to Claude Code (cli.js 2.1.112)
+            description = description.replace("\\n", "\n")
+        read_description(report, entry, description, agent, tool="Claude Code")
         read_body(report, entry, agent.body, field_name="body", kept=agent.kept)
     for key, value in fields.items():
         if key in ("tools", "disallowedTools"):

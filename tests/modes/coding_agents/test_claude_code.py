@@ -77,6 +77,19 @@ def test_a_plugin_agent_with_a_colon_filled_description_is_read_as_claude_code_r
     assert "read as text, as Claude Code reads front matter that is not YAML" in description.how
 
 
+@pytest.mark.parametrize("front", [
+    "description: Reviews code.\\n\\nExamples: <example>review this</example>",
+    "description: 'Reviews code.\\n\\nExamples: <example>review this</example>'",
+])
+def test_a_backslash_n_in_a_description_is_a_line_break_as_claude_code_reads_it(front):
+    # Claude Code's agent loader (cli.js 2.1.112) replaces every \n in a description with a line break: its own
+    # plugins write their examples so, in plain and single-quoted YAML, where \n is two characters.
+    reading = read({".claude/agents/reviewer.md": agent(f"name: reviewer\n{front}")})
+    description = next(line for line in reading.report if line.field == "description")
+    assert entry_of(reading, "reviewer")["when_to_use"] == "Reviews code. Examples: <example>review this</example>"
+    assert description.how.endswith("joined onto one line")
+
+
 def test_the_name_in_the_front_matter_names_the_agent_whatever_the_file_is_called():
     reading = read({".claude/agents/whatever.md": agent("name: code-reviewer\ndescription: Reviews.")})
     assert entry_of(reading, "code_reviewer")["id"] == mode_id("claude-code", "code-reviewer")
@@ -348,7 +361,8 @@ def test_front_matter_holding_dashes_claude_code_ends_it_at_is_a_problem_naming_
 def test_a_description_that_is_not_yaml_is_text_whatever_it_starts_with_as_claude_code_reads_it(value):
     reading = read({".claude/agents/docs.md": agent(f"name: docs\ndescription: {value}")})
     assert reading.problems == []
-    assert entry_of(reading, "docs")["when_to_use"] == value
+    # A \n is a line break to Claude Code, joined onto the one line of the when-to-use.
+    assert entry_of(reading, "docs")["when_to_use"] == value.replace("\\n", " ")
 
 
 def test_front_matter_that_is_not_yaml_gives_an_unquoted_list_of_tools_as_text_as_claude_code_reads_it():
