@@ -6,6 +6,7 @@ without the publish permission.
 """
 
 import re
+import time
 import uuid
 from io import StringIO
 from math import sqrt
@@ -228,6 +229,16 @@ def test_a_number_in_other_digits_than_ascii_is_a_400_naming_its_field_and_chang
     answer = response.json()
     assert (answer["guard"] if "guard" in body else answer) == {field: [message]}
     assert (CatalogRollout.objects.count(), CatalogHead.objects.get(pk=1).published) == (0, 1)
+
+
+def test_a_share_of_many_digits_that_is_no_number_is_refused_at_once(scout_pending, publisher):
+    # Within the 64 KiB a body may have: the check for ASCII digits read such text in time growing with its square
+    # (twenty seconds of a worker for this one request).
+    started = time.monotonic()
+    response = stage(publisher[1], scout_pending, share="1" * 60_000 + "x")
+    assert (response.status_code, response.json()) == (400, {"share": ["A valid number is required."]})
+    assert time.monotonic() - started < 2
+    assert not CatalogRollout.objects.exists()
 
 
 @pytest.mark.parametrize("option, value, message", [
