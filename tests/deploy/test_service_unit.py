@@ -113,14 +113,22 @@ def test_the_serve_script_serves_and_logs_with_its_output_on_a_socket_as_systemd
     assert str(server.returncode) in directives()["Service.SuccessExitStatus"].split()
 
 
-def test_the_serve_script_exits_when_nginx_dies_for_systemd_to_start_it_again():
+def test_the_serve_script_exits_when_nginx_dies_for_systemd_to_start_it_again_leaving_the_port_free():
     journal, reader = socket.socketpair()
-    with unit_serving(journal) as (server, _):
+    with unit_serving(journal) as (server, port):
         [master] = [
             pid for pid in map(int, subprocess.run(
                 ["pgrep", "-P", str(server.pid)], capture_output=True, text=True, timeout=10
             ).stdout.split())
             if Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"nginx: master")
         ]
-        os.kill(master, signal.SIGKILL)
-        assert server.wait(timeout=15) not in (0, 143)  # a failure: Restart=on-failure starts it again
+        try:
+            os.kill(master, signal.SIGKILL)
+            assert server.wait(timeout=15) not in (0, 143)  # a failure: Restart=on-failure starts it again
+            # nginx's workers outlive their master: one left would hold the port, answering every request 503, and
+            # the script started again could not listen on it.
+            with pytest.raises(requests.ConnectionError):
+                requests.get(f"http://127.0.0.1:{port}/healthz", timeout=5)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(master, signal.SIGKILL)  # nginx's own process group, whatever the test found
