@@ -55,14 +55,21 @@ class NestedTooDeeply(ValueError):
 
 
 def check_nesting(value) -> None:
-    """NestedTooDeeply if the lists and objects of value (as json.load gives it) nest past MAX_JSON_NESTING levels.
-    Level by level, without recursion, so that it holds however deep value is."""
+    """NestedTooDeeply if the lists and objects of value (as json.load gives it) nest past MAX_JSON_NESTING levels."""
+    if nested_past(value, limit=MAX_JSON_NESTING):
+        raise NestedTooDeeply()
+
+
+def nested_past(value, *, limit: int) -> bool:
+    """Whether the lists and objects of value (as json.load gives it) nest more than limit levels. Level by level,
+    without recursion, so that it holds however deep value is."""
     level, depth = [value], 0
     while level := [item for item in level if isinstance(item, (dict, list))]:
         depth += 1
-        if depth > MAX_JSON_NESTING:
-            raise NestedTooDeeply()
+        if depth > limit:
+            return True
         level = [child for item in level for child in (item.values() if isinstance(item, dict) else item)]
+    return False
 
 
 def json_problem(error: ValueError | RecursionError, *, subject: str) -> str | None:

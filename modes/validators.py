@@ -10,7 +10,7 @@ from jsonschema import Draft202012Validator, SchemaError
 from agent_tools.contract import TOOL_NAME_PATTERN
 from agent_tools.formats import strict_mode_problem
 from agent_tools.registry import tool_schema_problem
-from aptix_site.text import unstorable_text
+from aptix_site.text import nested_past, unstorable_text
 
 # \A and \Z rather than ^ and $: "$" would let a trailing newline through in
 # Python, and both PostgreSQL and Python read \A and \Z the same way.
@@ -118,7 +118,7 @@ def tool_parameters_problem(value) -> str | None:
     problem = unstorable_text(value)
     if problem:
         return f"The schema must not contain {problem}."
-    if _nested_too_deep(value):
+    if nested_past(value, limit=MAX_PARAMETERS_NESTING):
         return f"The schema is nested more than {MAX_PARAMETERS_NESTING} levels deep."
     try:
         json.dumps(value, allow_nan=False)
@@ -137,11 +137,3 @@ def validate_tool_parameters(value):
     problem = tool_parameters_problem(value)
     if problem:
         raise ValidationError("%(problem)s", code="invalid_tool_parameters", params={"problem": problem})
-
-
-def _nested_too_deep(value, depth=1) -> bool:
-    """Whether lists and objects nest in value more than MAX_PARAMETERS_NESTING levels (recursing no deeper)."""
-    if not isinstance(value, (dict, list)):
-        return False
-    children = value.values() if isinstance(value, dict) else value
-    return depth > MAX_PARAMETERS_NESTING or any(_nested_too_deep(child, depth + 1) for child in children)
