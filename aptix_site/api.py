@@ -61,7 +61,8 @@ class NoBody(StrictSerializer):
 
 
 class WholeNumberField(serializers.IntegerField):
-    """A whole number in a query, from 1 to max_value, by whole_number's rule (a URL's and a command's too)."""
+    """A whole number, from 1 to max_value, by whole_number's rule (a URL's and a command's too): in a query, or in a
+    body (a rollout's minSessions), where a JSON number is taken as well."""
 
     default_error_messages = {"invalid": "Must be a whole number from 1 to {max_value}."}
 

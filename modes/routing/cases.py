@@ -86,9 +86,14 @@ def lock_cases() -> None:
 
 
 def room_problems(*, adding: bool) -> list[str]:
-    """Under the catalog's lock (lock_cases): why one more case cannot be stored, if adding one."""
+    """
+    Why one more case cannot be stored, if adding one, counted under the catalog's lock (lock_cases). An edit takes
+    no lock: it cannot pass the bound, so it does not queue behind catalog writes and releases.
+    """
+    if not adding:
+        return []
     lock_cases()
-    if adding and RoutingCase.objects.count() >= MAX_STORED:
+    if RoutingCase.objects.count() >= MAX_STORED:
         return [f"There are {MAX_STORED:,} cases, as many as an evaluation takes: delete some first."]
     return []
 

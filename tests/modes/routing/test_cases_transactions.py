@@ -58,3 +58,20 @@ class TestTheCasesBoundUnderRealTransactions:
 
         assert committer.waited
         assert list(RoutingCase.objects.values_list("utterance", flat=True)) == ["Hi"]
+
+    @pytest.mark.django_db(transaction=True, serialized_rollback=True)
+    def test_a_case_edited_in_the_admin_does_not_wait_for_catalog_writes(self, routing_staff, second_connection):
+        # Only adding a case can pass the bound: an edit takes no catalog lock, so it never queues behind a release.
+        case = RoutingCase.objects.create(utterance="Hi", expected="stay")
+        _, client = routing_staff("editor", "change_routingcase", "view_routingcase")
+        other = second_connection()
+        other.execute("SELECT id FROM modes_cataloghead WHERE id = 1 FOR UPDATE")  # a catalog write under way
+        committer = CommitOnceWaitedOn(other, timeout=1)
+        response = client.post(
+            f"/admin/modes/routingcase/{case.pk}/change/", {"utterance": "Hello", "current_mode": "", "expected": "stay"}
+        )
+        committer.join()
+
+        assert response.status_code == 302, response.content
+        assert not committer.waited
+        assert RoutingCase.objects.get().utterance == "Hello"
