@@ -267,6 +267,12 @@ class CatalogHead(models.Model):
     def __str__(self):
         return f"Catalog at revision {self.latest}, revision {self.published} published"
 
+    @classmethod
+    def locked(cls) -> "CatalogHead":
+        """The row, locked until the transaction ends: the catalog's one lock, on which its writes, its releases and
+        the routing cases' bound queue."""
+        return cls.objects.select_for_update().get(pk=1)
+
 
 class CatalogRevision(models.Model):
     """The catalog as one change left it, stored as that change (CatalogRevisionEntry); later, only published."""

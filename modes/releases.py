@@ -71,8 +71,7 @@ def catalog_head(*, locked: bool = False) -> CatalogHead:
     # Locked: one release at a time, approvals and publications queue on the head row, as the catalog's writes do.
     # Unlocked, with the rollout in flight (a revision's status names it); locked, it is read when needed, as
     # PostgreSQL locks no row on the nullable side of a join.
-    rows = CatalogHead.objects.select_for_update() if locked else CatalogHead.objects.select_related("rollout")
-    return rows.get(pk=1)
+    return CatalogHead.locked() if locked else CatalogHead.objects.select_related("rollout").get(pk=1)
 
 
 def get_revision(number: int) -> CatalogRevision:

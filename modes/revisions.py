@@ -21,7 +21,7 @@ def record_revision(*, created_by, restores: int | None = None) -> CatalogRevisi
     """The rows as a new revision by created_by, None if the newest one holds them; InvalidCatalog if a rule breaks,
     RoutingGateRefusedChange if it would be published at once and misses the routing gate (modes.routing.gate),
     RolloutInFlight if it would be published at once while a rollout is in flight."""
-    head = CatalogHead.objects.select_for_update().get(pk=1)
+    head = CatalogHead.locked()
     modes, catalog, before, summary = _changes_since(head.latest)
     if summary is None:
         return None

@@ -33,7 +33,7 @@ def catalog_change(*, by, restores: int | None = None):
     """
     change = SimpleNamespace(revision=None)  # once the block has ended: the revision recorded, if any
     with transaction.atomic():
-        CatalogHead.objects.select_for_update().get(pk=1)
+        CatalogHead.locked()
         yield change
         change.revision = record_revision(created_by=by, restores=restores)
 

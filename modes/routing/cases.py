@@ -76,23 +76,16 @@ def mode_keys() -> dict[str, bool]:
 MAX_STORED = 10_000  # every evaluation scores every case: a bound on what one request costs
 
 
-def lock_cases() -> None:
-    """
-    Cases are added under the catalog's lock, the head row that catalog writes and releases queue on, held until the
-    caller's transaction ends: a request counting the stored cases waits for one adding a case, and counts it, so that
-    together they never pass MAX_STORED.
-    """
-    CatalogHead.objects.select_for_update().get(pk=1)
-
-
 def room_problems(*, adding: bool) -> list[str]:
     """
-    Why one more case cannot be stored, if adding one, counted under the catalog's lock (lock_cases). An edit takes
-    no lock: it cannot pass the bound, so it does not queue behind catalog writes and releases.
+    Why one more case cannot be stored, if adding one, counted under the catalog's lock (CatalogHead.locked, held
+    until the caller's transaction ends): a request counting the stored cases waits for one adding a case, and counts
+    it, so that together they never pass MAX_STORED. An edit takes no lock: it cannot pass the bound, so it does not
+    queue behind catalog writes and releases.
     """
     if not adding:
         return []
-    lock_cases()
+    CatalogHead.locked()
     if RoutingCase.objects.count() >= MAX_STORED:
         return [f"There are {MAX_STORED:,} cases, as many as an evaluation takes: delete some first."]
     return []

@@ -13,8 +13,8 @@ from django.db import transaction
 
 from aptix_site.text import json_problem, refuse_duplicate_keys, unstorable_text
 
-from ..models import RoutingCase
-from .cases import FIELDS, MAX_STORED, InvalidRoutingCase, case_problems, lock_cases, mode_keys
+from ..models import CatalogHead, RoutingCase
+from .cases import FIELDS, MAX_STORED, InvalidRoutingCase, case_problems, mode_keys
 
 FILE_FORMATS = ("jsonl", "csv")
 MAX_PROBLEMS = 100  # a file past this many problems needs fixing at its source, not reading on
@@ -38,7 +38,9 @@ def import_cases(*, text: str, file_format: str, update: bool = False, dry_run: 
     entries, problems = read_cases(text, file_format=file_format)
     keys, counts, to_save = mode_keys(), {"created": 0, "updated": 0, "unchanged": 0}, []
     with transaction.atomic():
-        lock_cases()  # for the bound; the rows' own locks keep one it updates from being deleted (and saved back)
+        # The catalog's lock, for the bound (cases.room_problems); the rows' own locks keep one it updates from being
+        # deleted (and saved back).
+        CatalogHead.locked()
         stored = {(case.utterance, case.current_mode): case for case in RoutingCase.objects.select_for_update()}
         seen = {}
         for where, fields in entries:
