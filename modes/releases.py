@@ -231,8 +231,9 @@ def abort_rollout(*, user, number: int | None = None, reason: str = "") -> Catal
 def abort_rollout_by_guard(*, rollout_id, verdict: Callable[[CatalogRollout], str | None]) -> bool:
     """
     The guard's abort (sessions_app.rollout_cohorts), if that rollout is still in flight and verdict gives a reason to
-    end it: whether it ended it. The verdict is judged under the head's lock, on the rollout as it is then: a wider share
-    may have replaced its guard meanwhile, and a verdict on the guard it replaced would end it for a reason untrue.
+    end it: whether it ended it. The verdict is judged under the head's lock, on the rollout as it is then: a wider
+    share may have replaced its guard meanwhile, and a verdict on the guard it replaced would end it for a reason
+    untrue.
     """
     with transaction.atomic():
         head = catalog_head(locked=True)

@@ -25,7 +25,9 @@ class Command(ServiceCommand):
             "--to", choices=list(FORMATS), help="Write the modes as this coding agent's files, into the --output folder."
         )
         parser.add_argument("--output", help="File to write (a folder with --to); standard output if omitted.")
-        parser.add_argument("--force", action="store_true", help="Overwrite the --output file, or --to's files, that exist.")
+        parser.add_argument(
+            "--force", action="store_true", help="Overwrite the --output file, or --to's files, that exist."
+        )
         add_revision_argument(parser, what="export")
 
     def handle(self, *args, custom_only, format, to, output, force, revision, **options):
